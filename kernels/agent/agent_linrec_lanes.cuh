@@ -36,7 +36,7 @@ struct agent_linrec_lanes {
 
   __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, linrec_tile_status<T> const& st) {
     unsigned const tid = threadIdx.x;
-    if (tid == 0) ts.tile = static_cast<std::int64_t>(atomicAdd(st.counter, 1ull));
+    if (tid == 0) ts.tile = st.next_tile();
     __syncthreads();
     std::int64_t const n = prm.p.lay.n, count = prm.p.lay.count;
     std::int64_t const g = groups(count);

@@ -23,6 +23,18 @@
 
 namespace recur::kernels {
 
+#ifdef RECUR_LINREC_TRACE
+__device__ __forceinline__ unsigned long long linrec_trace_clock() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#define RECUR_TRACE(slot, value) \
+  if (st.trace && tid == 0) st.trace[tile * 8 + (slot)] = (value)
+#else
+#define RECUR_TRACE(slot, value) (void)0
+#endif
+
 // Phases run, for the differential timing of doc/performance.md (the paper's
 // method: stop after a phase and difference the times). Anything but `all`
 // gives wrong results and exists only for that measurement.
@@ -36,6 +48,7 @@ struct agent_linrec_tiles {
   static constexpr int tile_items = Block * Items;
   using map = ops::affine<T>;
   using scan = block_scan<map, Block, ops::compose_resetting>;
+  using status = linrec_tile_status<T>;
 
   // One pad word every 32 so a thread's contiguous run is read without bank
   // conflicts.
@@ -45,18 +58,19 @@ struct agent_linrec_tiles {
     T s[padded(tile_items)];
     T t[padded(tile_items)];  // holds w after determination
     typename scan::temp_storage scan;
-    map stack[LookbackDepth];
+    typename status::template walk_storage<LookbackDepth> walk;
     std::int64_t tile;
     T w_in;
   };
 
   static std::int64_t tiles(std::int64_t total) { return (total + tile_items - 1) / tile_items; }
 
-  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, linrec_tile_status<T> const& st) {
+  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, status const& st) {
     unsigned const tid = threadIdx.x;
-    if (tid == 0) ts.tile = static_cast<std::int64_t>(atomicAdd(st.counter, 1ull));
+    if (tid == 0) ts.tile = st.next_tile();
     __syncthreads();
     std::int64_t const tile = ts.tile;
+    RECUR_TRACE(0, linrec_trace_clock());
     std::int64_t const n = prm.p.lay.n;
     std::int64_t const total = n * prm.p.lay.count;
     std::int64_t const f0 = tile * tile_items;
@@ -96,6 +110,7 @@ struct agent_linrec_tiles {
       ts.t[padded(k)] = m[j].b;
     }
     __syncthreads();
+    RECUR_TRACE(1, linrec_trace_clock());
 
     // Pre-computation over the thread's contiguous run (m[] is reused; the
     // determination reads the run again from shared memory, which keeps the
@@ -113,14 +128,17 @@ struct agent_linrec_tiles {
     if constexpr (Phases != linrec_phases::load_store)
       prefix = scan::exclusive(ts.scan, run, ops::affine_identity<T>(), ops::compose_resetting{}, tile_map);
 
+    RECUR_TRACE(2, linrec_trace_clock());
     // Propagation: the tile's incoming state.
     if constexpr (Phases == linrec_phases::all || Phases == linrec_phases::propagate) {
       if (tid < 32) {
         if (tile > 0 && tid == 0) st.publish_aggregate(tile, tile_map);
-        T const w_in = tile > 0 ? st.template incoming_warp<LookbackDepth>(tile, ts.stack, tid) : T(0);
+        T const w_in = tile > 0 ? st.template incoming_warp<LookbackDepth>(tile, ts.walk, tid) : T(0);
         if (tid == 0) {
           st.publish_inclusive(tile, apply_resetting(tile_map, w_in));
           ts.w_in = w_in;
+          RECUR_TRACE(3, linrec_trace_clock());
+          RECUR_TRACE(5, static_cast<unsigned long long>(tile > 0 ? ts.walk.depth : 0));
         }
       }
     } else if (tid == 0) {
@@ -150,8 +168,17 @@ struct agent_linrec_tiles {
         prm.store(seq, i, prm.offset(seq, i), ts.t[padded(k)]);
       }
     }
+    if constexpr (Phases == linrec_phases::all) {
+      RECUR_TRACE(4, linrec_trace_clock());
+#ifdef RECUR_LINREC_TRACE
+      unsigned smid;
+      asm("mov.u32 %0, %%smid;" : "=r"(smid));
+      RECUR_TRACE(6, smid);
+#endif
+    }
   }
 };
+#undef RECUR_TRACE
 
 // Dynamic shared memory (a tile may exceed the 48 KB static limit; the
 // dispatch raises the kernel's limit with cudaFuncSetAttribute).

@@ -13,78 +13,141 @@
 // walk stopped at: the result does not depend on timing, unlike a look-back
 // that composes maps (the association would change from run to run).
 
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "../thread/thread_ops.cuh"
 
 namespace recur::kernels {
 
-enum : unsigned { tile_invalid = 0, tile_aggregate = 1, tile_inclusive = 2 };
+// A tile's status is one word of 2 sizeof(T) bytes, read and written whole
+// (single-copy atomic 64-bit, or 128-bit for double, relaxed at GPU scope):
+// no flag beside the value, so neither fences nor a second dependent load
+// (a release/acquire flag pair cost 4.8 us per tile under full memory load
+// on the H100; doc/performance.md). The word's first half tells the state:
+//   all ones          invalid (the 0xff memset before the launch)
+//   all ones - 1      inclusive: the second half is the tile's outgoing state
+//   anything else     aggregate: the tile's composed map (a, b); a NaN a is
+//                     stored canonical, so it never collides with the two
+//                     patterns above (both NaNs).
+template <class T>
+struct linrec_tile_word {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  static constexpr bits invalid = ~bits(0), inclusive = ~bits(0) - 1;
+  alignas(2 * sizeof(T)) bits a;
+  bits b;
+};
 
-// Status of `tiles` tiles in caller-provided device memory, zeroed before the
-// launch (a single memset of flags_and_counter).
+__device__ __forceinline__ void store_relaxed(linrec_tile_word<float>* p, linrec_tile_word<float> w) {
+  unsigned long long const v = w.a | (static_cast<unsigned long long>(w.b) << 32);
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ linrec_tile_word<float> load_relaxed(linrec_tile_word<float> const* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return {static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(v >> 32)};
+}
+__device__ __forceinline__ void store_relaxed(linrec_tile_word<double>* p, linrec_tile_word<double> w) {
+  asm volatile(
+      "{\n\t.reg .b128 v;\n\tmov.b128 v, {%1, %2};\n\tst.relaxed.gpu.global.b128 [%0], v;\n\t}" ::"l"(p),
+      "l"(w.a), "l"(w.b)
+      : "memory");
+}
+__device__ __forceinline__ linrec_tile_word<double> load_relaxed(linrec_tile_word<double> const* p) {
+  linrec_tile_word<double> w;
+  asm volatile("{\n\t.reg .b128 v;\n\tld.relaxed.gpu.global.b128 v, [%2];\n\tmov.b128 {%0, %1}, v;\n\t}"
+               : "=l"(w.a), "=l"(w.b)
+               : "l"(p)
+               : "memory");
+  return w;
+}
+
+// Status of `tiles` tiles in caller-provided device memory, all of it set to
+// 0xff bytes before the launch (one memset of bytes(tiles)).
 template <class T>
 struct linrec_tile_status {
-  unsigned long long* counter;  // dynamic tile index: tiles run in launch order
-  unsigned* flag;
-  ops::affine<T>* aggregate;
-  T* inclusive;
+  using word = linrec_tile_word<T>;
+  using bits = typename word::bits;
+  unsigned long long* counter;  // dynamic tile index, starts at ~0: tiles run in launch order
+  word* desc;
   std::int64_t tiles;
+#ifdef RECUR_LINREC_TRACE
+  // Experiment builds only (bench/tune_linrec_tiles): per tile, timestamps
+  // of the phases and the walk depth, 8 words per tile.
+  unsigned long long* trace = nullptr;
+#endif
 
   static constexpr std::size_t align(std::size_t x) { return (x + 255) / 256 * 256; }
-  // Bytes of temporary storage for `tiles` tiles, and the bytes to zero.
-  static std::size_t bytes(std::int64_t tiles) {
-    return zeroed_bytes(tiles) + align(sizeof(ops::affine<T>) * tiles) + align(sizeof(T) * tiles);
-  }
-  static std::size_t zeroed_bytes(std::int64_t tiles) {
-    return align(sizeof(unsigned long long) + sizeof(unsigned) * tiles);
-  }
+  // Bytes of temporary storage for `tiles` tiles; all of them are set to 0xff.
+  static std::size_t bytes(std::int64_t tiles) { return align(sizeof(unsigned long long)) + align(sizeof(word) * tiles); }
+  static constexpr int fill = 0xff;
   static linrec_tile_status carve(void* temp, std::int64_t tiles) {
     auto* base = static_cast<char*>(temp);
     linrec_tile_status st;
     st.counter = reinterpret_cast<unsigned long long*>(base);
-    st.flag = reinterpret_cast<unsigned*>(base + sizeof(unsigned long long));
-    base += zeroed_bytes(tiles);
-    st.aggregate = reinterpret_cast<ops::affine<T>*>(base);
-    base += align(sizeof(ops::affine<T>) * tiles);
-    st.inclusive = reinterpret_cast<T*>(base);
+    st.desc = reinterpret_cast<word*>(base + align(sizeof(unsigned long long)));
     st.tiles = tiles;
     return st;
   }
 
+  // The calling thread's tile (in the order tiles start running).
+  __device__ __forceinline__ std::int64_t next_tile() const {
+    return static_cast<std::int64_t>(atomicAdd(counter, 1ull) + 1ull);
+  }
+
   __device__ __forceinline__ void publish_aggregate(std::int64_t tile, ops::affine<T> const& m) const {
-    aggregate[tile] = m;
-    store_release(flag + tile, tile_aggregate);
+    bits a = __builtin_bit_cast(bits, m.a);
+    if (m.a != m.a) a = __builtin_bit_cast(bits, T(NAN));
+    store_relaxed(desc + tile, word{a, __builtin_bit_cast(bits, m.b)});
   }
   __device__ __forceinline__ void publish_inclusive(std::int64_t tile, T w_out) const {
-    inclusive[tile] = w_out;
-    store_release(flag + tile, tile_inclusive);
+    store_relaxed(desc + tile, word{word::inclusive, __builtin_bit_cast(bits, w_out)});
   }
 
-  // One predecessor, read after its flag is set: true when it ends the walk
-  // (inclusive state, or a constant map), with its outgoing state in `value`.
-  __device__ __forceinline__ bool read(std::int64_t j, unsigned f, ops::affine<T>& agg, T& value) const {
-    if (f == tile_inclusive) {
-      value = load_cg(inclusive + j);
-      return true;
+  // One look at predecessor j: false while it has published nothing.
+  // Otherwise `stop` says whether it ends a walk (inclusive state, or a
+  // constant map, which needs no history), `value` is then its outgoing
+  // state, and `agg` its map when it is not inclusive.
+  __device__ __forceinline__ bool poll(std::int64_t j, ops::affine<T>& agg, T& value, bool& stop) const {
+    word const w = load_relaxed(desc + j);
+    if (w.a == word::invalid) return false;
+    value = __builtin_bit_cast(T, w.b);
+    if (w.a == word::inclusive) {
+      stop = true;
+    } else {
+      agg = {__builtin_bit_cast(T, w.a), value};
+      stop = agg.a == T(0);
     }
-    agg = load_cg(aggregate + j);
-    value = agg.b;
-    return agg.a == T(0);
+    return true;
   }
-  __device__ __forceinline__ unsigned wait(std::int64_t j) const {
-    unsigned f;
-    while ((f = load_acquire(flag + j)) == tile_invalid) __nanosleep(32);
-    return f;
+  // Waits for predecessor j to publish; returns `stop` as poll does.
+  __device__ __forceinline__ bool wait(std::int64_t j, ops::affine<T>& agg, T& value) const {
+    bool stop = false;
+    while (!poll(j, agg, value, stop)) __nanosleep(32);
+    return stop;
   }
+
+  // Shared memory of a warp's walk: the stack of aggregates between tile k
+  // and the predecessor that ends the walk.
+  template <int Depth>
+  struct walk_storage {
+    static_assert(Depth % 32 == 0 && Depth >= 32);
+    ops::affine<T> stack[Depth];
+    int depth;  // aggregates applied (for tracing)
+  };
 
   // Warp-cooperative walk for tile k (all 32 lanes of one warp call it).
-  // `stack` is shared memory for Depth aggregates (a multiple of 32). Returns
-  // w_in(k) in every lane; tile 0 gets 0 (its first element is a sequence
-  // start, a constant map, so the value is never used).
+  // Each round looks at 32 predecessors at once, newest in lane 0, but waits
+  // only for those it needs: the lanes up to the newest one that ends the
+  // walk. (Waiting for the whole window, as CUB's look-back does, made every
+  // tile wait for the slowest of its 32 predecessors' loads: 4.7 us of a
+  // 13.7 us tile lifetime on the H100, doc/performance.md.) Returns w_in(k)
+  // in every lane; tile 0 gets 0 (its first element is a sequence start, a
+  // constant map, so the value is never used).
   template <int Depth>
-  __device__ T incoming_warp(std::int64_t k, ops::affine<T>* stack, unsigned lane) const {
-    static_assert(Depth % 32 == 0 && Depth >= 32);
+  __device__ T incoming_warp(std::int64_t k, walk_storage<Depth>& ws, unsigned lane) const {
     std::int64_t next = k - 1;  // newest predecessor not yet read
     int depth = 0;
     T base = T(0);
@@ -92,33 +155,37 @@ struct linrec_tile_status {
       std::int64_t const j = next - lane;
       ops::affine<T> agg{T(1), T(0)};
       T value = T(0);
-      bool stop = true;
-      if (j >= 0) stop = read(j, wait(j), agg, value);
-      unsigned const stops = __ballot_sync(full_mask, stop);
-      int const first = stops ? __ffs(stops) - 1 : 32;  // newest stopping lane
-      if (int(lane) < first) stack[depth + lane] = agg;
+      bool valid = j < 0, stop = j < 0;  // before tile 0: state 0, ends the walk
+      int first;                         // newest lane that ends the walk, or 32
+      for (;;) {
+        if (!valid) valid = poll(j, agg, value, stop);
+        unsigned const stops = __ballot_sync(full_mask, valid && stop);
+        unsigned const valids = __ballot_sync(full_mask, valid);
+        first = stops ? __ffs(stops) - 1 : 32;
+        unsigned const needed = first == 32 ? full_mask : (2u << first) - 1u;
+        if ((valids & needed) == needed) break;
+        __nanosleep(32);
+      }
+      if (int(lane) < first) ws.stack[depth + lane] = agg;
       depth += first;
-      if (stops) {
+      if (first < 32) {
         base = shfl_idx(value, first);
         break;
       }
       next -= 32;
       if (depth + 32 > Depth) {  // stack full: wait for `next` to finish
-        if (lane == 0) {
-          for (;;) {
-            unsigned const f = wait(next);
-            if (read(next, f, agg, value)) break;
-            __nanosleep(64);
-          }
-        }
+        if (lane == 0)
+          while (!wait(next, agg, value)) __nanosleep(64);
         base = shfl_idx(value, 0);
         break;
       }
     }
     __syncwarp();
     T v = base;
-    if (lane == 0)
-      for (int m = depth - 1; m >= 0; --m) v = apply_resetting(stack[m], v);
+    if (lane == 0) {
+      for (int m = depth - 1; m >= 0; --m) v = apply_resetting(ws.stack[m], v);
+      ws.depth = depth;
+    }
     return shfl_idx(v, 0);
   }
 
@@ -134,14 +201,10 @@ struct linrec_tile_status {
     for (; j >= 0; j -= stride) {
       ops::affine<T> agg;
       if (depth == Depth) {  // stack full: wait for j to finish
-        for (;;) {
-          unsigned const f = wait(j);
-          if (read(j, f, agg, v)) break;
-          __nanosleep(64);
-        }
+        while (!wait(j, agg, v)) __nanosleep(64);
         break;
       }
-      if (read(j, wait(j), agg, v)) break;
+      if (wait(j, agg, v)) break;
       stack[depth * stack_stride] = agg;
       ++depth;
     }

@@ -78,7 +78,7 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       if (tiles > max_grid) return cudaErrorInvalidValue;
       temp_bytes = status::bytes(tiles);
       if (!d_temp) return cudaSuccess;
-      cudaError_t e = cudaMemsetAsync(d_temp, 0, status::zeroed_bytes(tiles), stream);
+      cudaError_t e = cudaMemsetAsync(d_temp, status::fill, status::bytes(tiles), stream);
       if (e != cudaSuccess) return e;
       constexpr int smem = sizeof(typename tiles_agent::temp_storage);
       auto const kernel = linrec_tiles_kernel<tiles_agent, T>;
@@ -96,7 +96,7 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       if (tiles > max_grid) return cudaErrorInvalidValue;
       temp_bytes = status::bytes(slots);
       if (!d_temp) return cudaSuccess;
-      cudaError_t e = cudaMemsetAsync(d_temp, 0, status::zeroed_bytes(slots), stream);
+      cudaError_t e = cudaMemsetAsync(d_temp, status::fill, status::bytes(slots), stream);
       if (e != cudaSuccess) return e;
       linrec_lanes_kernel<lanes_agent, T><<<static_cast<unsigned>(tiles), policy::lanes_block, 0, stream>>>(
           prm, status::carve(d_temp, slots));

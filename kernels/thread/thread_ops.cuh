@@ -1,7 +1,6 @@
 #pragma once
 // Per-thread helpers shared by the collectives and agents: shuffles of any
-// trivially copyable type, acquire/release flags for inter-block handoff,
-// loads that bypass the (non-coherent) L1.
+// trivially copyable type, the resetting application of an affine map.
 
 #include <cstring>
 #include <type_traits>
@@ -34,27 +33,6 @@ __device__ __forceinline__ T shfl_idx(T v, int src) {
   for (int i = 0; i < int(sizeof(T) / 4); ++i) w[i] = __shfl_sync(full_mask, w[i], src);
   std::memcpy(&v, w, sizeof(T));
   return v;
-}
-
-// Release store / acquire load of a status flag at GPU scope: a block that
-// sees the flag also sees the values written before it.
-__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ unsigned load_acquire(unsigned const* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-// Loads of values published by other blocks: from L2, never a stale L1 line.
-template <class T>
-__device__ __forceinline__ T load_cg(T const* p) {
-  return __ldcg(p);
-}
-template <class T>
-__device__ __forceinline__ ops::affine<T> load_cg(ops::affine<T> const* p) {
-  return {__ldcg(&p->a), __ldcg(&p->b)};
 }
 
 // x -> m(x) with a constant map (a == 0) ignoring x, so that a non-finite x
