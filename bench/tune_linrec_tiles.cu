@@ -107,9 +107,10 @@ void release(data<T>& d) {
   CK(cudaFree(d.p.w));
 }
 
-template <class T, int Block, int Items, int Depth, int MinBlocks, linrec_phases Phases = linrec_phases::all>
+template <class T, int Block, int Items, int Depth, int MinBlocks, int Words = 1,
+          linrec_phases Phases = linrec_phases::all>
 void run(data<T> const& d) {
-  using agent = agent_linrec_tiles<T, Block, Items, Depth, MinBlocks, Phases>;
+  using agent = agent_linrec_tiles<T, Block, Items, Depth, MinBlocks, Words, Phases>;
   using status = linrec_tile_status<T>;
   std::int64_t const total = d.p.lay.n * d.p.lay.count, tiles = agent::tiles(total);
   int const smem = sizeof(typename agent::temp_storage);
@@ -134,11 +135,11 @@ void run(data<T> const& d) {
   double const gbs = 3.0 * sizeof(T) * total / ms / 1e6;
   static char const* const phase_names[] = {"load+store", "+precompute", "+propagate", "all"};
   std::printf(
-      "%s block %4d items %2d depth %4d min_blocks %d (%d/SM) %-6s %-11s  %.3f ms  %7.1f GB/s  %5.1f%% of copy  "
+      "%s block %4d items %2d depth %4d min_blocks %d (%d/SM) words %d %-6s %-11s  %.3f ms  %7.1f GB/s  %5.1f%% of copy  "
       "tail err %.2e\n",
-      sizeof(T) == 4 ? "f32" : "f64", Block, Items, Depth, MinBlocks, per_sm, d.name,
+      sizeof(T) == 4 ? "f32" : "f64", Block, Items, Depth, MinBlocks, per_sm, Words, d.name,
       phase_names[static_cast<int>(Phases)], ms, gbs, 100 * gbs / copy_gbs, err);
-  if (char const* dir = std::getenv("TRACE_DIR"); dir && Phases == linrec_phases::all && MinBlocks == 4) {
+  if (char const* dir = std::getenv("TRACE_DIR"); dir && Phases == linrec_phases::all && MinBlocks == 4 && Block == 256 && Words == 1) {
     // One more run with the trace on, dumped raw (8 words per tile).
     unsigned long long* trace;
     CK(cudaMalloc(&trace, tiles * 8 * sizeof(unsigned long long)));
@@ -151,8 +152,8 @@ void run(data<T> const& d) {
     std::vector<unsigned long long> h(tiles * 8);
     CK(cudaMemcpy(h.data(), trace, h.size() * 8, cudaMemcpyDeviceToHost));
     char name[512];
-    std::snprintf(name, sizeof name, "%s/trace_%s_%s_b%d_i%d_d%d_m%d.bin", dir, sizeof(T) == 4 ? "f32" : "f64",
-                  d.name, Block, Items, Depth, MinBlocks);
+    std::snprintf(name, sizeof name, "%s/trace_%s_%s_b%d_i%d_d%d_m%d_v%d.bin", dir, sizeof(T) == 4 ? "f32" : "f64",
+                  d.name, Block, Items, Depth, MinBlocks, Words);
     if (FILE* f = std::fopen(name, "wb")) {
       std::fwrite(h.data(), 8, h.size(), f);
       std::fclose(f);
@@ -179,26 +180,22 @@ int main() {
   using P = linrec_phases;
   for (bool long_memory : {false, true}) {
     auto d = make<float>(std::int64_t{1} << 28, long_memory);
-    run<float, 256, 16, 256, 4, P::load_store>(d);
-    run<float, 256, 16, 256, 4, P::precompute>(d);
-    run<float, 256, 16, 256, 4, P::propagate>(d);
-    run<float, 256, 16, 256, 4>(d);
-    run<float, 256, 16, 256, 3>(d);
-    run<float, 256, 16, 256, 5>(d);
-    run<float, 256, 8, 256, 6>(d);
-    run<float, 512, 16, 256, 2>(d);
-    run<float, 256, 32, 256, 2>(d);
-    run<float, 128, 32, 256, 4>(d);
+    run<float, 256, 16, 256, 4, 1, P::load_store>(d);
+    run<float, 256, 16, 256, 4, 1, P::precompute>(d);
+    run<float, 256, 16, 256, 4, 1, P::propagate>(d);
+    run<float, 256, 16, 256, 4, 1>(d);
+    run<float, 256, 16, 256, 4, 2>(d);
+    run<float, 512, 16, 256, 2, 1>(d);
+    run<float, 256, 16, 256, 3, 1>(d);
+    run<float, 256, 12, 256, 5, 1>(d);
     release(d);
   }
   for (bool long_memory : {false, true}) {
     auto d = make<double>(std::int64_t{1} << 27, long_memory);
-    run<double, 256, 8, 256, 4>(d);
-    run<double, 256, 8, 256, 3>(d);
-    run<double, 256, 8, 256, 5>(d);
-    run<double, 256, 16, 256, 2>(d);
-    run<double, 512, 8, 256, 2>(d);
-    run<double, 128, 16, 256, 4>(d);
+    run<double, 256, 8, 256, 4, 1>(d);
+    run<double, 256, 8, 256, 3, 1>(d);
+    run<double, 512, 8, 256, 2, 1>(d);
+    run<double, 128, 16, 256, 4, 1>(d);
     release(d);
   }
   return 0;

@@ -40,7 +40,7 @@ __device__ __forceinline__ unsigned long long linrec_trace_clock() {
 // gives wrong results and exists only for that measurement.
 enum class linrec_phases { load_store, precompute, propagate, all };
 
-template <class T, int Block, int Items, int LookbackDepth, int MinBlocks = 1,
+template <class T, int Block, int Items, int LookbackDepth, int MinBlocks = 1, int LookbackWords = 1,
           linrec_phases Phases = linrec_phases::all>
 struct agent_linrec_tiles {
   static constexpr int block_threads = Block;
@@ -133,7 +133,7 @@ struct agent_linrec_tiles {
     if constexpr (Phases == linrec_phases::all || Phases == linrec_phases::propagate) {
       if (tid < 32) {
         if (tile > 0 && tid == 0) st.publish_aggregate(tile, tile_map);
-        T const w_in = tile > 0 ? st.template incoming_warp<LookbackDepth>(tile, ts.walk, tid) : T(0);
+        T const w_in = tile > 0 ? st.template incoming_warp<LookbackDepth, LookbackWords>(tile, ts.walk, tid) : T(0);
         if (tid == 0) {
           st.publish_inclusive(tile, apply_resetting(tile_map, w_in));
           ts.w_in = w_in;

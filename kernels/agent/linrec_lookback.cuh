@@ -110,8 +110,7 @@ struct linrec_tile_status {
   // Otherwise `stop` says whether it ends a walk (inclusive state, or a
   // constant map, which needs no history), `value` is then its outgoing
   // state, and `agg` its map when it is not inclusive.
-  __device__ __forceinline__ bool poll(std::int64_t j, ops::affine<T>& agg, T& value, bool& stop) const {
-    word const w = load_relaxed(desc + j);
+  __device__ __forceinline__ static bool decode(word const& w, ops::affine<T>& agg, T& value, bool& stop) {
     if (w.a == word::invalid) return false;
     value = __builtin_bit_cast(T, w.b);
     if (w.a == word::inclusive) {
@@ -121,6 +120,9 @@ struct linrec_tile_status {
       stop = agg.a == T(0);
     }
     return true;
+  }
+  __device__ __forceinline__ bool poll(std::int64_t j, ops::affine<T>& agg, T& value, bool& stop) const {
+    return decode(load_relaxed(desc + j), agg, value, stop);
   }
   // Waits for predecessor j to publish; returns `stop` as poll does.
   __device__ __forceinline__ bool wait(std::int64_t j, ops::affine<T>& agg, T& value) const {
@@ -139,51 +141,96 @@ struct linrec_tile_status {
   };
 
   // Warp-cooperative walk for tile k (all 32 lanes of one warp call it).
-  // Each round looks at 32 predecessors at once, newest in lane 0, but waits
-  // only for those it needs: the lanes up to the newest one that ends the
-  // walk. (Waiting for the whole window, as CUB's look-back does, made every
-  // tile wait for the slowest of its 32 predecessors' loads: 4.7 us of a
-  // 13.7 us tile lifetime on the H100, doc/performance.md.) Returns w_in(k)
-  // in every lane; tile 0 gets 0 (its first element is a sequence start, a
-  // constant map, so the value is never used).
-  template <int Depth>
+  // Each round looks at 32 Words predecessors at once (newest first: lane l,
+  // word v holds k - 1 - 32 v - l; the loads of a round are all in flight
+  // together), but waits only for those it needs: the ones up to the newest
+  // that ends the walk. (Waiting for the whole window, as CUB's look-back
+  // does, made every tile wait for the slowest of its predecessors' loads;
+  // doc/performance.md.) Returns w_in(k) in every lane; tile 0 gets 0 (its
+  // first element is a sequence start, a constant map, so the value is never
+  // used).
+  template <int Depth, int Words = 1>
   __device__ T incoming_warp(std::int64_t k, walk_storage<Depth>& ws, unsigned lane) const {
+    constexpr int window = 32 * Words;
+    static_assert(Depth % window == 0);
     std::int64_t next = k - 1;  // newest predecessor not yet read
     int depth = 0;
     T base = T(0);
     for (;;) {
-      std::int64_t const j = next - lane;
-      ops::affine<T> agg{T(1), T(0)};
-      T value = T(0);
-      bool valid = j < 0, stop = j < 0;  // before tile 0: state 0, ends the walk
-      int first;                         // newest lane that ends the walk, or 32
+      ops::affine<T> agg[Words];
+      T value[Words];
+      bool valid[Words], stop[Words];
+#pragma unroll
+      for (int v = 0; v < Words; ++v) {
+        agg[v] = {T(1), T(0)};
+        value[v] = T(0);
+        valid[v] = stop[v] = next - (32 * v + int(lane)) < 0;  // before tile 0: state 0, ends the walk
+      }
+      int first;  // newest predecessor of the round that ends the walk, or window
       for (;;) {
-        if (!valid) valid = poll(j, agg, value, stop);
-        unsigned const stops = __ballot_sync(full_mask, valid && stop);
-        unsigned const valids = __ballot_sync(full_mask, valid);
-        first = stops ? __ffs(stops) - 1 : 32;
-        unsigned const needed = first == 32 ? full_mask : (2u << first) - 1u;
-        if ((valids & needed) == needed) break;
+        word w[Words];
+#pragma unroll
+        for (int v = 0; v < Words; ++v)
+          if (!valid[v]) w[v] = load_relaxed(desc + (next - (32 * v + int(lane))));
+#pragma unroll
+        for (int v = 0; v < Words; ++v)
+          if (!valid[v]) valid[v] = decode(w[v], agg[v], value[v], stop[v]);
+        first = window;
+        bool ready = true;
+#pragma unroll
+        for (int v = 0; v < Words; ++v) {
+          unsigned const stops = __ballot_sync(full_mask, valid[v] && stop[v]);
+          unsigned const valids = __ballot_sync(full_mask, valid[v]);
+          if (first == window) {
+            if (stops) {
+              int const f = __ffs(stops) - 1;
+              unsigned const needed = (2u << f) - 1u;
+              ready = ready && (valids & needed) == needed;
+              first = 32 * v + f;
+            } else {
+              ready = ready && valids == full_mask;
+            }
+          }
+        }
+        if (ready) break;
         __nanosleep(32);
       }
-      if (int(lane) < first) ws.stack[depth + lane] = agg;
+#pragma unroll
+      for (int v = 0; v < Words; ++v)
+        if (32 * v + int(lane) < first) ws.stack[depth + 32 * v + lane] = agg[v];
       depth += first;
-      if (first < 32) {
-        base = shfl_idx(value, first);
+      if (first < window) {
+#pragma unroll
+        for (int v = 0; v < Words; ++v) {
+          T const x = shfl_idx(value[v], first % 32);
+          if (v == first / 32) base = x;
+        }
         break;
       }
-      next -= 32;
-      if (depth + 32 > Depth) {  // stack full: wait for `next` to finish
+      next -= window;
+      if (depth + window > Depth) {  // stack full: wait for `next` to finish
+        ops::affine<T> a;
+        T x = T(0);
         if (lane == 0)
-          while (!wait(next, agg, value)) __nanosleep(64);
-        base = shfl_idx(value, 0);
+          while (!wait(next, a, x)) __nanosleep(64);
+        base = shfl_idx(x, 0);
         break;
       }
     }
     __syncwarp();
+    // Apply the stack forward (oldest first) in lane 0, the shared-memory
+    // loads ahead of the dependent chain of fused multiply-adds.
     T v = base;
     if (lane == 0) {
-      for (int m = depth - 1; m >= 0; --m) v = apply_resetting(ws.stack[m], v);
+      int m = depth - 1;
+      for (; m >= 7; m -= 8) {
+        ops::affine<T> s[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) s[u] = ws.stack[m - u];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) v = apply_resetting(s[u], v);
+      }
+      for (; m >= 0; --m) v = apply_resetting(ws.stack[m], v);
       ws.depth = depth;
     }
     return shfl_idx(v, 0);

@@ -9,11 +9,12 @@ struct linrec_policy;
 
 // Tiles: 256 threads x 16 items = 4096 elements of f32 per tile, 36 KB of
 // shared memory, registers capped for 4 blocks per SM (64 registers, no
-// spills). Chosen on the H100 (2026-11-22, out-of-tree sweep recorded in
-// doc/performance.md, "Tuning"): over 256x{8,16,32}, 128x{16,32}, 512x{8,16}
-// and 2-6 blocks per SM, 256x16 at 4 blocks per SM was fastest for f32
-// (60% of copy; 3 blocks 56%, 5 blocks 54%, unbounded 47%), and 256x8 at
-// 4 blocks for f64 (64%). The look-back depth (64..1024) made no difference.
+// spills). Chosen on the H100 with bench/tune_linrec_tiles (2026-11-22,
+// doc/performance.md): with the packed-word look-back, 256x16 at 4 blocks
+// per SM gives 73% of copy for f32 on fading data and 64% on long-memory
+// data; 256x12 at 5 blocks 75% / 63%, 512x16 at 2 blocks 73% / 66%, 3 blocks
+// per SM 65% / 56%. f64: 256x8 at 4 blocks 81% / 75%; 512x8 at 2 blocks
+// 78% / 75%; 128x16 at 4 blocks 80% / 74%.
 // Lanes: 128 lanes x 32 rows held in registers.
 template <>
 struct linrec_policy<float> {
