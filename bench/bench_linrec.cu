@@ -16,6 +16,10 @@
 //                       formulation for one sequence
 //   linrec_...          recur: time-varying s and t, scalar s, the paper's
 //                       three-kernel form, batched contiguous and interleaved
+//   cub_scan_..., scan_...  generic scans: CUB DeviceScan (InclusiveSum for
+//                       the f32 sum, InclusiveScan otherwise) and
+//                       recur::device::scan over the same values in memory:
+//                       f32 sums, affine f32 maps, 3x3 f32 matrices
 //
 // Timing: every iteration times one call with CUDA events on one stream. A
 // short spin kernel is queued ahead of the start event so that the host's
@@ -68,6 +72,9 @@
 #include <recur/config.hpp>
 #include <recur/detail/linrec_problem.hpp>
 #include <recur/kernels/dispatch/dispatch_linrec.cuh>
+#include <recur/kernels/dispatch/dispatch_scan.cuh>
+#include <recur/ops/affine.hpp>
+#include <recur/ops/matrix.hpp>
 #include <recur/layout/layout.hpp>
 #include <recur/linrec.hpp>
 
@@ -856,6 +863,166 @@ void register_ours(std::span<i64 const> sizes) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Generic scans (recur::device::scan) against CUB's DeviceScan on the same
+// values and operator: sums of f32, affine maps of f32 under composition,
+// 3x3 f32 matrices under the product (rotations, so long products stay
+// finite). Bytes: one value read and one written per element.
+
+using mat3f = recur::ops::matrix<float, 3>;
+
+struct gen_float {
+  __device__ float operator()(std::uint64_t h) const { return float(double(h >> 11) * 0x1.0p-53 * 2 - 1); }
+};
+struct gen_affine {
+  __device__ recur::ops::affine<float> operator()(std::uint64_t h) const {
+    double const u = double(h >> 11) * 0x1.0p-53, v = double(splitmix64(h) >> 11) * 0x1.0p-53;
+    return {float(0.99 * (2 * u - 1)), float(2 * v - 1)};
+  }
+};
+// A rotation by a small angle about a random axis (Rodrigues).
+struct gen_rotation {
+  __device__ mat3f operator()(std::uint64_t h) const {
+    double a[3], n2 = 0;
+    for (auto& x : a) {
+      h = splitmix64(h);
+      x = double(h >> 11) * 0x1.0p-53 * 2 - 1;
+      n2 += x * x;
+    }
+    double const inv = rsqrt(n2 + 1e-30), theta = 0.1 * (double(splitmix64(h) >> 11) * 0x1.0p-53);
+    for (auto& x : a) x *= inv;
+    double const c = cos(theta), sn = sin(theta), C = 1 - c;
+    mat3f m;
+    m.m[0][0] = float(c + a[0] * a[0] * C);
+    m.m[0][1] = float(a[0] * a[1] * C - a[2] * sn);
+    m.m[0][2] = float(a[0] * a[2] * C + a[1] * sn);
+    m.m[1][0] = float(a[1] * a[0] * C + a[2] * sn);
+    m.m[1][1] = float(c + a[1] * a[1] * C);
+    m.m[1][2] = float(a[1] * a[2] * C - a[0] * sn);
+    m.m[2][0] = float(a[2] * a[0] * C - a[1] * sn);
+    m.m[2][1] = float(a[2] * a[1] * C + a[0] * sn);
+    m.m[2][2] = float(c + a[2] * a[2] * C);
+    return m;
+  }
+};
+
+template <class V, class Gen>
+__global__ void fill_values_kernel(V* p, i64 n, std::uint64_t seed, Gen gen) {
+  for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += i64(gridDim.x) * blockDim.x)
+    p[i] = gen(splitmix64(seed ^ splitmix64(std::uint64_t(i))));
+}
+
+// Host-side double-precision views of the values, for the check.
+double as_double(float x) { return x; }
+struct affine_d {
+  double a, b;
+};
+affine_d as_double(recur::ops::affine<float> const& x) { return {x.a, x.b}; }
+struct mat3_d {
+  double m[3][3];
+};
+mat3_d as_double(mat3f const& x) {
+  mat3_d r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.m[i][j] = x.m[i][j];
+  return r;
+}
+double combine_d(double l, double r) { return l + r; }
+affine_d combine_d(affine_d l, affine_d r) { return {r.a * l.a, r.a * l.b + r.b}; }
+mat3_d combine_d(mat3_d const& l, mat3_d const& r) {
+  mat3_d p{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int q = 0; q < 3; ++q) p.m[i][j] += r.m[i][q] * l.m[q][j];
+  return p;
+}
+double max_abs_diff(double x, double y) { return std::fabs(x - y); }
+double max_abs_diff(affine_d x, affine_d y) { return std::max(std::fabs(x.a - y.a), std::fabs(x.b - y.b)); }
+double max_abs_diff(mat3_d const& x, mat3_d const& y) {
+  double d = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) d = std::max(d, std::fabs(x.m[i][j] - y.m[i][j]));
+  return d;
+}
+double magnitude(double x) { return std::fabs(x); }
+double magnitude(affine_d x) { return std::max(std::fabs(x.a), std::fabs(x.b)); }
+double magnitude(mat3_d const&) { return 1; }
+
+template <class V>
+struct scan_case : case_base {
+  std::vector<dbuf<V>> in;
+  dbuf<V> out;
+  dbuf<char> temp;
+  std::size_t temp_bytes = 0;
+};
+
+// Ours (recur::device::scan) or the CUB peer (InclusiveSum for sums,
+// InclusiveScan otherwise), CUB's calling convention both.
+template <class V, class Op>
+cudaError_t scan_call(bool ours, void* temp, std::size_t& bytes, V const* in, V* out, i64 n) {
+  if (ours) return recur::device::scan<V>(temp, bytes, in, out, layout::contiguous(n), Op{}, {}, g_stream);
+  if constexpr (std::is_same_v<V, float>)
+    return cub::DeviceScan::InclusiveSum(temp, bytes, in, out, (long long)n, g_stream);
+  else
+    return cub::DeviceScan::InclusiveScan(temp, bytes, in, out, Op{}, (long long)n, g_stream);
+}
+
+template <class V, class Op, class Gen>
+void bm_scan(benchmark::State& st, std::string const& key, entry_info const& info, bool ours, double tol) {
+  guarded(st, key, [&] {
+    i64 const n = st.range(0);
+    std::size_t const sets = sets_for(i64(sizeof(V)) * n);
+    auto& c = acquire<scan_case<V>>(key, [&] {
+      auto c = std::make_unique<scan_case<V>>();
+      for (std::size_t k = 0; k < sets; ++k) {
+        c->in.emplace_back(std::size_t(n));
+        fill_values_kernel<<<grid_for(n), 256, 0, g_stream>>>(c->in.back().get(), n, 0x77u + k, Gen{});
+        check(cudaGetLastError());
+      }
+      c->out = dbuf<V>(std::size_t(n));
+      check(scan_call<V, Op>(ours, nullptr, c->temp_bytes, c->in[0].get(), c->out.get(), n));
+      c->temp = dbuf<char>(std::max<std::size_t>(c->temp_bytes, 1));
+      check(cudaMemsetAsync(c->out.get(), 0xff, std::size_t(n) * sizeof(V), g_stream));  // NaN poison
+      check(scan_call<V, Op>(ours, c->temp.get(), c->temp_bytes, c->in[0].get(), c->out.get(), n));
+      // Check the first and the last 2^12 elements (the last against a
+      // double-precision fold of everything before them).
+      std::vector<V> hi(static_cast<std::size_t>(n)), ho(static_cast<std::size_t>(n));
+      check(cudaMemcpyAsync(hi.data(), c->in[0].get(), hi.size() * sizeof(V), cudaMemcpyDeviceToHost, g_stream));
+      check(cudaMemcpyAsync(ho.data(), c->out.get(), ho.size() * sizeof(V), cudaMemcpyDeviceToHost, g_stream));
+      check(cudaStreamSynchronize(g_stream));
+      auto acc = as_double(hi[0]);
+      double mag = magnitude(acc), worst = 0;
+      i64 const window = std::min<i64>(n, 4096);
+      for (i64 i = 0; i < n; ++i) {
+        if (i > 0) acc = combine_d(acc, as_double(hi[i]));
+        mag = std::max(mag, magnitude(acc));
+        if (i < window || i >= n - window) worst = std::max(worst, max_abs_diff(as_double(ho[i]), acc));
+      }
+      if (!(worst <= tol * std::max(mag, 1.0)))
+        throw bench_failure("wrong result: max abs error " + std::to_string(worst));
+      return c;
+    });
+    time_calls(st, sets, info, [&](std::size_t k) {
+      std::size_t bytes = c.temp_bytes;
+      check(scan_call<V, Op>(ours, c.temp.get(), bytes, c.in[k].get(), c.out.get(), n));
+    });
+  });
+}
+
+template <class V, class Op, class Gen>
+void register_scan(std::string const& what, i64 n, double tol) {
+  std::string const shape = arg_name("scan_" + what, {{"N", n}});
+  for (bool ours : {false, true}) {
+    std::string const family = (ours ? "scan_" : "cub_scan_") + what;
+    std::string const key = arg_name(family, {{"N", n}});
+    entry_info info{2.0 * double(sizeof(V)) * double(n), ours ? role::ours : role::peer, shape, key};
+    finish(benchmark::RegisterBenchmark(
+               family.c_str(), [=](benchmark::State& st) { bm_scan<V, Op, Gen>(st, key, info, ours, tol); })
+               ->Arg(n)
+               ->ArgName("N"));
+  }
+}
+
 void register_all() {
   {
     std::string const key = arg_name("copy_ceiling", {{"bytes", copy_bytes}});
@@ -875,6 +1042,9 @@ void register_all() {
   register_peers<double>(sizes_f64);
   register_ours<float>(sizes_f32);
   register_ours<double>(sizes_f64);
+  register_scan<float, cuda::std::plus<>, gen_float>("sum_f32", i64(1) << 28, 1e-3);
+  register_scan<recur::ops::affine<float>, recur::ops::compose, gen_affine>("affine_f32", i64(1) << 27, 1e-4);
+  register_scan<mat3f, recur::ops::matrix_product, gen_rotation>("matrix3_f32", i64(1) << 24, 1e-2);
 }
 
 void add_context() {

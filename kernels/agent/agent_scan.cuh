@@ -1,0 +1,190 @@
+#pragma once
+// Single-pass device-wide scan over any associative operator: tiles of the
+// flattened batch, staged through shared memory so that each thread owns a
+// contiguous run, a block scan of the runs, the value-space look-back of
+// scan_tile_status.cuh between tiles, and the results stored from shared
+// memory, coalesced. Memory is read once and written once; results are
+// bitwise reproducible run to run for any operator.
+//
+// Batches (layout.count > 1) are one flat scan of segmented values (see
+// dispatch_scan.cuh): a segment start resets the scan, and the look-back
+// stops at a tile whose aggregate contains one.
+
+#include <cstdint>
+
+#include "scan_tile_status.cuh"
+
+namespace recur::kernels {
+
+// Where the data is and what to write: `Access` provides
+//   V load(seq, i) const         element i of sequence seq as a scan value
+//                                (the initial value folded into i == 0)
+//   V start_value(seq) const     the exclusive output at a sequence start
+//   void store(seq, i, V) const  write an output
+//   bool exclusive
+//   layout lay
+template <class V, class Op, class Access, int Block, int Items, int LookbackDepth>
+struct agent_scan {
+  static constexpr int block_threads = Block;
+  static constexpr int tile_items = Block * Items;
+  static constexpr int warps = Block / 32;
+  static_assert(Block % 32 == 0 && Block <= 1024);
+  using status = scan_tile_status<V>;
+
+  // One pad element every 32 so a thread's contiguous run is read without
+  // bank conflicts (for 4-byte values; wider values conflict less anyway).
+  static constexpr int padded(int k) { return k + k / 32; }
+
+  struct temp_storage {
+    V items[padded(tile_items)];
+    V warp_total[warps];
+    typename status::template walk_storage<LookbackDepth> walk;
+    V exclusive;  // the tile's exclusive prefix
+    std::int64_t tile;
+  };
+
+  static std::int64_t tiles(std::int64_t total) { return (total + tile_items - 1) / tile_items; }
+
+  __device__ static void run(temp_storage& ts, Access const& acc, Op op, status const& st) {
+    unsigned const tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    if (tid == 0) ts.tile = st.next_tile();
+    __syncthreads();
+    std::int64_t const tile = ts.tile;
+    std::int64_t const n = acc.lay.n;
+    std::int64_t const total = n * acc.lay.count;
+    std::int64_t const f0 = tile * tile_items;
+    int const valid = static_cast<int>(total - f0 < tile_items ? total - f0 : tile_items);
+    std::int64_t const seq0 = f0 / n, off0 = f0 - seq0 * n;
+    auto locate = [&](int k, std::int64_t& seq, std::int64_t& i) {
+      std::int64_t const r = off0 + k;
+      if (n >= tile_items) {
+        bool const wrap = r >= n;
+        seq = seq0 + wrap;
+        i = wrap ? r - n : r;
+      } else {
+        std::int64_t const q = r / n;
+        seq = seq0 + q;
+        i = r - q * n;
+      }
+    };
+
+    // Load striped (coalesced for unit element stride), all loads in flight
+    // before the first shared-memory store.
+    V x[Items];
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      int const k = j * Block + static_cast<int>(tid);
+      if (k < valid) {
+        std::int64_t seq, i;
+        locate(k, seq, i);
+        x[j] = acc.load(seq, i);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      int const k = j * Block + static_cast<int>(tid);
+      if (k < valid) ts.items[padded(k)] = x[j];
+    }
+    __syncthreads();
+
+    // The thread's run: items tid*Items .. (only the valid ones).
+    int const r0 = static_cast<int>(tid) * Items;
+    int const rn = valid - r0 < Items ? (valid - r0 > 0 ? valid - r0 : 0) : Items;
+    V run{};
+    if (rn > 0) {
+      run = ts.items[padded(r0)];
+      for (int j = 1; j < rn; ++j) run = op(run, ts.items[padded(r0 + j)]);
+    }
+
+    // Block scan of the runs (threads without items hold nothing and must not
+    // take part in the combination: runs are a prefix of the threads, so the
+    // inclusive scan up to the last thread with items is exact).
+    int const active = (valid + Items - 1) / Items;  // threads with items
+    V inc = run;
+#pragma unroll
+    for (unsigned d = 1; d < 32; d *= 2) {
+      V const u = shfl_up(inc, d);
+      if (lane >= d && int(tid) < active) inc = op(u, inc);
+    }
+    int const last_in_warp = active - 1 - static_cast<int>(warp) * 32;  // lane of the warp's last active thread
+    if (last_in_warp >= 0 && int(lane) == (last_in_warp < 31 ? last_in_warp : 31)) ts.warp_total[warp] = inc;
+    __syncthreads();
+    int const active_warps = (active + 31) / 32;
+    if (warp == 0) {
+      V w = ts.warp_total[int(lane) < active_warps ? lane : 0];
+#pragma unroll
+      for (unsigned d = 1; d < 32; d *= 2) {
+        V const u = shfl_up(w, d);
+        if (lane >= d && int(lane) < active_warps) w = op(u, w);
+      }
+      if (int(lane) < active_warps) ts.warp_total[lane] = w;
+    }
+    __syncthreads();
+    V const aggregate = ts.warp_total[active_warps - 1];
+    // The thread's exclusive prefix within the tile.
+    V const up = shfl_up(inc, 1);
+    bool const has_prefix = tid > 0;
+    V prefix = up;
+    if (warp > 0) prefix = lane == 0 ? ts.warp_total[warp - 1] : op(ts.warp_total[warp - 1], up);
+
+    // The tile's exclusive prefix.
+    if (warp == 0) {
+      if (tile == 0) {
+        if (lane == 0) st.publish(0, scan_inclusive, aggregate);
+      } else {
+        if (lane == 0) st.publish(tile, scan_aggregate, aggregate);
+        V const e = st.template exclusive_prefix<LookbackDepth>(tile, ts.walk, lane, op);
+        if (lane == 0) {
+          st.publish(tile, scan_inclusive, op(e, aggregate));
+          ts.exclusive = e;
+        }
+      }
+    }
+    __syncthreads();
+
+    // Determination: re-run the thread's items from its incoming value.
+    if (rn > 0) {
+      bool has = tile > 0 || has_prefix;
+      V a{};
+      if (tile > 0)
+        a = has_prefix ? op(ts.exclusive, prefix) : ts.exclusive;
+      else if (has_prefix)
+        a = prefix;
+      for (int j = 0; j < rn; ++j) {
+        int const k = padded(r0 + j);
+        V const xj = ts.items[k];
+        V const before = a;
+        a = has ? op(a, xj) : xj;
+        if (acc.exclusive) {
+          // An exclusive output at a sequence start is the initial value;
+          // elsewhere the inclusive prefix of the element before.
+          std::int64_t seq, i;
+          locate(r0 + j, seq, i);
+          ts.items[k] = i == 0 ? acc.start_value(seq) : before;
+        } else {
+          ts.items[k] = a;
+        }
+        has = true;
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      int const k = j * Block + static_cast<int>(tid);
+      if (k < valid) {
+        std::int64_t seq, i;
+        locate(k, seq, i);
+        acc.store(seq, i, ts.items[padded(k)]);
+      }
+    }
+  }
+};
+
+template <class Agent, class V, class Op, class Access>
+__global__ void __launch_bounds__(Agent::block_threads)
+    scan_kernel(Access acc, Op op, scan_tile_status<V> st) {
+  extern __shared__ __align__(16) unsigned char scan_smem[];
+  Agent::run(*reinterpret_cast<typename Agent::temp_storage*>(scan_smem), acc, op, st);
+}
+
+}  // namespace recur::kernels

@@ -1,0 +1,258 @@
+#pragma once
+// Tile status and look-back for the device-wide scan over any associative
+// operator (the generic counterpart of linrec_lookback.cuh).
+//
+// Determinism. Every tile m publishes its aggregate A_m, then its inclusive
+// prefix I_m = op(E_m, A_m), where E_m is its exclusive prefix. A tile k
+// walks back to the newest predecessor j with a published I_j and folds
+// forward, left to right:
+//   E_k = op(...op(op(I_j, A_{j+1}), A_{j+2})..., A_{k-1}).
+// Each intermediate is bitwise the I_m that tile m computes itself (the same
+// operation on the same operands), so E_k does not depend on where the walk
+// stopped, i.e. on timing: results are bitwise reproducible for any operator,
+// floating-point or not. (A look-back that combines aggregates among
+// themselves, as CUB's does, re-associates with the timing.)
+//
+// The fold is sequential, so its length matters: the walk waits only for the
+// predecessors it needs (the ones up to the newest that ends it), and an
+// operator may declare values that end a walk by themselves (a segment start
+// for segmented scans; see `scan_resets`).
+//
+// Status words. When the value and a 32-bit state fit in 16 bytes, a tile's
+// status is one word written and read whole (relaxed 64- or 128-bit accesses,
+// no fence): the fast path. Larger values (3x3 matrices, affine<double>) keep
+// the state in its own array, published with release/acquire.
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../thread/thread_ops.cuh"
+
+namespace recur::kernels {
+
+// Operators may say that a value makes everything before it irrelevant.
+template <class Op, class V>
+__device__ __forceinline__ bool scan_resets(Op const& op, V const& v) {
+  if constexpr (requires { op.resets(v); })
+    return op.resets(v);
+  else
+    return false;
+}
+
+enum : std::uint32_t { scan_aggregate = 1, scan_inclusive = 2, scan_invalid = 0xffffffffu };
+
+namespace detail_scan {
+
+template <class V>
+struct packed {
+  std::uint32_t state;
+  V value;
+};
+template <class V>
+inline constexpr bool packable = sizeof(packed<V>) <= 16 && alignof(V) <= 8;
+template <class V>
+inline constexpr int word_bytes = sizeof(packed<V>) <= 8 ? 8 : 16;
+
+template <int Bytes>
+struct alignas(Bytes) raw_word {
+  unsigned long long w[Bytes / 8];
+};
+
+__device__ __forceinline__ void store_word(raw_word<8>* p, raw_word<8> v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v.w[0]) : "memory");
+}
+__device__ __forceinline__ raw_word<8> load_word(raw_word<8> const* p) {
+  raw_word<8> v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v.w[0]) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_word(raw_word<16>* p, raw_word<16> v) {
+  asm volatile("{\n\t.reg .b128 v;\n\tmov.b128 v, {%1, %2};\n\tst.relaxed.gpu.global.b128 [%0], v;\n\t}" ::"l"(p),
+               "l"(v.w[0]), "l"(v.w[1])
+               : "memory");
+}
+__device__ __forceinline__ raw_word<16> load_word(raw_word<16> const* p) {
+  raw_word<16> v;
+  asm volatile("{\n\t.reg .b128 v;\n\tld.relaxed.gpu.global.b128 v, [%2];\n\tmov.b128 {%0, %1}, v;\n\t}"
+               : "=l"(v.w[0]), "=l"(v.w[1])
+               : "l"(p)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_release(std::uint32_t* p, std::uint32_t v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ std::uint32_t load_acquire(std::uint32_t const* p) {
+  std::uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+// A value published by another block, read from L2 (never a stale L1 line).
+template <class V>
+__device__ __forceinline__ V load_cg(V const* p) {
+  static_assert(sizeof(V) % 4 == 0);
+  std::uint32_t w[sizeof(V) / 4];
+  auto const* q = reinterpret_cast<std::uint32_t const*>(p);
+#pragma unroll
+  for (int i = 0; i < int(sizeof(V) / 4); ++i) w[i] = __ldcg(q + i);
+  V v;
+  std::memcpy(&v, w, sizeof(V));
+  return v;
+}
+
+}  // namespace detail_scan
+
+// Status of `tiles` tiles in caller-provided device memory, all of it set to
+// 0xff bytes before the launch (one memset of bytes(tiles)).
+template <class V>
+struct scan_tile_status {
+  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0);
+  static constexpr bool packed = detail_scan::packable<V>;
+  using word = detail_scan::raw_word<packed ? detail_scan::word_bytes<V> : 8>;
+  static constexpr int fill = 0xff;
+
+  unsigned long long* counter;  // dynamic tile index, starts at ~0
+  word* words;                  // packed: one word per tile
+  std::uint32_t* states;        // otherwise: states, aggregates and inclusive
+  V* aggregates;                // prefixes apart (a reader that saw one state
+  V* inclusives;                // must not see the other's value half-written)
+
+  static constexpr std::size_t align(std::size_t x) { return (x + 255) / 256 * 256; }
+  static std::size_t bytes(std::int64_t tiles) {
+    std::size_t b = align(sizeof(unsigned long long));
+    if constexpr (packed)
+      return b + align(sizeof(word) * tiles);
+    else
+      return b + align(sizeof(std::uint32_t) * tiles) + 2 * align(sizeof(V) * tiles);
+  }
+  static scan_tile_status carve(void* temp, std::int64_t tiles) {
+    auto* base = static_cast<char*>(temp);
+    scan_tile_status st{};
+    st.counter = reinterpret_cast<unsigned long long*>(base);
+    base += align(sizeof(unsigned long long));
+    if constexpr (packed) {
+      st.words = reinterpret_cast<word*>(base);
+    } else {
+      st.states = reinterpret_cast<std::uint32_t*>(base);
+      base += align(sizeof(std::uint32_t) * tiles);
+      st.aggregates = reinterpret_cast<V*>(base);
+      st.inclusives = reinterpret_cast<V*>(base + align(sizeof(V) * tiles));
+    }
+    return st;
+  }
+
+  __device__ __forceinline__ std::int64_t next_tile() const {
+    return static_cast<std::int64_t>(atomicAdd(counter, 1ull) + 1ull);
+  }
+
+  __device__ __forceinline__ void publish(std::int64_t tile, std::uint32_t state, V const& v) const {
+    if constexpr (packed) {
+      detail_scan::packed<V> p{state, v};
+      word w{};
+      std::memcpy(&w, &p, sizeof(p));
+      detail_scan::store_word(words + tile, w);
+    } else {
+      (state == scan_inclusive ? inclusives : aggregates)[tile] = v;
+      detail_scan::store_release(states + tile, state);
+    }
+  }
+
+  // One look at tile j: its state (scan_invalid while it has published
+  // nothing) and, otherwise, its value.
+  __device__ __forceinline__ std::uint32_t poll(std::int64_t j, V& v) const {
+    if constexpr (packed) {
+      word const w = detail_scan::load_word(words + j);
+      detail_scan::packed<V> p;
+      std::memcpy(&p, &w, sizeof(p));
+      if (p.state != scan_invalid) v = p.value;
+      return p.state;
+    } else {
+      std::uint32_t const s = detail_scan::load_acquire(states + j);
+      if (s != scan_invalid) v = detail_scan::load_cg((s == scan_inclusive ? inclusives : aggregates) + j);
+      return s;
+    }
+  }
+
+  // Shared memory of a warp's walk.
+  template <int Depth>
+  struct walk_storage {
+    static_assert(Depth % 32 == 0 && Depth >= 32);
+    V stack[Depth];
+    V base;
+  };
+
+  // Warp-cooperative walk for tile k > 0 (all 32 lanes call it): returns
+  // tile k's exclusive prefix in every lane. (An initial value is folded
+  // into the first element by the caller, so nothing precedes tile 0.)
+  template <int Depth, class Op>
+  __device__ V exclusive_prefix(std::int64_t k, walk_storage<Depth>& ws, unsigned lane, Op op) const {
+    std::int64_t next = k - 1;  // newest predecessor not yet read
+    int depth = 0;
+    bool have_base = true;  // false: the walk ran past tile 0; the fold starts at its aggregate
+    for (;;) {
+      std::int64_t const j = next - lane;
+      V value{};
+      bool const before_start = j < 0;
+      bool valid = before_start;
+      bool stop = before_start;
+      int first;  // newest lane that ends the walk, or 32
+      for (;;) {
+        if (!valid) {
+          std::uint32_t const s = poll(j, value);
+          if (s != scan_invalid) {
+            valid = true;
+            stop = s == scan_inclusive || scan_resets(op, value);
+          }
+        }
+        unsigned const stops = __ballot_sync(full_mask, valid && stop);
+        unsigned const valids = __ballot_sync(full_mask, valid);
+        first = stops ? __ffs(stops) - 1 : 32;
+        unsigned const needed = first == 32 ? full_mask : (2u << first) - 1u;
+        if ((valids & needed) == needed) break;
+        __nanosleep(32);
+      }
+      if (int(lane) < first) ws.stack[depth + lane] = value;  // aggregates, newest first
+      depth += first;
+      if (first < 32) {
+        // Ends at a tile (its inclusive prefix or a resetting aggregate), or
+        // before tile 0.
+        if (int(lane) == first) ws.base = value;
+        have_base = next - first >= 0;
+        break;
+      }
+      next -= 32;
+      if (depth + 32 > Depth) {  // stack full: wait for `next` to publish its inclusive prefix
+        if (lane == 0) {
+          for (;;) {
+            V v;
+            std::uint32_t const s = poll(next, v);
+            if (s == scan_inclusive || (s == scan_aggregate && scan_resets(op, v))) {
+              ws.base = v;
+              break;
+            }
+            __nanosleep(64);
+          }
+        }
+        break;
+      }
+    }
+    __syncwarp();
+    if (lane == 0) {
+      int m = depth - 1;
+      V acc;
+      if (have_base) {
+        acc = ws.base;
+      } else {  // fold starts at tile 0's aggregate
+        acc = ws.stack[m];
+        --m;
+      }
+      for (; m >= 0; --m) acc = op(acc, ws.stack[m]);
+      ws.base = acc;
+    }
+    __syncwarp();
+    return ws.base;
+  }
+};
+
+}  // namespace recur::kernels

@@ -1,0 +1,157 @@
+#pragma once
+// Device-level scan over any associative operator, header-only, CUB's calling
+// convention:
+//
+//   std::size_t bytes = 0;
+//   recur::device::scan(nullptr, bytes, in, out, lay, op, opts, stream);  // size only
+//   cudaMallocAsync(&temp, bytes, stream);
+//   recur::device::scan(temp, bytes, in, out, lay, op, opts, stream);     // enqueue
+//
+// in and out follow `lay` (recur::layout: one sequence, or a batch of
+// sequences each scanned on its own, contiguous, interleaved or strided);
+// out may equal in. The operator must be associative; it need not commute
+// (op(l, r) means "l first, then r", the convention of recur::ops). Inclusive
+// or exclusive, with an optional initial value per sequence (required for
+// exclusive scans). One pass over memory; results are bitwise reproducible
+// run to run for any operator, floating-point sums included (the look-back
+// folds in value space, scan_tile_status.cuh). Nothing is synchronised or
+// allocated here; every launch is graph-capturable.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include <recur/layout/layout.hpp>
+#include "../agent/agent_scan.cuh"
+
+namespace recur::device {
+
+template <class T>
+struct scan_options {
+  bool exclusive = false;  // out_i = init op x_0 op ... op x_(i-1); out_0 = init
+  bool has_init = false;   // an initial value; required when exclusive
+  T init{};
+};
+
+}  // namespace recur::device
+
+namespace recur::kernels {
+
+// A value of a batched scan: the scan resets at a segment start.
+template <class T>
+struct segmented {
+  T value;
+  std::uint32_t start;  // 1 at the first element of a sequence
+};
+
+template <class Op>
+struct segmented_op {
+  Op op;
+  template <class T>
+  __device__ __forceinline__ segmented<T> operator()(segmented<T> const& l, segmented<T> const& r) const {
+    return r.start ? r : segmented<T>{op(l.value, r.value), l.start};
+  }
+  template <class T>
+  __device__ __forceinline__ bool resets(segmented<T> const& v) const {
+    return v.start != 0;
+  }
+};
+
+template <class T, class Op, bool Segmented>
+struct scan_access {
+  using value_type = std::conditional_t<Segmented, segmented<T>, T>;
+  T const* in;
+  T* out;
+  layout lay;
+  Op op;
+  bool exclusive;
+  bool has_init;
+  T init;
+
+  __device__ __forceinline__ value_type load(std::int64_t seq, std::int64_t i) const {
+    T x = in[lay.offset(i, seq)];
+    if (i == 0 && has_init) x = op(init, x);
+    if constexpr (Segmented)
+      return {x, i == 0 ? 1u : 0u};
+    else
+      return x;
+  }
+  __device__ __forceinline__ value_type start_value(std::int64_t) const {
+    if constexpr (Segmented)
+      return {init, 1u};
+    else
+      return init;
+  }
+  __device__ __forceinline__ void store(std::int64_t seq, std::int64_t i, value_type const& v) const {
+    if constexpr (Segmented)
+      out[lay.offset(i, seq)] = v.value;
+    else
+      out[lay.offset(i, seq)] = v;
+  }
+};
+
+// Tile shape by value size (not tuned yet beyond the f32 sum: 256 x 16 for
+// 4-byte values, fewer items as values grow so a tile stays near 16 KB).
+template <class V>
+struct scan_policy {
+  static constexpr int block = 256;
+  static constexpr int items = sizeof(V) <= 4 ? 16 : sizeof(V) <= 8 ? 8 : sizeof(V) <= 16 ? 4 : 2;
+  static constexpr int lookback_depth = 128;
+};
+
+template <class T, class Op, bool Segmented>
+cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T* out, layout const& lay, Op op,
+                          device::scan_options<T> const& opt, cudaStream_t stream) {
+  using access = scan_access<T, Op, Segmented>;
+  using V = typename access::value_type;
+  using vop = std::conditional_t<Segmented, segmented_op<Op>, Op>;
+  using policy = scan_policy<V>;
+  using agent = agent_scan<V, vop, access, policy::block, policy::items, policy::lookback_depth>;
+  using status = scan_tile_status<V>;
+  std::int64_t const total = lay.n * lay.count;
+  std::int64_t const tiles = agent::tiles(total);
+  if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
+  std::size_t const need = status::bytes(tiles);
+  if (d_temp == nullptr) {
+    temp_bytes = need;
+    return cudaSuccess;
+  }
+  if (temp_bytes < need) return cudaErrorInvalidValue;
+  if (total == 0) return cudaSuccess;
+  cudaError_t e = cudaMemsetAsync(d_temp, status::fill, need, stream);
+  if (e != cudaSuccess) return e;
+  constexpr int smem = sizeof(typename agent::temp_storage);
+  auto const kernel = scan_kernel<agent, V, vop, access>;
+  if constexpr (smem > 48 * 1024) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (e != cudaSuccess) return e;
+  }
+  vop const op_v = [&] {
+    if constexpr (Segmented)
+      return vop{op};
+    else
+      return op;
+  }();
+  kernel<<<static_cast<unsigned>(tiles), policy::block, smem, stream>>>(
+      access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init}, op_v, status::carve(d_temp, tiles));
+  return cudaGetLastError();
+}
+
+}  // namespace recur::kernels
+
+namespace recur::device {
+
+// Errors: cudaErrorInvalidValue for an exclusive scan without an initial
+// value, a negative size, or temporary storage smaller than asked for.
+template <class T, class Op>
+cudaError_t scan(void* d_temp, std::size_t& temp_bytes, T const* in, T* out, layout const& lay, Op op,
+                 scan_options<T> const& opt = {}, cudaStream_t stream = 0) {
+  if (opt.exclusive && !opt.has_init) return cudaErrorInvalidValue;
+  if (lay.n < 0 || lay.count < 0) return cudaErrorInvalidValue;
+  if (lay.count > 1)
+    return kernels::dispatch_scan<T, Op, true>(d_temp, temp_bytes, in, out, lay, op, opt, stream);
+  return kernels::dispatch_scan<T, Op, false>(d_temp, temp_bytes, in, out, lay, op, opt, stream);
+}
+
+}  // namespace recur::device

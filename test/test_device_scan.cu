@@ -1,0 +1,243 @@
+// recur::device::scan: the device-wide scan over any associative operator.
+// Every output element is checked against a sequential host fold, with exact
+// (unsigned, wrap-around) operators, commutative and not, whose values take
+// every status-word path (8- and 16-byte packed words, separate state and
+// value arrays); floating-point sums for reproducibility and accuracy.
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+#include <recur/kernels/dispatch/dispatch_scan.cuh>
+
+namespace {
+
+using recur::layout;
+using recur::device::scan_options;
+
+#define CUDA_OK(x) BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
+
+struct plus_u32 {
+  __host__ __device__ std::uint32_t operator()(std::uint32_t l, std::uint32_t r) const { return l + r; }
+};
+struct plus_f32 {
+  __host__ __device__ float operator()(float l, float r) const { return l + r; }
+};
+
+// x -> a x + b modulo 2^32, composed in scan order: 8 bytes, not commutative.
+struct affine_u32 {
+  std::uint32_t a, b;
+  bool operator==(affine_u32 const&) const = default;
+};
+struct compose_u32 {
+  __host__ __device__ affine_u32 operator()(affine_u32 l, affine_u32 r) const {
+    return {r.a * l.a, r.a * l.b + r.b};
+  }
+};
+
+// K x K matrices modulo 2^32, scan order (l first: the product r * l).
+template <int K>
+struct mat_u32 {
+  std::uint32_t m[K][K];
+  bool operator==(mat_u32 const&) const = default;
+};
+template <int K>
+struct matmul_u32 {
+  __host__ __device__ mat_u32<K> operator()(mat_u32<K> const& l, mat_u32<K> const& r) const {
+    mat_u32<K> p{};
+    for (int i = 0; i < K; ++i)
+      for (int j = 0; j < K; ++j) {
+        std::uint32_t s = 0;
+        for (int q = 0; q < K; ++q) s += r.m[i][q] * l.m[q][j];
+        p.m[i][j] = s;
+      }
+    return p;
+  }
+};
+
+template <class T>
+T random_value(std::mt19937& g);
+template <>
+std::uint32_t random_value(std::mt19937& g) {
+  return static_cast<std::uint32_t>(g());
+}
+template <>
+float random_value(std::mt19937& g) {
+  return std::uniform_real_distribution<float>(-1, 1)(g);
+}
+template <>
+affine_u32 random_value(std::mt19937& g) {
+  return {static_cast<std::uint32_t>(g() | 1u), static_cast<std::uint32_t>(g())};
+}
+template <int K>
+mat_u32<K> random_mat(std::mt19937& g) {
+  mat_u32<K> m{};
+  for (auto& row : m.m)
+    for (auto& x : row) x = static_cast<std::uint32_t>(g() % 7);
+  return m;
+}
+template <>
+mat_u32<2> random_value(std::mt19937& g) {
+  return random_mat<2>(g);
+}
+template <>
+mat_u32<3> random_value(std::mt19937& g) {
+  return random_mat<3>(g);
+}
+
+// Storage for a layout: the largest offset plus one.
+std::int64_t extent(layout const& lay) {
+  if (lay.n == 0 || lay.count == 0) return 0;
+  return lay.offset(lay.n - 1, lay.count - 1) + 1;
+}
+
+template <class T, class Op>
+std::vector<T> reference(std::vector<T> const& in, layout const& lay, Op op, scan_options<T> const& opt) {
+  std::vector<T> out = in;
+  for (std::int64_t k = 0; k < lay.count; ++k) {
+    T acc{};
+    bool has = opt.has_init;
+    if (has) acc = opt.init;
+    for (std::int64_t i = 0; i < lay.n; ++i) {
+      std::int64_t const o = lay.offset(i, k);
+      T const x = in[o];
+      if (opt.exclusive) out[o] = acc;
+      acc = has ? op(acc, x) : x;
+      has = true;
+      if (!opt.exclusive) out[o] = acc;
+    }
+  }
+  return out;
+}
+
+template <class T, class Op>
+std::vector<T> run_scan(std::vector<T> const& in, layout const& lay, Op op, scan_options<T> const& opt,
+                        bool in_place = false) {
+  std::size_t const bytes = in.size() * sizeof(T);
+  T* d_in = nullptr;
+  T* d_out = nullptr;
+  CUDA_OK(cudaMalloc(&d_in, bytes + sizeof(T)));
+  CUDA_OK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
+  if (in_place) {
+    d_out = d_in;
+  } else {
+    CUDA_OK(cudaMalloc(&d_out, bytes + sizeof(T)));
+    CUDA_OK(cudaMemcpy(d_out, in.data(), bytes, cudaMemcpyHostToDevice));  // gaps keep their values
+  }
+  std::size_t temp_bytes = 0;
+  CUDA_OK(recur::device::scan<T>(nullptr, temp_bytes, d_in, d_out, lay, op, opt));
+  void* temp = nullptr;
+  CUDA_OK(cudaMalloc(&temp, temp_bytes));
+  CUDA_OK(recur::device::scan<T>(temp, temp_bytes, d_in, d_out, lay, op, opt));
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<T> out(in.size());
+  CUDA_OK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaFree(temp));
+  CUDA_OK(cudaFree(d_in));
+  if (!in_place) CUDA_OK(cudaFree(d_out));
+  return out;
+}
+
+template <class T, class Op>
+void check_exact(layout const& lay, Op op, scan_options<T> const& opt, bool in_place = false) {
+  std::mt19937 g(static_cast<unsigned>(lay.n * 31 + lay.count));
+  std::vector<T> in(static_cast<std::size_t>(extent(lay)));
+  for (auto& x : in) x = random_value<T>(g);
+  auto const want = reference(in, lay, op, opt);
+  auto const got = run_scan(in, lay, op, opt, in_place);
+  std::int64_t bad = 0, first_bad = -1;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (!(got[i] == want[i]) && bad++ == 0) first_bad = static_cast<std::int64_t>(i);
+  BOOST_TEST(bad == 0, "n " << lay.n << " count " << lay.count << " strides " << lay.element_stride << "/"
+                            << lay.batch_stride << (opt.exclusive ? " exclusive" : " inclusive")
+                            << (opt.has_init ? " init" : "") << ": " << bad << " wrong, first at " << first_bad);
+}
+
+std::vector<std::int64_t> const lengths = {1, 2, 3, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097, 8191,
+                                           100003, 1 << 20};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(device_scan)
+
+BOOST_AUTO_TEST_CASE(single_sequence_every_status_path) {
+  for (std::int64_t n : lengths) {
+    check_exact<std::uint32_t>(layout::contiguous(n), plus_u32{}, {});
+    check_exact<std::uint32_t>(layout::contiguous(n), plus_u32{}, {true, true, 7u});
+    check_exact<affine_u32>(layout::contiguous(n), compose_u32{}, {});
+    check_exact<affine_u32>(layout::contiguous(n), compose_u32{}, {true, true, {3u, 5u}});
+    check_exact<affine_u32>(layout::contiguous(n), compose_u32{}, {false, true, {3u, 5u}});
+    check_exact<mat_u32<2>>(layout::contiguous(n), matmul_u32<2>{}, {});
+    check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(long_sequences_cross_many_tiles) {
+  for (std::int64_t n : {std::int64_t{1} << 24, (std::int64_t{1} << 24) + 12345}) {
+    check_exact<std::uint32_t>(layout::contiguous(n), plus_u32{}, {true, true, 1u});
+    check_exact<affine_u32>(layout::contiguous(n), compose_u32{}, {});
+  }
+  check_exact<mat_u32<3>>(layout::contiguous(3 << 20), matmul_u32<3>{}, {});
+}
+
+BOOST_AUTO_TEST_CASE(batches_in_every_layout) {
+  struct shape {
+    std::int64_t n, count;
+  };
+  for (auto [n, count] : {shape{1, 5}, shape{3, 1000}, shape{33, 77}, shape{4097, 9}, shape{1000, 1000},
+                          shape{65536, 40}, shape{5, 100003}}) {
+    for (layout lay : {layout::contiguous(n, count), layout::interleaved(n, count),
+                       layout::strided(n, count, 2, 2 * n + 3)}) {
+      check_exact<std::uint32_t>(lay, plus_u32{}, {});
+      check_exact<affine_u32>(lay, compose_u32{}, {true, true, {3u, 5u}});
+      check_exact<affine_u32>(lay, compose_u32{}, {false, true, {3u, 5u}});
+      check_exact<mat_u32<2>>(lay, matmul_u32<2>{}, {true, true, {{{1u, 2u}, {3u, 4u}}}});
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(in_place) {
+  check_exact<affine_u32>(layout::contiguous(1 << 20), compose_u32{}, {}, true);
+  check_exact<std::uint32_t>(layout::contiguous(5000, 300), plus_u32{}, {true, true, 2u}, true);
+}
+
+BOOST_AUTO_TEST_CASE(float_sum_reproducible_and_accurate) {
+  std::int64_t const n = (std::int64_t{1} << 24) + 3;
+  std::mt19937 g(5);
+  std::vector<float> in(n);
+  for (auto& x : in) x = random_value<float>(g);
+  auto const a = run_scan(in, layout::contiguous(n), plus_f32{}, {});
+  auto const b = run_scan(in, layout::contiguous(n), plus_f32{}, {});
+  BOOST_TEST((a == b), "two runs differ");
+  double s = 0, sum_abs = 0, worst = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    s += in[i];
+    sum_abs += std::fabs(in[i]);
+    worst = std::max(worst, std::fabs(a[i] - s) / (sum_abs + 1));
+  }
+  BOOST_TEST(worst < 1e-4, "relative error " << worst);
+}
+
+BOOST_AUTO_TEST_CASE(bad_arguments) {
+  std::size_t bytes = 0;
+  float* p = nullptr;
+  BOOST_TEST(recur::device::scan<float>(nullptr, bytes, p, p, layout::contiguous(10), plus_f32{},
+                                        {true, false, 0.f}) == cudaErrorInvalidValue);
+  BOOST_TEST(recur::device::scan<float>(nullptr, bytes, p, p, layout{-1, 1, 1, 0}, plus_f32{}) ==
+             cudaErrorInvalidValue);
+  // Too little temporary storage is refused before anything is written.
+  BOOST_TEST(recur::device::scan<float>(nullptr, bytes, p, p, layout::contiguous(1 << 20), plus_f32{}) ==
+             cudaSuccess);
+  std::size_t small = bytes - 1;
+  void* temp = reinterpret_cast<void*>(256);
+  BOOST_TEST(recur::device::scan<float>(temp, small, p, p, layout::contiguous(1 << 20), plus_f32{}) ==
+             cudaErrorInvalidValue);
+  // Empty shapes do nothing.
+  bytes = 0;
+  BOOST_TEST(recur::device::scan<float>(nullptr, bytes, p, p, layout::contiguous(0, 5), plus_f32{}) == cudaSuccess);
+  BOOST_TEST(recur::device::scan<float>(temp, bytes, p, p, layout::contiguous(0, 5), plus_f32{}) == cudaSuccess);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
