@@ -23,7 +23,7 @@ namespace recur::kernels {
 //   void store(seq, i, V) const  write an output
 //   bool exclusive
 //   layout lay
-template <class V, class Op, class Access, int Block, int Items, int LookbackDepth>
+template <class V, class Op, class Access, int Block, int Items, int LookbackDepth, int LookbackWords = 1>
 struct agent_scan {
   static constexpr int block_threads = Block;
   static constexpr int tile_items = Block * Items;
@@ -117,6 +117,7 @@ struct agent_scan {
         V const u = shfl_up(w, d);
         if (lane >= d && int(lane) < active_warps) w = op(u, w);
       }
+      __syncwarp();  // every lane has read before any writes
       if (int(lane) < active_warps) ts.warp_total[lane] = w;
     }
     __syncthreads();
@@ -133,7 +134,7 @@ struct agent_scan {
         if (lane == 0) st.publish(0, scan_inclusive, aggregate);
       } else {
         if (lane == 0) st.publish(tile, scan_aggregate, aggregate);
-        V const e = st.template exclusive_prefix<LookbackDepth>(tile, ts.walk, lane, op);
+        V const e = st.template exclusive_prefix<LookbackDepth, LookbackWords>(tile, ts.walk, lane, op);
         if (lane == 0) {
           st.publish(tile, scan_inclusive, op(e, aggregate));
           ts.exclusive = e;

@@ -184,50 +184,77 @@ struct scan_tile_status {
 
   // Warp-cooperative walk for tile k > 0 (all 32 lanes call it): returns
   // tile k's exclusive prefix in every lane. (An initial value is folded
-  // into the first element by the caller, so nothing precedes tile 0.)
-  template <int Depth, class Op>
+  // into the first element by the caller, so nothing precedes tile 0.) Each
+  // round looks at 32 Words predecessors (lane l, word v: tile
+  // k - 1 - 32 v - l), their loads in flight together.
+  template <int Depth, int Words, class Op>
   __device__ V exclusive_prefix(std::int64_t k, walk_storage<Depth>& ws, unsigned lane, Op op) const {
+    constexpr int window = 32 * Words;
+    static_assert(Depth % window == 0);
     std::int64_t next = k - 1;  // newest predecessor not yet read
     int depth = 0;
     bool have_base = true;  // false: the walk ran past tile 0; the fold starts at its aggregate
     for (;;) {
-      std::int64_t const j = next - lane;
-      V value{};
-      bool const before_start = j < 0;
-      bool valid = before_start;
-      bool stop = before_start;
-      int first;  // newest lane that ends the walk, or 32
+      V value[Words];
+      bool valid[Words], stop[Words];
+#pragma unroll
+      for (int w = 0; w < Words; ++w) {
+        value[w] = V{};
+        valid[w] = stop[w] = next - (32 * w + int(lane)) < 0;  // before tile 0 ends the walk
+      }
+      int first;  // newest predecessor of the round that ends the walk, or window
       for (;;) {
-        if (!valid) {
-          std::uint32_t const s = poll(j, value);
-          if (s != scan_invalid) {
-            valid = true;
-            stop = s == scan_inclusive || scan_resets(op, value);
+        std::uint32_t state[Words];
+#pragma unroll
+        for (int w = 0; w < Words; ++w)
+          state[w] = valid[w] ? scan_inclusive : poll(next - (32 * w + int(lane)), value[w]);
+#pragma unroll
+        for (int w = 0; w < Words; ++w)
+          if (!valid[w] && state[w] != scan_invalid) {
+            valid[w] = true;
+            stop[w] = state[w] == scan_inclusive || scan_resets(op, value[w]);
+          }
+        first = window;
+        bool ready = true;
+#pragma unroll
+        for (int w = 0; w < Words; ++w) {
+          unsigned const stops = __ballot_sync(full_mask, valid[w] && stop[w]);
+          unsigned const valids = __ballot_sync(full_mask, valid[w]);
+          if (first == window) {
+            if (stops) {
+              int const f = __ffs(stops) - 1;
+              unsigned const needed = (2u << f) - 1u;
+              ready = ready && (valids & needed) == needed;
+              first = 32 * w + f;
+            } else {
+              ready = ready && valids == full_mask;
+            }
           }
         }
-        unsigned const stops = __ballot_sync(full_mask, valid && stop);
-        unsigned const valids = __ballot_sync(full_mask, valid);
-        first = stops ? __ffs(stops) - 1 : 32;
-        unsigned const needed = first == 32 ? full_mask : (2u << first) - 1u;
-        if ((valids & needed) == needed) break;
+        if (ready) break;
         __nanosleep(32);
       }
-      if (int(lane) < first) ws.stack[depth + lane] = value;  // aggregates, newest first
-      depth += first;
-      if (first < 32) {
+#pragma unroll
+      for (int w = 0; w < Words; ++w) {
+        int const q = 32 * w + int(lane);
+        if (q < first) ws.stack[depth + q] = value[w];  // aggregates, newest first
+        if (q == first) ws.base = value[w];
+      }
+      if (first < window) {
         // Ends at a tile (its inclusive prefix or a resetting aggregate), or
         // before tile 0.
-        if (int(lane) == first) ws.base = value;
         have_base = next - first >= 0;
+        depth += first;
         break;
       }
-      next -= 32;
-      if (depth + 32 > Depth) {  // stack full: wait for `next` to publish its inclusive prefix
+      depth += window;
+      next -= window;
+      if (depth + window > Depth) {  // stack full: wait for `next` to publish its inclusive prefix
         if (lane == 0) {
           for (;;) {
             V v;
-            std::uint32_t const s = poll(next, v);
-            if (s == scan_inclusive || (s == scan_aggregate && scan_resets(op, v))) {
+            std::uint32_t const st = poll(next, v);
+            if (st == scan_inclusive || (st == scan_aggregate && scan_resets(op, v))) {
               ws.base = v;
               break;
             }
@@ -238,14 +265,23 @@ struct scan_tile_status {
       }
     }
     __syncwarp();
+    // The fold, oldest first, in lane 0: shared-memory loads run ahead of the
+    // dependent chain of operations.
     if (lane == 0) {
       int m = depth - 1;
       V acc;
       if (have_base) {
         acc = ws.base;
-      } else {  // fold starts at tile 0's aggregate
+      } else {  // the fold starts at tile 0's aggregate
         acc = ws.stack[m];
         --m;
+      }
+      for (; m >= 7; m -= 8) {
+        V x[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) x[u] = ws.stack[m - u];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) acc = op(acc, x[u]);
       }
       for (; m >= 0; --m) acc = op(acc, ws.stack[m]);
       ws.base = acc;

@@ -130,6 +130,7 @@ struct block_scan {
       // carries them into the lanes that are kept.
       T x = ts.warp_total[lane < warps ? lane : warps - 1];
       x = warp_scan::inclusive(x, op, lane);
+      __syncwarp();  // every lane has read before any writes
       if (lane < warps) ts.warp_total[lane] = x;  // now inclusive prefix over warps
     }
     __syncthreads();

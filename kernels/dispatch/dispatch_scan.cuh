@@ -91,23 +91,28 @@ struct scan_access {
   }
 };
 
-// Tile shape by value size (not tuned yet beyond the f32 sum: 256 x 16 for
-// 4-byte values, fewer items as values grow so a tile stays near 16 KB).
+// Tile shape by value size: 512 threads, 16 KB (4-byte values) to 36 KB
+// (3x3 f32 matrices) per tile, look-back rounds of 64 predecessors. Chosen on
+// the H100 with bench/tune_scan (2026-11-22): f32 sum 512x16 41% of copy
+// (256x16: 37%, 256x32: 24%, 128x32: 27%; windows of 32/64/128 within 2
+// points); affine f32 512x8 61% (256x8: 55%, 256x16: 50%). The walk's tile
+// rate, not the block's work, bounds it; doc/performance.md.
 template <class V>
 struct scan_policy {
-  static constexpr int block = 256;
+  static constexpr int block = 512;
   static constexpr int items = sizeof(V) <= 4 ? 16 : sizeof(V) <= 8 ? 8 : sizeof(V) <= 16 ? 4 : 2;
-  static constexpr int lookback_depth = 128;
+  static constexpr int lookback_depth = 256, lookback_words = 2;
 };
 
-template <class T, class Op, bool Segmented>
+template <class T, class Op, bool Segmented, class Policy = void>
 cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T* out, layout const& lay, Op op,
                           device::scan_options<T> const& opt, cudaStream_t stream) {
   using access = scan_access<T, Op, Segmented>;
   using V = typename access::value_type;
   using vop = std::conditional_t<Segmented, segmented_op<Op>, Op>;
-  using policy = scan_policy<V>;
-  using agent = agent_scan<V, vop, access, policy::block, policy::items, policy::lookback_depth>;
+  using policy = std::conditional_t<std::is_void_v<Policy>, scan_policy<V>, Policy>;
+  using agent = agent_scan<V, vop, access, policy::block, policy::items, policy::lookback_depth,
+                           policy::lookback_words>;
   using status = scan_tile_status<V>;
   std::int64_t const total = lay.n * lay.count;
   std::int64_t const tiles = agent::tiles(total);

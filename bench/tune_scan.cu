@@ -1,0 +1,158 @@
+// Tuning sweep of the device-wide generic scan (recur::device::scan): tile
+// shape and look-back window per value size, against CUB on the same data,
+// with the device-to-device copy measured in the same process. The source of
+// kernels/dispatch/dispatch_scan.cuh's scan_policy figures.
+//
+//   build/bench/tune_scan          (one H100 run takes about 20 s)
+//
+// Each configuration is checked first (the last element against CUB's), then
+// timed: 30 runs with CUDA events, the median reported.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
+#include <recur/kernels/dispatch/dispatch_scan.cuh>
+#include <recur/ops/affine.hpp>
+
+#define CK(x)                                                                        \
+  do {                                                                               \
+    cudaError_t e_ = (x);                                                            \
+    if (e_ != cudaSuccess) {                                                         \
+      std::printf("CUDA %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                  \
+    }                                                                                \
+  } while (0)
+
+namespace {
+
+double copy_gbs = 0;
+
+template <class F>
+float median_ms(F&& launch, int reps = 30) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  launch();
+  CK(cudaDeviceSynchronize());
+  std::vector<float> ts;
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(a));
+    launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float x;
+    CK(cudaEventElapsedTime(&x, a, b));
+    ts.push_back(x);
+  }
+  std::sort(ts.begin(), ts.end());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ts[ts.size() / 2];
+}
+
+template <int B, int I, int W>
+struct policy {
+  static constexpr int block = B, items = I, lookback_depth = 256, lookback_words = W;
+};
+
+__global__ void fill(float* p, long long n) {
+  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
+    p[i] = float((i * 2654435761ull) % 1000) * 0.002f - 1.0f;
+}
+__global__ void fill_affine(recur::ops::affine<float>* p, long long n) {
+  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
+    p[i] = {float((i * 2654435761ull) % 1000) * 0.00198f - 0.99f, float((i * 40503ull) % 1000) * 0.002f - 1.0f};
+}
+
+template <class V>
+bool same(V const& a, V const& b, double tol) {
+  if constexpr (std::is_same_v<V, float>)
+    return std::fabs(a - b) <= tol * (1 + std::fabs(b));
+  else
+    return std::fabs(a.a - b.a) <= tol && std::fabs(a.b - b.b) <= tol * (1 + std::fabs(b.b));
+}
+
+template <class V, class Op, class P>
+void run(char const* what, V const* in, V* out, long long n, V const& want, float cub_ms) {
+  std::size_t bytes = 0;
+  recur::layout const lay = recur::layout::contiguous(n);
+  CK((recur::kernels::dispatch_scan<V, Op, false, P>(nullptr, bytes, in, out, lay, Op{}, {}, 0)));
+  void* temp;
+  CK(cudaMalloc(&temp, bytes));
+  auto launch = [&] {
+    std::size_t b = bytes;
+    CK((recur::kernels::dispatch_scan<V, Op, false, P>(temp, b, in, out, lay, Op{}, {}, 0)));
+  };
+  launch();
+  CK(cudaDeviceSynchronize());
+  V last;
+  CK(cudaMemcpy(&last, out + n - 1, sizeof(V), cudaMemcpyDeviceToHost));
+  float const ms = median_ms(launch);
+  double const gbs = 2.0 * sizeof(V) * n / ms / 1e6;
+  std::printf("%-8s block %4d items %2d words %d  %.3f ms  %7.1f GB/s  %5.1f%% of copy  %.2fx CUB  %s\n", what,
+              P::block, P::items, P::lookback_words, ms, gbs, 100 * gbs / copy_gbs, cub_ms / ms,
+              same(last, want, 1e-3) ? "ok" : "WRONG");
+  CK(cudaFree(temp));
+}
+
+}  // namespace
+
+int main() {
+  long long const n = 1ll << 28;
+  float *a, *b;
+  CK(cudaMalloc(&a, n * 4));
+  CK(cudaMalloc(&b, n * 4));
+  copy_gbs = 2.0 * n * 4 / median_ms([&] { CK(cudaMemcpyAsync(b, a, n * 4, cudaMemcpyDeviceToDevice)); }) / 1e6;
+  std::printf("copy ceiling %.1f GB/s\n", copy_gbs);
+  {
+    fill<<<4096, 256>>>(a, n);
+    std::size_t bytes = 0;
+    CK(cub::DeviceScan::InclusiveSum(nullptr, bytes, a, b, n));
+    void* temp;
+    CK(cudaMalloc(&temp, bytes));
+    float const cub_ms = median_ms([&] { CK(cub::DeviceScan::InclusiveSum(temp, bytes, a, b, n)); });
+    float want;
+    CK(cudaMemcpy(&want, b + n - 1, 4, cudaMemcpyDeviceToHost));
+    std::printf("sum f32 2^28: CUB InclusiveSum %.3f ms, %.1f%% of copy\n", cub_ms,
+                100 * (8.0 * n / cub_ms / 1e6) / copy_gbs);
+    CK(cudaFree(temp));
+    using op = cuda::std::plus<>;
+    run<float, op, policy<256, 16, 1>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<256, 32, 1>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<512, 16, 1>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<512, 16, 4>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<512, 8, 2>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<1024, 8, 2>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<256, 32, 2>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<256, 32, 4>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<512, 16, 2>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<256, 48, 2>>("sum f32", a, b, n, want, cub_ms);
+    run<float, op, policy<128, 32, 2>>("sum f32", a, b, n, want, cub_ms);
+  }
+  {
+    using V = recur::ops::affine<float>;
+    long long const m = n / 2;
+    auto* in = reinterpret_cast<V*>(a);
+    auto* out = reinterpret_cast<V*>(b);
+    fill_affine<<<4096, 256>>>(in, m);
+    std::size_t bytes = 0;
+    using op = recur::ops::compose;
+    CK(cub::DeviceScan::InclusiveScan(nullptr, bytes, in, out, op{}, m));
+    void* temp;
+    CK(cudaMalloc(&temp, bytes));
+    float const cub_ms = median_ms([&] { CK(cub::DeviceScan::InclusiveScan(temp, bytes, in, out, op{}, m)); });
+    V want;
+    CK(cudaMemcpy(&want, out + m - 1, sizeof(V), cudaMemcpyDeviceToHost));
+    std::printf("affine f32 2^27: CUB InclusiveScan %.3f ms\n", cub_ms);
+    CK(cudaFree(temp));
+    run<V, op, policy<256, 8, 1>>("affine", in, out, m, want, cub_ms);
+    run<V, op, policy<256, 16, 1>>("affine", in, out, m, want, cub_ms);
+    run<V, op, policy<256, 16, 2>>("affine", in, out, m, want, cub_ms);
+    run<V, op, policy<512, 8, 2>>("affine", in, out, m, want, cub_ms);
+  }
+  return 0;
+}
