@@ -45,7 +45,7 @@ struct agent_scan {
 
   static std::int64_t tiles(std::int64_t total) { return (total + tile_items - 1) / tile_items; }
 
-  __device__ static void run(temp_storage& ts, Access const& acc, Op op, status const& st) {
+  __device__ static void run(temp_storage& ts, Access const& acc, Op const& op, status const& st) {
     unsigned const tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     if (tid == 0) ts.tile = st.next_tile();
     __syncthreads();
@@ -181,9 +181,12 @@ struct agent_scan {
   }
 };
 
+// The access and the operator stay in parameter space (__grid_constant__):
+// an operator may carry tables (a filter's matrix powers) that must not be
+// copied per thread.
 template <class Agent, class V, class Op, class Access>
 __global__ void __launch_bounds__(Agent::block_threads)
-    scan_kernel(Access acc, Op op, scan_tile_status<V> st) {
+    scan_kernel(__grid_constant__ Access const acc, __grid_constant__ Op const op, scan_tile_status<V> st) {
   extern __shared__ __align__(16) unsigned char scan_smem[];
   Agent::run(*reinterpret_cast<typename Agent::temp_storage*>(scan_smem), acc, op, st);
 }

@@ -188,7 +188,7 @@ struct scan_tile_status {
   // round looks at 32 Words predecessors (lane l, word v: tile
   // k - 1 - 32 v - l), their loads in flight together.
   template <int Depth, int Words, class Op>
-  __device__ V exclusive_prefix(std::int64_t k, walk_storage<Depth>& ws, unsigned lane, Op op) const {
+  __device__ V exclusive_prefix(std::int64_t k, walk_storage<Depth>& ws, unsigned lane, Op const& op) const {
     constexpr int window = 32 * Words;
     static_assert(Depth % window == 0);
     std::int64_t next = k - 1;  // newest predecessor not yet read

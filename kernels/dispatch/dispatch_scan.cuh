@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -104,17 +105,14 @@ struct scan_policy {
   static constexpr int lookback_depth = 256, lookback_words = 2;
 };
 
-template <class T, class Op, bool Segmented, class Policy = void>
-cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T* out, layout const& lay, Op op,
-                          device::scan_options<T> const& opt, cudaStream_t stream) {
-  using access = scan_access<T, Op, Segmented>;
-  using V = typename access::value_type;
-  using vop = std::conditional_t<Segmented, segmented_op<Op>, Op>;
-  using policy = std::conditional_t<std::is_void_v<Policy>, scan_policy<V>, Policy>;
-  using agent = agent_scan<V, vop, access, policy::block, policy::items, policy::lookback_depth,
-                           policy::lookback_words>;
+// Sizes the temporary storage (d_temp null) or launches the scan agent over
+// `total` elements described by `acc` (an Access of agent_scan.cuh).
+template <class V, class VOp, class Access, class Policy>
+cudaError_t launch_scan(void* d_temp, std::size_t& temp_bytes, std::int64_t total, Access const& acc,
+                        VOp const& op, cudaStream_t stream) {
+  using agent = agent_scan<V, VOp, Access, Policy::block, Policy::items, Policy::lookback_depth,
+                           Policy::lookback_words>;
   using status = scan_tile_status<V>;
-  std::int64_t const total = lay.n * lay.count;
   std::int64_t const tiles = agent::tiles(total);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
   std::size_t const need = status::bytes(tiles);
@@ -127,20 +125,31 @@ cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T*
   cudaError_t e = cudaMemsetAsync(d_temp, status::fill, need, stream);
   if (e != cudaSuccess) return e;
   constexpr int smem = sizeof(typename agent::temp_storage);
-  auto const kernel = scan_kernel<agent, V, vop, access>;
+  auto const kernel = scan_kernel<agent, V, VOp, Access>;
   if constexpr (smem > 48 * 1024) {
     e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (e != cudaSuccess) return e;
   }
+  kernel<<<static_cast<unsigned>(tiles), Policy::block, smem, stream>>>(acc, op, status::carve(d_temp, tiles));
+  return cudaGetLastError();
+}
+
+template <class T, class Op, bool Segmented, class Policy = void>
+cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T* out, layout const& lay, Op op,
+                          device::scan_options<T> const& opt, cudaStream_t stream) {
+  using access = scan_access<T, Op, Segmented>;
+  using V = typename access::value_type;
+  using vop = std::conditional_t<Segmented, segmented_op<Op>, Op>;
+  using policy = std::conditional_t<std::is_void_v<Policy>, scan_policy<V>, Policy>;
   vop const op_v = [&] {
     if constexpr (Segmented)
       return vop{op};
     else
       return op;
   }();
-  kernel<<<static_cast<unsigned>(tiles), policy::block, smem, stream>>>(
-      access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init}, op_v, status::carve(d_temp, tiles));
-  return cudaGetLastError();
+  return launch_scan<V, vop, access, policy>(d_temp, temp_bytes, lay.n * lay.count,
+                                             access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init},
+                                             op_v, stream);
 }
 
 }  // namespace recur::kernels
