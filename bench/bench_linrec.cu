@@ -20,6 +20,8 @@
 //                       the f32 sum, InclusiveScan otherwise) and
 //                       recur::device::scan over the same values in memory:
 //                       f32 sums, affine f32 maps, 3x3 f32 matrices
+//   lfilter_f32         recur::device::lfilter, orders 1-4, one lane of 2^24
+//                       and 64 lanes of 2^18 (peers from Python: bench/peers)
 //
 // Timing: every iteration times one call with CUDA events on one stream. A
 // short spin kernel is queued ahead of the start event so that the host's
@@ -55,6 +57,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -72,7 +75,9 @@
 #include <recur/config.hpp>
 #include <recur/detail/linrec_problem.hpp>
 #include <recur/kernels/dispatch/dispatch_linrec.cuh>
+#include <recur/kernels/dispatch/dispatch_lfilter.cuh>
 #include <recur/kernels/dispatch/dispatch_scan.cuh>
+#include <recur/reference/lfilter.hpp>
 #include <recur/ops/affine.hpp>
 #include <recur/ops/matrix.hpp>
 #include <recur/layout/layout.hpp>
@@ -1023,6 +1028,103 @@ void register_scan(std::string const& what, i64 n, double tol) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// IIR filters (recur::device::lfilter), f32, 8 bytes per sample (x read, y
+// written). Peers (cupyx, torchaudio) are measured from Python by
+// bench/peers/ in the same session on the same machine. Filter: poles at
+// 0.9 (real) and 0.9 e^(+-0.5i), in that order, up to the order asked for.
+
+std::vector<double> lfilter_a(int order) {
+  std::vector<std::complex<double>> poly{1.0};
+  std::complex<double> const poles[] = {0.9, std::polar(0.9, 0.5), std::polar(0.9, -0.5), -0.8};
+  for (int k = 0; k < order; ++k) {
+    std::vector<std::complex<double>> q(poly.size() + 1, 0.0);
+    for (std::size_t i = 0; i < poly.size(); ++i) {
+      q[i] += poly[i];
+      q[i + 1] -= poly[i] * poles[k];
+    }
+    poly = q;
+  }
+  std::vector<double> a;
+  for (auto c : poly) a.push_back(c.real());
+  return a;
+}
+
+struct lfilter_case : case_base {
+  std::vector<dbuf<float>> x;
+  dbuf<float> y;
+  dbuf<char> temp;
+  std::size_t temp_bytes = 0;
+  std::vector<float> b, a;
+};
+
+void bm_lfilter(benchmark::State& st, std::string const& key, entry_info const& info, int order, i64 lanes,
+                i64 n) {
+  guarded(st, key, [&] {
+    layout const lay = layout::contiguous(n, lanes);
+    i64 const total = n * lanes;
+    std::size_t const sets = sets_for(4 * total);
+    auto& c = acquire<lfilter_case>(key, [&] {
+      auto c = std::make_unique<lfilter_case>();
+      auto const ad = lfilter_a(order);
+      for (double v : ad) c->a.push_back(float(v));
+      for (int k = 0; k <= order; ++k) c->b.push_back(float(0.5 / (k + 1)));
+      for (std::size_t k = 0; k < sets; ++k) {
+        c->x.emplace_back(std::size_t(total));
+        fill_uniform(c->x.back().get(), total, -1.0, 1.0, 0x1f00u + k);
+      }
+      c->y = dbuf<float>(std::size_t(total));
+      check(recur::device::lfilter<float>(nullptr, c->temp_bytes, c->b, c->a, c->x[0].get(), c->y.get(), lay,
+                                          nullptr, nullptr, g_stream));
+      c->temp = dbuf<char>(std::max<std::size_t>(c->temp_bytes, 1));
+      check(cudaMemsetAsync(c->y.get(), 0xff, std::size_t(total) * 4, g_stream));
+      check(recur::device::lfilter<float>(c->temp.get(), c->temp_bytes, c->b, c->a, c->x[0].get(), c->y.get(),
+                                          lay, nullptr, nullptr, g_stream));
+      // The first 2^16 samples of the first and last lanes against the
+      // sequential reference in double.
+      i64 const m = std::min(n, sample_len);
+      std::vector<double> bd(c->b.begin(), c->b.end()), ad2(c->a.begin(), c->a.end());
+      for (i64 lane : {i64(0), lanes - 1}) {
+        std::vector<float> hx(m), hy(m);
+        check(cudaMemcpyAsync(hx.data(), c->x[0].get() + lane * n, m * 4, cudaMemcpyDeviceToHost, g_stream));
+        check(cudaMemcpyAsync(hy.data(), c->y.get() + lane * n, m * 4, cudaMemcpyDeviceToHost, g_stream));
+        check(cudaStreamSynchronize(g_stream));
+        std::vector<double> xd(hx.begin(), hx.end()), yd(m);
+        recur::reference::lfilter<double>(bd, ad2, xd.data(), yd.data(), layout::contiguous(m), nullptr, nullptr);
+        double worst = 0, scale = 1;
+        for (i64 i = 0; i < m; ++i) {
+          worst = std::max(worst, std::fabs(double(hy[i]) - yd[i]));
+          scale = std::max(scale, std::fabs(yd[i]));
+        }
+        if (!(worst <= 1e-3 * scale)) throw bench_failure("wrong result: lfilter error " + std::to_string(worst));
+      }
+      return c;
+    });
+    time_calls(st, sets, info, [&](std::size_t k) {
+      std::size_t bytes = c.temp_bytes;
+      check(recur::device::lfilter<float>(c.temp.get(), bytes, c.b, c.a, c.x[k].get(), c.y.get(), lay, nullptr,
+                                          nullptr, g_stream));
+    });
+  });
+}
+
+void register_lfilter() {
+  struct shape {
+    i64 lanes, n;
+  };
+  for (shape sh : {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}})
+    for (int order = 1; order <= 4; ++order) {
+      std::string const family = "lfilter_f32";
+      std::string const key = arg_name(family, {{"order", order}, {"lanes", sh.lanes}, {"N", sh.n}});
+      entry_info info{8.0 * double(sh.lanes * sh.n), role::ours, key, key};
+      finish(benchmark::RegisterBenchmark(
+                 family.c_str(),
+                 [=](benchmark::State& st) { bm_lfilter(st, key, info, order, sh.lanes, sh.n); })
+                 ->Args({order, sh.lanes, sh.n})
+                 ->ArgNames({"order", "lanes", "N"}));
+    }
+}
+
 void register_all() {
   {
     std::string const key = arg_name("copy_ceiling", {{"bytes", copy_bytes}});
@@ -1045,6 +1147,7 @@ void register_all() {
   register_scan<float, cuda::std::plus<>, gen_float>("sum_f32", i64(1) << 28, 1e-3);
   register_scan<recur::ops::affine<float>, recur::ops::compose, gen_affine>("affine_f32", i64(1) << 27, 1e-4);
   register_scan<mat3f, recur::ops::matrix_product, gen_rotation>("matrix3_f32", i64(1) << 24, 1e-2);
+  register_lfilter();
 }
 
 void add_context() {

@@ -40,6 +40,18 @@ __device__ __forceinline__ bool scan_resets(Op const& op, V const& v) {
     return false;
 }
 
+// The look-back's stack as an operator's fold sees it: entry i is the
+// aggregate of tile k - 1 - i (newest first). An operator may define
+//   V fold(V acc, View const& stack, int count) const
+// that returns op(...op(op(acc, stack(count-1)), stack(count-2))..., stack(0))
+// bit for bit (the determinism argument needs the very same operations), when
+// it can do so faster than one call per entry (hoisting loads of constants).
+template <class V>
+struct scan_stack_view {
+  V const* entries;
+  __device__ __forceinline__ V const& operator()(int i) const { return entries[i]; }
+};
+
 enum : std::uint32_t { scan_aggregate = 1, scan_inclusive = 2, scan_invalid = 0xffffffffu };
 
 namespace detail_scan {
@@ -276,14 +288,19 @@ struct scan_tile_status {
         acc = ws.stack[m];
         --m;
       }
-      for (; m >= 7; m -= 8) {
-        V x[8];
+      scan_stack_view<V> const view{ws.stack};
+      if constexpr (requires { op.fold(acc, view, m + 1); }) {
+        acc = op.fold(acc, view, m + 1);  // the operator's own loop (same operations, hoisted loads)
+      } else {
+        for (; m >= 7; m -= 8) {
+          V x[8];
 #pragma unroll
-        for (int u = 0; u < 8; ++u) x[u] = ws.stack[m - u];
+          for (int u = 0; u < 8; ++u) x[u] = ws.stack[m - u];
 #pragma unroll
-        for (int u = 0; u < 8; ++u) acc = op(acc, x[u]);
+          for (int u = 0; u < 8; ++u) acc = op(acc, x[u]);
+        }
+        for (; m >= 0; --m) acc = op(acc, ws.stack[m]);
       }
-      for (; m >= 0; --m) acc = op(acc, ws.stack[m]);
       ws.base = acc;
     }
     __syncwarp();

@@ -19,8 +19,9 @@
 // over values (w, p): the state a stretch of p samples leaves from a zero
 // start, composed as (w_l, p_l) then (w_r, p_r) = (A^p_r w_l + w_r, p_l + p_r).
 // The powers A^(2^s) are computed once on the host in double precision and
-// travel with the operator in kernel parameter space; memory is read once
-// and written once, and the result is bitwise reproducible run to run.
+// copied into the temporary storage (from pageable memory: the call cannot be
+// captured in a CUDA graph); memory is read once and written once, and the
+// result is bitwise reproducible run to run.
 
 #include <cmath>
 #include <cstddef>
@@ -46,23 +47,39 @@ struct iir_value {
 template <class T, int K>
 struct iir_op {
   static constexpr int powers = 16;  // A^(2^s), s < 16: right operands are at most a tile (< 2^16 samples)
-  T pow2[powers][K + 1][K + 1];
+  using table = T[powers][K + 1][K + 1];
+  table const* pow2;  // in device memory (the temporary storage), read through the read-only cache
 
-  // v <- A^p v
+  __device__ __forceinline__ void load_power(int s, T (&m)[K + 1][K + 1]) const {
+#pragma unroll
+    for (int i = 0; i <= K; ++i)
+#pragma unroll
+      for (int j = 0; j <= K; ++j) m[i][j] = __ldg(&(*pow2)[s][i][j]);
+  }
+  __device__ __forceinline__ static void multiply(T const (&m)[K + 1][K + 1], T (&v)[K + 1]) {
+    T r[K + 1];
+#pragma unroll
+    for (int i = 0; i <= K; ++i) {
+      T acc = T(0);
+#pragma unroll
+      for (int j = 0; j <= K; ++j) acc = fma(m[i][j], v[j], acc);
+      r[i] = acc;
+    }
+#pragma unroll
+    for (int i = 0; i <= K; ++i) v[i] = r[i];
+  }
+  // v <- A^p v, one product per set bit of p, lowest first.
   __device__ void advance(T (&v)[K + 1], std::uint32_t p) const {
     for (int s = 0; p != 0 && s < powers; ++s, p >>= 1) {
       if (!(p & 1u)) continue;
-      T r[K + 1];
-#pragma unroll
-      for (int i = 0; i <= K; ++i) {
-        T acc = T(0);
-#pragma unroll
-        for (int j = 0; j <= K; ++j) acc = fma(pow2[s][i][j], v[j], acc);
-        r[i] = acc;
-      }
-#pragma unroll
-      for (int i = 0; i <= K; ++i) v[i] = r[i];
+      T m[K + 1][K + 1];
+      load_power(s, m);
+      multiply(m, v);
     }
+  }
+  __device__ static std::uint32_t add_lengths(std::uint32_t a, std::uint32_t b) {
+    std::uint32_t const p = a + b;
+    return p < a ? 0xffffffffu : p;  // saturates: only right operands' lengths are used
   }
   __device__ iir_value<T, K> operator()(iir_value<T, K> const& l, iir_value<T, K> const& r) const {
     iir_value<T, K> out;
@@ -71,9 +88,34 @@ struct iir_op {
     advance(out.w, r.p);
 #pragma unroll
     for (int i = 0; i <= K; ++i) out.w[i] += r.w[i];
-    std::uint32_t const p = l.p + r.p;
-    out.p = p < l.p ? 0xffffffffu : p;  // saturates: only right operands' lengths are used
+    out.p = add_lengths(l.p, r.p);
     return out;
+  }
+  // The look-back's fold (scan_tile_status.cuh): every entry is a whole
+  // tile, of one power-of-two length, so each step is one product by the
+  // same matrix, loaded once: the same operations as operator(), bit for bit.
+  template <class View>
+  __device__ iir_value<T, K> fold(iir_value<T, K> acc, View const& stack, int count) const {
+    if (count == 0) return acc;
+    std::uint32_t const p = stack(0).p;
+    if ((p & (p - 1)) != 0) {  // not a power of two: one call per entry
+      for (int m = count - 1; m >= 0; --m) acc = (*this)(acc, stack(m));
+      return acc;
+    }
+    T mat[K + 1][K + 1];
+    load_power(__ffs(static_cast<int>(p)) - 1, mat);
+    for (int m = count - 1; m >= 0; --m) {
+      iir_value<T, K> const& x = stack(m);
+      if (x.p != p) {
+        acc = (*this)(acc, x);
+        continue;
+      }
+      multiply(mat, acc.w);
+#pragma unroll
+      for (int i = 0; i <= K; ++i) acc.w[i] += x.w[i];
+      acc.p = add_lengths(acc.p, p);
+    }
+    return acc;
   }
 };
 
@@ -154,10 +196,12 @@ cudaError_t dispatch_lfilter(void* d_temp, std::size_t& temp_bytes, std::vector<
   acc.input[K] = T(b[0]);
   for (int r = 0; r <= K; ++r)
     for (int c = 0; c <= K; ++c) acc.a1[r][c] = T(m[r][c]);
-  op f{};
+  // The powers live at the start of the temporary storage, the scan's
+  // status after them.
+  std::vector<T> host(static_cast<std::size_t>(op::powers) * (K + 1) * (K + 1));
   for (int s = 0; s < op::powers; ++s) {
     for (int r = 0; r <= K; ++r)
-      for (int c = 0; c <= K; ++c) f.pow2[s][r][c] = T(m[r][c]);
+      for (int c = 0; c <= K; ++c) host[(s * (K + 1) + r) * (K + 1) + c] = T(m[r][c]);
     double sq[K + 1][K + 1] = {};
     for (int r = 0; r <= K; ++r)
       for (int c = 0; c <= K; ++c)
@@ -165,14 +209,35 @@ cudaError_t dispatch_lfilter(void* d_temp, std::size_t& temp_bytes, std::vector<
     for (int r = 0; r <= K; ++r)
       for (int c = 0; c <= K; ++c) m[r][c] = sq[r][c];
   }
-  vop const vf = [&] {
+  std::size_t const table_bytes = (sizeof(typename op::table) + 255) / 256 * 256;
+  std::size_t scan_bytes = 0;
+  op f{nullptr};
+  vop vf = [&] {
     if constexpr (Segmented)
       return vop{f};
     else
       return f;
   }();
-  return launch_scan<V, vop, access, policy>(d_temp, temp_bytes, lay.n * lay.count, acc, vf, stream);
+  if (d_temp == nullptr) {
+    cudaError_t const e = launch_scan<V, vop, access, policy>(nullptr, scan_bytes, lay.n * lay.count, acc, vf, stream);
+    temp_bytes = table_bytes + scan_bytes;
+    return e;
+  }
+  if (temp_bytes < table_bytes) return cudaErrorInvalidValue;
+  auto* table = static_cast<typename op::table*>(d_temp);
+  // From pageable memory: the copy is staged before the call returns, so the
+  // host buffer may go (this is also why a graph cannot capture the call).
+  cudaError_t e = cudaMemcpyAsync(table, host.data(), sizeof(typename op::table), cudaMemcpyHostToDevice, stream);
+  if (e != cudaSuccess) return e;
+  if constexpr (Segmented)
+    vf.op.pow2 = table;
+  else
+    vf.pow2 = table;
+  scan_bytes = temp_bytes - table_bytes;
+  return launch_scan<V, vop, access, policy>(static_cast<char*>(d_temp) + table_bytes, scan_bytes,
+                                             lay.n * lay.count, acc, vf, stream);
 }
+
 
 }  // namespace recur::kernels
 

@@ -57,6 +57,18 @@ struct segmented_op {
   __device__ __forceinline__ bool resets(segmented<T> const& v) const {
     return v.start != 0;
   }
+  // A walk's stack holds no segment start (one would have ended the walk),
+  // so folding it is the inner operator's fold.
+  template <class T, class View>
+  __device__ __forceinline__ segmented<T> fold(segmented<T> const& acc, View const& stack, int count) const
+    requires requires(T const* p) { op.fold(acc.value, scan_stack_view<T>{p}, count); }
+  {
+    struct inner_view {
+      View const& outer;
+      __device__ __forceinline__ T const& operator()(int i) const { return outer(i).value; }
+    };
+    return {op.fold(acc.value, inner_view{stack}, count), acc.start};
+  }
 };
 
 template <class T, class Op, bool Segmented>
