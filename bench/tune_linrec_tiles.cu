@@ -22,14 +22,7 @@
 #define RECUR_LINREC_TRACE 1
 #include <recur/kernels/dispatch/dispatch_linrec.cuh>
 
-#define CK(x)                                                                        \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("CUDA %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "tune_util.cuh"
 
 using namespace recur;
 using namespace recur::kernels;
@@ -38,28 +31,6 @@ namespace {
 
 double copy_gbs = 0;
 
-template <class F>
-float median_ms(F&& launch, int reps = 30) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  launch();
-  CK(cudaDeviceSynchronize());
-  std::vector<float> ts;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float x;
-    CK(cudaEventElapsedTime(&x, a, b));
-    ts.push_back(x);
-  }
-  std::sort(ts.begin(), ts.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ts[ts.size() / 2];
-}
 
 template <class T>
 struct data {

@@ -18,41 +18,12 @@
 #include <recur/kernels/dispatch/dispatch_scan.cuh>
 #include <recur/ops/affine.hpp>
 
-#define CK(x)                                                                        \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("CUDA %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "tune_util.cuh"
 
 namespace {
 
 double copy_gbs = 0;
 
-template <class F>
-float median_ms(F&& launch, int reps = 30) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  launch();
-  CK(cudaDeviceSynchronize());
-  std::vector<float> ts;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float x;
-    CK(cudaEventElapsedTime(&x, a, b));
-    ts.push_back(x);
-  }
-  std::sort(ts.begin(), ts.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ts[ts.size() / 2];
-}
 
 template <int B, int I, int W>
 struct policy {
