@@ -1,0 +1,293 @@
+// Tuning sweep of the batched tridiagonal solvers (recur::device::tridiag_solve):
+// every GPU algorithm and tile shape on the issue's shapes, f32 and f64, both
+// layouts, against cuSPARSE (gtsv2StridedBatch, gtsvInterleavedBatch 0/1/2)
+// with the device-to-device copy measured in the same process. The source of
+// the tridiag_tuning defaults and of `automatic`'s choice
+// (kernels/dispatch/dispatch_tridiag.cuh, lib/cuda/tridiag_f32.cu).
+//
+//   build/bench/tune_tridiag [filter]     (one H100 run takes about a minute)
+//
+// Each configuration is checked first (relative residual of 8 systems on the
+// host), then timed: 20 runs with CUDA events, the median reported. Bytes:
+// 5 words per unknown (a, b, c, d read, x written).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cusparse.h>
+#include <recur/kernels/dispatch/dispatch_tridiag.cuh>
+
+#include "tune_util.cuh"
+
+namespace {
+
+using recur::layout;
+using recur::tridiag_algorithm;
+using recur::device::tridiag_tuning;
+
+#define SK(x)                                                             \
+  do {                                                                    \
+    cusparseStatus_t s_ = (x);                                            \
+    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                  \
+      std::printf("cuSPARSE %d at %s:%d\n", int(s_), __FILE__, __LINE__); \
+      std::exit(1);                                                       \
+    }                                                                     \
+  } while (0)
+
+double copy_gbs = 0;
+
+__device__ double hash01(unsigned long long i, unsigned salt) {
+  unsigned long long z = i * 0x9E3779B97F4A7C15ull + salt * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+// Diagonally dominant: a, c in (-1, 1), |b| in [|a| + |c| + 0.5, ... + 1.5).
+// cuSPARSE wants a[0] = c[n-1] = 0 (we ignore them): set so for both.
+template <class T>
+__global__ void fill(T* a, T* b, T* c, T* d, layout lay) {
+  long long const total = lay.n * lay.count;
+  for (long long e = blockIdx.x * 256ll + threadIdx.x; e < total; e += 256ll * gridDim.x) {
+    long long const i = lay.element_stride == 1 ? e % lay.n : e / lay.count;
+    double const av = 2 * hash01(e, 1) - 1, cv = 2 * hash01(e, 2) - 1;
+    double const m = fabs(av) + fabs(cv) + 0.5 + hash01(e, 3);
+    a[e] = i == 0 ? T(0) : T(av);
+    c[e] = i == lay.n - 1 ? T(0) : T(cv);
+    b[e] = T(hash01(e, 4) < 0.5 ? -m : m);
+    d[e] = T(2 * hash01(e, 5) - 1);
+  }
+}
+
+template <class T>
+struct problem {
+  layout lay;
+  std::size_t total;
+  T *a, *b, *c, *d, *x, *a0, *b0, *c0;
+  problem(layout l) : lay(l), total(std::size_t(l.n * l.count)) {
+    for (T** p : {&a, &b, &c, &d, &x, &a0, &b0, &c0}) CK(cudaMalloc(p, total * sizeof(T)));
+    fill<T><<<4096, 256>>>(a, b, c, d, lay);
+    CK(cudaMemcpy(a0, a, total * sizeof(T), cudaMemcpyDeviceToDevice));
+    CK(cudaMemcpy(b0, b, total * sizeof(T), cudaMemcpyDeviceToDevice));
+    CK(cudaMemcpy(c0, c, total * sizeof(T), cudaMemcpyDeviceToDevice));
+    CK(cudaDeviceSynchronize());
+  }
+  ~problem() {
+    for (T* p : {a, b, c, d, x, a0, b0, c0}) cudaFree(p);
+  }
+  void restore() const {
+    CK(cudaMemcpyAsync(a, a0, total * sizeof(T), cudaMemcpyDeviceToDevice));
+    CK(cudaMemcpyAsync(b, b0, total * sizeof(T), cudaMemcpyDeviceToDevice));
+    CK(cudaMemcpyAsync(c, c0, total * sizeof(T), cudaMemcpyDeviceToDevice));
+  }
+  // Worst relative residual over 8 systems spread over the batch.
+  mutable std::vector<T> ha, hb, hc, hd;  // the inputs, copied once
+  double residual(T const* xs) const {
+    if (ha.empty()) {
+      ha.resize(total), hb.resize(total), hc.resize(total), hd.resize(total);
+      CK(cudaMemcpy(ha.data(), a0, total * sizeof(T), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(hb.data(), b0, total * sizeof(T), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(hc.data(), c0, total * sizeof(T), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(hd.data(), d, total * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+    std::vector<T> hx(total);
+    CK(cudaMemcpy(hx.data(), xs, total * sizeof(T), cudaMemcpyDeviceToHost));
+    double worst = 0;
+    for (int s = 0; s < 8; ++s) {
+      long long const k = (lay.count - 1) * s / 7;
+      double rn = 0, xn = 0, an = 0;
+      for (long long i = 0; i < lay.n; ++i) {
+        auto at = [&](std::vector<T> const& v, long long j) { return double(v[lay.offset(j, k)]); };
+        double r = at(hb, i) * at(hx, i) - at(hd, i);
+        if (i > 0) r += at(ha, i) * at(hx, i - 1);
+        if (i + 1 < lay.n) r += at(hc, i) * at(hx, i + 1);
+        rn = std::max(rn, std::abs(r));
+        xn = std::max(xn, std::abs(at(hx, i)));
+        an = std::max(an, std::abs(at(ha, i)) + std::abs(at(hb, i)) + std::abs(at(hc, i)));
+      }
+      double const rel = rn / (an * xn);
+      worst = std::isnan(rel) ? INFINITY : std::max(worst, rel);
+    }
+    return worst;
+  }
+};
+
+char const* filter = nullptr;
+
+void report(char const* what, char const* ty, layout const& lay, bool inter, float ms, double res, double best_peer) {
+  double const bytes = 5.0 * lay.n * lay.count * (ty[1] == '3' ? 4 : 8);
+  double const gbs = bytes / (ms * 1e-3) / 1e9;
+  std::printf("%-34s %s %-5s n=%5lld batch=%8lld %9.4f ms %7.1f GB/s %5.1f%% copy  x%5.2f peer  res %.1e\n", what,
+              ty, inter ? "inter" : "contig", (long long)lay.n, (long long)lay.count, ms, gbs, 100 * gbs / copy_gbs,
+              best_peer > 0 ? best_peer / ms : 0.0, res);
+  std::fflush(stdout);
+}
+
+template <class T>
+void shape(long long n, long long batch, cusparseHandle_t h) {
+  char const* ty = sizeof(T) == 4 ? "f32" : "f64";
+  if (filter && !std::strstr(filter, ty)) return;
+  // cuSPARSE first, both layouts: the best of them is the peer of both.
+  double best = 1e30;
+  for (bool inter : {false, true}) {
+    problem<T> P(inter ? layout::interleaved(n, batch) : layout::contiguous(n, batch));
+    void* buf = nullptr;
+    std::size_t bs = 0;
+    if (!inter) {
+      if constexpr (sizeof(T) == 4)
+        SK(cusparseSgtsv2StridedBatch_bufferSizeExt(h, n, P.a, P.b, P.c, P.x, batch, n, &bs));
+      else
+        SK(cusparseDgtsv2StridedBatch_bufferSizeExt(h, n, P.a, P.b, P.c, P.x, batch, n, &bs));
+      CK(cudaMalloc(&buf, bs + 1));
+      // x is overwritten in place: copying d into it is part of every run
+      // for ours too (we write x from d), so time only the solve.
+      std::vector<float> ts;
+      cudaEvent_t e0, e1;
+      CK(cudaEventCreate(&e0));
+      CK(cudaEventCreate(&e1));
+      for (int r = 0; r < 21; ++r) {
+        CK(cudaMemcpyAsync(P.x, P.d, P.total * sizeof(T), cudaMemcpyDeviceToDevice));
+        CK(cudaEventRecord(e0));
+        if constexpr (sizeof(T) == 4)
+          SK(cusparseSgtsv2StridedBatch(h, n, P.a, P.b, P.c, P.x, batch, n, buf));
+        else
+          SK(cusparseDgtsv2StridedBatch(h, n, P.a, P.b, P.c, P.x, batch, n, buf));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r) ts.push_back(ms);
+      }
+      std::sort(ts.begin(), ts.end());
+      float const ms = ts[ts.size() / 2];
+      best = std::min(best, double(ms));
+      report("cusparse gtsv2StridedBatch", ty, P.lay, inter, ms, P.residual(P.x), 0);
+      cudaFree(buf);
+    } else {
+      for (int algo = 0; algo <= 2; ++algo) {
+        if constexpr (sizeof(T) == 4)
+          SK(cusparseSgtsvInterleavedBatch_bufferSizeExt(h, algo, n, P.a, P.b, P.c, P.x, batch, &bs));
+        else
+          SK(cusparseDgtsvInterleavedBatch_bufferSizeExt(h, algo, n, P.a, P.b, P.c, P.x, batch, &bs));
+        CK(cudaMalloc(&buf, bs + 1));
+        std::vector<float> ts;
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        for (int r = 0; r < 21; ++r) {
+          P.restore();
+          CK(cudaMemcpyAsync(P.x, P.d, P.total * sizeof(T), cudaMemcpyDeviceToDevice));
+          CK(cudaEventRecord(e0));
+          if constexpr (sizeof(T) == 4)
+            SK(cusparseSgtsvInterleavedBatch(h, algo, n, P.a, P.b, P.c, P.x, batch, buf));
+          else
+            SK(cusparseDgtsvInterleavedBatch(h, algo, n, P.a, P.b, P.c, P.x, batch, buf));
+          CK(cudaEventRecord(e1));
+          CK(cudaEventSynchronize(e1));
+          float ms;
+          CK(cudaEventElapsedTime(&ms, e0, e1));
+          if (r) ts.push_back(ms);
+        }
+        std::sort(ts.begin(), ts.end());
+        float const ms = ts[ts.size() / 2];
+        best = std::min(best, double(ms));
+        char name[64];
+        std::snprintf(name, sizeof name, "cusparse gtsvInterleavedBatch%d", algo);
+        P.restore();
+        report(name, ty, P.lay, inter, ms, P.residual(P.x), 0);
+        cudaFree(buf);
+      }
+    }
+  }
+  for (bool inter : {false, true}) {
+    problem<T> P(inter ? layout::interleaved(n, batch) : layout::contiguous(n, batch));
+    struct cfg {
+      char const* name;
+      tridiag_algorithm alg;
+      tridiag_tuning t;
+    };
+    std::vector<cfg> cfgs;
+    auto add = [&](char const* nm, tridiag_algorithm a, auto&& mod) {
+      tridiag_tuning t;
+      mod(t);
+      cfgs.push_back({nm, a, t});
+    };
+    auto none = [](tridiag_tuning&) {};
+    add("thomas", tridiag_algorithm::thomas, none);
+    add("thomas smem32K", tridiag_algorithm::thomas, [](tridiag_tuning& t) { t.thomas_smem = 32 << 10; });
+    add("thomas smem16K", tridiag_algorithm::thomas, [](tridiag_tuning& t) { t.thomas_smem = 16 << 10; });
+    add("thomas global", tridiag_algorithm::thomas, [](tridiag_tuning& t) { t.thomas_min_systems = 1 << 30; });
+    add("thomas_pcr", tridiag_algorithm::thomas_pcr, none);
+    add("thomas_pcr smem32K", tridiag_algorithm::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 32 << 10; });
+    add("thomas_pcr smem100K", tridiag_algorithm::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 100 << 10; });
+    add("thomas_pcr smem8K", tridiag_algorithm::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 8 << 10; });
+    add("cr", tridiag_algorithm::cr, none);
+    add("pcr", tridiag_algorithm::pcr, none);
+    for (int sw : {32, 128})
+      for (int th : {512}) {
+        static char names[64][48];
+        static int used = 0;
+        char* nm = names[used++ % 64];
+        std::snprintf(nm, 48, "cr_pcr sw%d thr%d", sw, th);
+        add(nm, tridiag_algorithm::cr_pcr, [=](tridiag_tuning& t) {
+          t.cr_pcr_switch = sw;
+          t.cr_target_threads = th;
+        });
+      }
+    for (cfg const& c : cfgs) {
+      std::size_t bytes = 0;
+      CK(recur::device::tridiag_solve<T>(nullptr, bytes, P.a, P.b, P.c, P.d, P.x, P.lay, 1, 0, nullptr, c.alg,
+                                         nullptr, c.t));
+      void* temp = nullptr;
+      CK(cudaMalloc(&temp, bytes));
+      CK(cudaMemset(P.x, 0xff, P.total * sizeof(T)));
+      cudaError_t const e = recur::device::tridiag_solve<T>(temp, bytes, P.a, P.b, P.c, P.d, P.x, P.lay, 1, 0,
+                                                            nullptr, c.alg, nullptr, c.t);
+      if (e == cudaErrorNotSupported) {
+        cudaFree(temp);
+        continue;
+      }
+      CK(e);
+      CK(cudaDeviceSynchronize());
+      double const res = P.residual(P.x);
+      float const ms = median_ms(
+          [&] {
+            CK(recur::device::tridiag_solve<T>(temp, bytes, P.a, P.b, P.c, P.d, P.x, P.lay, 1, 0, nullptr, c.alg,
+                                               nullptr, c.t));
+          },
+          20);
+      report(c.name, ty, P.lay, inter, ms, res, best);
+      cudaFree(temp);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1) filter = argv[1];
+  {
+    std::size_t const bytes = std::size_t(1) << 30;
+    char *s, *d;
+    CK(cudaMalloc(&s, bytes));
+    CK(cudaMalloc(&d, bytes));
+    CK(cudaMemset(s, 1, bytes));
+    float const ms = median_ms([&] { CK(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice)); }, 20);
+    copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
+    std::printf("copy ceiling: %.1f GB/s\n", copy_gbs);
+    cudaFree(s);
+    cudaFree(d);
+  }
+  cusparseHandle_t h;
+  SK(cusparseCreate(&h));
+  long long const shapes[][2] = {{512, 512}, {64, 1 << 20}, {256, 1 << 17}, {512, 1 << 16}, {1024, 1 << 15}, {4096, 8192}};
+  for (auto const& s : shapes) {
+    shape<float>(s[0], s[1], h);
+    shape<double>(s[0], s[1], h);
+  }
+  cusparseDestroy(h);
+}

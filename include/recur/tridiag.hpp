@@ -1,0 +1,109 @@
+#pragma once
+// Batched tridiagonal solvers: many independent systems
+//   a_i x_{i-1} + b_i x_i + c_i x_{i+1} = d_i,   i = 0 .. n-1.
+//
+//   recur::solve_batched(recur::cuda{stream}, a, b, c, d, x,
+//                        recur::layout::interleaved(n, count));
+//
+// Conventions (the same as include/recur/reference/tridiag.hpp, the oracle):
+// - a, b, c, d and x all use the layout `lay`: element i of system k is at
+//   offset lay.offset(i, k). Strides must be positive.
+// - Several right-hand sides: right-hand side r of system k has element i at
+//   d[lay.offset(i, k) + r * rhs_stride] (likewise x). rhs_stride = 0 means
+//   the layout's span (the sets follow one another densely). All right-hand
+//   sides of a system share its matrix.
+// - a[0] and c[n-1] of every system are never read (they may hold NaN). The
+//   diagonals and d are never written, except that x may be d itself
+//   (in place); any other overlap of x with an input is an argument error.
+// - info (count int32 values, may be null; host memory with recur::host,
+//   device memory with recur::cuda): 0 when system k was solved, j > 0 when
+//   it broke down at row j (1-based, LAPACK style): a zero or non-finite
+//   pivot (divisor). Breakdown is not an exception; x of a broken-down
+//   system (all its right-hand sides) is NaN.
+// - No pivoting: every algorithm is stable for diagonally dominant and
+//   symmetric positive definite matrices. RD is not stable in general; it
+//   checks its own result and reports breakdown instead of a wrong answer.
+// - Bad arguments throw recur::invalid_argument naming the argument, before
+//   anything is written.
+// - Results are bitwise identical from run to run for the same input,
+//   device, build and algorithm.
+//
+// With recur::cuda the pointers are device pointers, the work is enqueued on
+// the executor's stream and the call returns without synchronising.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include <recur/error.hpp>
+#include <recur/executor.hpp>
+#include <recur/layout/layout.hpp>
+
+namespace recur {
+
+enum class tridiag_algorithm {
+  automatic,  // chosen by shape, layout and type (tuning tables, doc/performance.md)
+  thomas,     // Gaussian elimination without pivoting, one thread per system
+  cr,         // cyclic reduction (Hockney; Zhang et al. 2010 sec. 2.1)
+  pcr,        // parallel cyclic reduction (sec. 2.2)
+  rd,         // recursive doubling: a scan over 3x3 matrices (sec. 2.3)
+  cr_pcr,     // CR down to a small system, PCR on it, CR back substitution
+  cr_rd,      // CR down to a small system, RD on it
+  cr_packed,  // register-packed CR (Davidson and Owens 2011)
+  pscheme,    // forward elimination as Moebius and affine recurrences (Wakatani 2012)
+  thomas_pcr,  // chunks of rows by Thomas, their boundary rows by PCR (Laszlo et al. 2016)
+};
+
+// "auto", "thomas", "cr", ... as accepted by parse_tridiag_algorithm.
+char const* to_string(tridiag_algorithm a) noexcept;
+std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) noexcept;
+
+struct tridiag_options {
+  std::int64_t nrhs = 1;         // right-hand sides per system
+  std::int64_t rhs_stride = 0;   // elements between right-hand side sets; 0: the layout's span
+  std::int32_t* info = nullptr;  // per-system breakdown row, or null
+  tridiag_algorithm algorithm = tridiag_algorithm::automatic;
+};
+
+void solve_batched(host const& ex, float const* a, float const* b, float const* c, float const* d, float* x,
+                   layout const& lay, tridiag_options const& opt = {});
+void solve_batched(host const& ex, double const* a, double const* b, double const* c, double const* d,
+                   double* x, layout const& lay, tridiag_options const& opt = {});
+void solve_batched(cuda const& ex, float const* a, float const* b, float const* c, float const* d, float* x,
+                   layout const& lay, tridiag_options const& opt = {});
+void solve_batched(cuda const& ex, double const* a, double const* b, double const* c, double const* d,
+                   double* x, layout const& lay, tridiag_options const& opt = {});
+
+// The algorithm `automatic` resolves to for this shape on this executor
+// (recur::cuda: the current device).
+tridiag_algorithm resolve_tridiag_algorithm(host const& ex, layout const& lay, std::size_t value_bytes,
+                                            tridiag_algorithm requested = tridiag_algorithm::automatic);
+tridiag_algorithm resolve_tridiag_algorithm(cuda const& ex, layout const& lay, std::size_t value_bytes,
+                                            tridiag_algorithm requested = tridiag_algorithm::automatic);
+
+// Repeated GPU solves of one shape: the algorithm is chosen and the
+// workspace sized once; run() allocates nothing, synchronises nothing, and
+// can be captured in a CUDA graph. opt.info is ignored here (run takes it).
+template <class T>
+class tridiag_plan {
+ public:
+  tridiag_plan(layout const& lay, tridiag_options const& opt = {});
+  std::size_t workspace_size() const noexcept { return workspace_bytes_; }
+  tridiag_algorithm algorithm() const noexcept { return opt_.algorithm; }
+  layout const& shape() const noexcept { return lay_; }
+  // workspace: device memory of at least workspace_size() bytes (may be null
+  // when that is 0), not used by anything else while the solve runs.
+  void run(cuda const& ex, T const* a, T const* b, T const* c, T const* d, T* x, void* workspace,
+           std::int32_t* info = nullptr) const;
+
+ private:
+  layout lay_;
+  tridiag_options opt_;
+  std::size_t workspace_bytes_ = 0;
+};
+
+extern template class tridiag_plan<float>;
+extern template class tridiag_plan<double>;
+
+}  // namespace recur

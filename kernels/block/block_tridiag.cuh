@@ -1,0 +1,375 @@
+#pragma once
+// Tridiagonal solves of systems held in shared memory: the block-level
+// collectives of the batched solvers (kernels/agent/agent_tridiag_tile.cuh
+// loads the systems, these solve them, the agent stores x).
+//
+// A system lives in four arrays a, b, c, d of n values each (row i at
+// index i), with a[0] = c[n-1] = 0 (the loader writes those zeros; the
+// caller's a[0] and c[n-1] are never read). The solution overwrites d.
+// Breakdown (a zero or non-finite divisor) is recorded as the smallest
+// 1-based row whose divisor was unusable, by atomicMin on an int in shared
+// memory that starts at INT_MAX.
+//
+//   thread_thomas   one thread, one system: Gaussian elimination without
+//                   pivoting (the arithmetic of reference::thomas).
+//   warp_thomas_pcr one warp, one system: each lane eliminates a run of rows
+//                   (Thomas), PCR on the 2 boundary rows per lane, then
+//                   substitution; O(n) work, n / 32 sequential steps.
+//   group_cr_pcr    a group of threads, one system: cyclic reduction
+//                   (in place, Zhang et al. 2010 sec. 2.1) while the reduced
+//                   system has more than `switch_size` equations, then PCR
+//                   (sec. 2.2) on it, then CR's back substitution. switch 2
+//                   is plain CR, switch >= n plain PCR.
+//
+// Every group of a block must run group_cr_pcr with the same n and switch
+// size: the levels are separated by __syncthreads().
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+namespace recur::kernels {
+
+// Row i of a system sits at tridiag_pos(i) of its arrays: one padding word
+// after every 32 rows, so threads that each walk their own run of rows
+// (thread_thomas_pcr's chunks of 8, 16 or 32 rows) hit distinct banks.
+__device__ __host__ constexpr int tridiag_pos(int i) { return i + (i >> 5); }
+
+template <class T>
+struct tridiag_rows {
+  T* a;
+  T* b;
+  T* c;
+  T* d;
+};
+
+template <class T>
+__device__ __forceinline__ bool usable_pivot(T p) {
+  return p != T(0) && isfinite(p);
+}
+
+__device__ __forceinline__ void record_breakdown(int* info, std::int64_t row) {
+  atomicMin(info, static_cast<int>(row + 1));
+}
+
+// -------------------------------------------------------------- Thomas ---
+
+// c'_i overwrites c_i, d'_i and then x_i overwrite d_i. Returns the 1-based
+// row of the first unusable pivot (0 when solved); on breakdown d is left
+// partly eliminated (the agent fills x with NaN).
+template <class T>
+__device__ __forceinline__ int thread_thomas(tridiag_rows<T> s, int n) {
+  T c_prev = 0, d_prev = 0;
+  for (int i = 0; i < n; ++i) {
+    int const q = tridiag_pos(i);
+    T const ai = s.a[q];
+    T const p = s.b[q] - ai * c_prev;
+    if (!usable_pivot(p)) return i + 1;
+    T const r = T(1) / p;
+    c_prev = s.c[q] * r;
+    d_prev = (s.d[q] - ai * d_prev) * r;
+    s.c[q] = c_prev;
+    s.d[q] = d_prev;
+  }
+  T x = d_prev;
+  for (int i = n - 2; i >= 0; --i) {
+    int const q = tridiag_pos(i);
+    x = s.d[q] - s.c[q] * x;
+    s.d[q] = x;
+  }
+  return 0;
+}
+
+// ------------------------------------------------------ CR, PCR, hybrid ---
+
+template <class T>
+struct tridiag_equation {
+  T a, b, c, d;
+};
+
+template <class T>
+__device__ __forceinline__ tridiag_equation<T> load_equation(tridiag_rows<T> const& s, int r) {
+  int const q = tridiag_pos(r);
+  return {s.a[q], s.b[q], s.c[q], s.d[q]};
+}
+template <class T>
+__device__ __forceinline__ void store_equation(tridiag_rows<T> const& s, int r, tridiag_equation<T> const& e) {
+  int const q = tridiag_pos(r);
+  s.a[q] = e.a;
+  s.b[q] = e.b;
+  s.c[q] = e.c;
+  s.d[q] = e.d;
+}
+
+// Equation e absorbs its neighbours lo (row rl) and hi (row rh); either may
+// be absent (has_lo / has_hi false): the update of Zhang et al. sec. 2.1.
+template <class T>
+__device__ __forceinline__ tridiag_equation<T> eliminate(tridiag_equation<T> const& e, tridiag_rows<T> const& s,
+                                                         bool has_lo, int rl, bool has_hi, int rh, int* info) {
+  tridiag_equation<T> r{T(0), e.b, T(0), e.d};
+  if (has_lo) {
+    tridiag_equation<T> const lo = load_equation(s, rl);
+    if (!usable_pivot(lo.b)) record_breakdown(info, rl);
+    T const k1 = e.a / lo.b;
+    r.a = -lo.a * k1;
+    r.b -= lo.c * k1;
+    r.d -= lo.d * k1;
+  }
+  if (has_hi) {
+    tridiag_equation<T> const hi = load_equation(s, rh);
+    if (!usable_pivot(hi.b)) record_breakdown(info, rh);
+    T const k2 = e.c / hi.b;
+    r.c = -hi.c * k2;
+    r.b -= hi.a * k2;
+    r.d -= hi.d * k2;
+  }
+  return r;
+}
+
+// The largest reduced system group_cr_pcr solves by PCR, per thread of the
+// group: each thread keeps this many new equations in registers between the
+// read and the write of a PCR step.
+inline constexpr int pcr_items_per_thread = 4;
+
+// Solves the system of m equations at rows (j + 1) * s - 1, j = 0 .. m-1, by
+// PCR; m <= group_threads * pcr_items_per_thread. x_j goes to d at its row.
+// Threads with active == false do no work but pass the same barriers.
+template <class T>
+__device__ void group_pcr(tridiag_rows<T> const& sys, int m, int s, int rank, int group_threads, bool active,
+                          int* info) {
+  constexpr int items = pcr_items_per_thread;
+  auto row = [s](int j) { return (j + 1) * s - 1; };
+  if (!active) rank = m;  // no j below m
+  for (int t = 1; t < m; t *= 2) {
+    tridiag_equation<T> nx[items];
+#pragma unroll
+    for (int q = 0; q < items; ++q) {
+      int const j = rank + q * group_threads;
+      if (j < m)
+        nx[q] = eliminate(load_equation(sys, row(j)), sys, j - t >= 0, row(j - t), j + t < m, row(j + t), info);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < items; ++q) {
+      int const j = rank + q * group_threads;
+      if (j < m) store_equation(sys, row(j), nx[q]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int q = 0; q < items; ++q) {
+    int const j = rank + q * group_threads;
+    if (j < m) {
+      int const r = row(j), q = tridiag_pos(r);
+      T const b = sys.b[q];
+      if (!usable_pivot(b)) record_breakdown(info, r);
+      sys.d[q] = sys.d[q] / b;
+    }
+  }
+  __syncthreads();
+}
+
+// The hybrid. rank in [0, group_threads) names this thread within the
+// system's group; every thread of the block calls it (with active = false
+// for threads whose group has no system) so the barriers match.
+template <class T>
+__device__ void group_cr_pcr(tridiag_rows<T> const& sys, int n, int switch_size, int rank, int group_threads,
+                             bool active, int* info) {
+  // Forward reduction. Level L holds the equations at rows (j + 1) 2^L - 1,
+  // j < m_L, m_{L+1} = m_L / 2: the odd positions j absorb j - 1 and j + 1.
+  // Only odd positions are written, only even ones read, so one barrier per
+  // level suffices.
+  int m = n, s = 1;
+  while (m > switch_size && m > 2) {
+    int const half = m / 2;
+    if (active)
+      for (int h = rank; h < half; h += group_threads) {
+        int const j = 2 * h + 1;
+        int const r = (j + 1) * s - 1;
+        store_equation(sys, r, eliminate(load_equation(sys, r), sys, true, r - s, j + 1 < m, r + s, info));
+      }
+    __syncthreads();
+    m = half;
+    s *= 2;
+  }
+  group_pcr(sys, m, s, rank, group_threads, active, info);
+  // Back substitution, level by level down: at level L the even positions
+  // take x of their odd neighbours (already in d) from the level above.
+  while (s > 1) {
+    s /= 2;
+    // The level's size: rows (j + 1) 2^L - 1 <= n - 1, so m_L = n / 2^L.
+    int const ml = n / s;
+    if (active)
+      for (int h = rank; 2 * h < ml; h += group_threads) {
+        int const j = 2 * h;
+        int const r = (j + 1) * s - 1;
+        int const q = tridiag_pos(r);
+        T v = sys.d[q];
+        if (j > 0) v -= sys.a[q] * sys.d[tridiag_pos(r - s)];
+        if (j + 1 < ml) v -= sys.c[q] * sys.d[tridiag_pos(r + s)];
+        T const b = sys.b[q];
+        if (!usable_pivot(b)) record_breakdown(info, r);
+        sys.d[q] = v / b;
+      }
+    __syncthreads();
+  }
+}
+
+// ------------------------------------------------- Thomas-PCR (one warp) ---
+
+// One warp, one system (Laszlo, Giles and Appleyard 2016; the PCR-Thomas
+// hybrid Davidson and Owens compare with): each lane takes a run of
+// consecutive rows (a chunk, at least 2 rows) and eliminates it with a
+// modified Thomas sweep, forward then backward, so that every row of the
+// chunk reads
+//     a'_i x_first + x_i + c'_i x_last = d'_i          (interior rows)
+// and its first and last rows couple only to the neighbouring chunks' last
+// and first rows:
+//     a'_0 x_(first-1) + x_first + c'_0 x_last = d'_0
+//     a'_L x_first + x_last + c'_L x_(last+1) = d'_L.
+// Those 2 equations per lane form a tridiagonal system of 2P unknowns
+// (first_0, last_0, first_1, ...), solved by PCR through shuffles; then each
+// lane substitutes x_first and x_last into its interior rows. Work is O(n)
+// like Thomas, the sequential chain n / 32 rows long instead of n.
+// Rows: a' replaces a, c' replaces c, d' and then x replace d.
+template <class T>
+__device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, bool active, int* info) {
+  if (!active) return;
+  if (n == 1) {
+    if (lane == 0) {
+      T const b = sys.b[0];
+      if (!usable_pivot(b)) record_breakdown(info, 0);
+      sys.d[0] = sys.d[0] / b;
+    }
+    __syncwarp();
+    return;
+  }
+  int const chunks = min(32, n / 2);
+  int const base = n / chunks, extra = n % chunks;
+  bool const mine = lane < chunks;
+  int const len = base + (lane < extra ? 1 : 0);
+  int const first = lane * base + min(lane, extra);
+  int const last = first + len - 1;
+  auto at = [first](int i) { return tridiag_pos(first + i); };
+  // Reduced equations (first row, last row) of this lane's chunk.
+  tridiag_equation<T> e0{T(0), T(1), T(0), T(0)}, e1{T(0), T(1), T(0), T(0)};
+  if (mine) {
+    // Forward: rows 0 and 1 normalised; rows i >= 2 lose x_(i-1), keep x_first.
+    T a_prev = 0, c_prev = 0, d_prev = 0;
+    for (int i = 0; i < len; ++i) {
+      int const q = at(i);
+      T const ai = sys.a[q], bi = sys.b[q], ci = sys.c[q], di = sys.d[q];
+      T an, cn, dn;
+      if (i < 2) {
+        if (!usable_pivot(bi)) record_breakdown(info, first + i);
+        T const r = T(1) / bi;
+        an = ai * r;
+        cn = ci * r;
+        dn = di * r;
+      } else {
+        T const p = bi - ai * c_prev;
+        if (!usable_pivot(p)) record_breakdown(info, first + i);
+        T const r = T(1) / p;
+        dn = r * (di - ai * d_prev);
+        an = -r * ai * a_prev;
+        cn = r * ci;
+      }
+      sys.a[q] = an;
+      sys.c[q] = cn;
+      sys.d[q] = dn;
+      a_prev = an;
+      c_prev = cn;
+      d_prev = dn;
+    }
+    e1 = {a_prev, T(1), c_prev, d_prev};
+    // Backward: rows len-3 .. 1 lose x_(i+1), gain x_last.
+    T an1 = sys.a[at(len - 2)], cn1 = sys.c[at(len - 2)], dn1 = sys.d[at(len - 2)];
+    for (int i = len - 3; i >= 1; --i) {
+      int const q = at(i);
+      T const ci = sys.c[q];
+      dn1 = sys.d[q] - ci * dn1;
+      an1 = sys.a[q] - ci * an1;
+      cn1 = -ci * cn1;
+      sys.a[q] = an1;
+      sys.c[q] = cn1;
+      sys.d[q] = dn1;
+    }
+    // Row 0 loses x_1 (when row 1 is interior) in favour of x_last.
+    int const q0 = at(0);
+    e0 = {sys.a[q0], T(1), sys.c[q0], sys.d[q0]};
+    if (len >= 3) {
+      T const p = T(1) - e0.c * an1;
+      if (!usable_pivot(p)) record_breakdown(info, first);
+      T const r = T(1) / p;
+      e0 = {r * e0.a, T(1), -r * e0.c * cn1, r * (e0.d - e0.c * dn1)};
+    }
+  }
+  // PCR on the 2 * chunks reduced equations; lane p holds 2p and 2p + 1.
+  int const m = 2 * chunks;
+  auto shfl = [](tridiag_equation<T> const& e, int src) {
+    return tridiag_equation<T>{__shfl_sync(0xffffffffu, e.a, src), __shfl_sync(0xffffffffu, e.b, src),
+                               __shfl_sync(0xffffffffu, e.c, src), __shfl_sync(0xffffffffu, e.d, src)};
+  };
+  auto combine = [&](tridiag_equation<T> const& e, bool has_lo, tridiag_equation<T> const& lo, int row_lo,
+                     bool has_hi, tridiag_equation<T> const& hi, int row_hi) {
+    tridiag_equation<T> r{T(0), e.b, T(0), e.d};
+    if (has_lo) {
+      if (!usable_pivot(lo.b)) record_breakdown(info, row_lo);
+      T const k1 = e.a / lo.b;
+      r.a = -lo.a * k1;
+      r.b -= lo.c * k1;
+      r.d -= lo.d * k1;
+    }
+    if (has_hi) {
+      if (!usable_pivot(hi.b)) record_breakdown(info, row_hi);
+      T const k2 = e.c / hi.b;
+      r.c = -hi.c * k2;
+      r.b -= hi.a * k2;
+      r.d -= hi.d * k2;
+    }
+    return r;
+  };
+  for (int t = 1; t < m; t *= 2) {
+    tridiag_equation<T> lo0, hi0, lo1, hi1;
+    if (t == 1) {
+      lo0 = shfl(e1, lane - 1 < 0 ? 0 : lane - 1);  // 2p - 1: the previous lane's second
+      hi0 = e1;                                      // 2p + 1: own second
+      lo1 = e0;                                      // 2p: own first
+      hi1 = shfl(e0, min(lane + 1, 31));             // 2p + 2: the next lane's first
+    } else {
+      int const h = t / 2;
+      lo0 = shfl(e0, max(lane - h, 0));
+      hi0 = shfl(e0, min(lane + h, 31));
+      lo1 = shfl(e1, max(lane - h, 0));
+      hi1 = shfl(e1, min(lane + h, 31));
+    }
+    int const j0 = 2 * lane, j1 = 2 * lane + 1;
+    auto row_of = [&](int j) {  // the matrix row of reduced equation j (for info)
+      int const p = j / 2;
+      int const f = p * base + min(p, extra);
+      return (j & 1) ? f + base + (p < extra ? 1 : 0) - 1 : f;
+    };
+    if (mine) {
+      tridiag_equation<T> const n0 =
+          combine(e0, j0 - t >= 0, lo0, row_of(max(j0 - t, 0)), j0 + t < m, hi0, row_of(min(j0 + t, m - 1)));
+      e1 = combine(e1, j1 - t >= 0, lo1, row_of(max(j1 - t, 0)), j1 + t < m, hi1, row_of(min(j1 + t, m - 1)));
+      e0 = n0;
+    }
+  }
+  if (mine) {
+    if (!usable_pivot(e0.b)) record_breakdown(info, first);
+    if (!usable_pivot(e1.b)) record_breakdown(info, last);
+    T const xf = e0.d / e0.b, xl = e1.d / e1.b;
+    sys.d[at(0)] = xf;
+    sys.d[at(len - 1)] = xl;
+    for (int i = 1; i + 1 < len; ++i) {
+      int const q = at(i);
+      sys.d[q] = sys.d[q] - sys.a[q] * xf - sys.c[q] * xl;
+    }
+  }
+  __syncwarp();
+}
+
+}  // namespace recur::kernels

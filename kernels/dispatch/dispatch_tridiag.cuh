@@ -1,0 +1,228 @@
+#pragma once
+// Device-level batched tridiagonal solve, header-only, CUB's calling
+// convention:
+//
+//   std::size_t bytes = 0;
+//   recur::device::tridiag_solve(nullptr, bytes, a, b, c, d, x, lay, opts, stream);  // size only
+//   cudaMallocAsync(&temp, bytes, stream);
+//   recur::device::tridiag_solve(temp, bytes, a, b, c, d, x, lay, opts, stream);     // enqueue
+//
+// Conventions of include/recur/tridiag.hpp (layout, right-hand sides, a[0]
+// and c[n-1] unread, x may be d, info, NaN on breakdown). Arguments are not
+// checked here beyond what the launch needs (the host API checks them);
+// an algorithm this backend cannot run for the shape returns
+// cudaErrorNotSupported before anything is enqueued.
+//
+// Algorithms on the GPU:
+// - thomas: a tile of systems per block in shared memory, one thread per
+//   system (agent_tridiag_tile.cuh); systems too long for a useful tile
+//   (fewer than thomas_min_systems fit) use the global-memory Thomas, which
+//   needs n * count values of temporary storage.
+// - thomas_pcr: a tile of systems per block, a warp per system
+//   (block_tridiag.cuh's warp_thomas_pcr); any n whose system fits.
+// - cr, pcr, cr_pcr: a tile of systems per block, a group of threads per
+//   system (block_tridiag.cuh). Need one system to fit in shared memory
+//   (n up to ~14000 in f32, ~7000 in f64 on an H100); pcr and the PCR stage
+//   of cr_pcr hold at most 4 equations per thread, 1024 threads: n <= 4096.
+// Nothing is allocated or synchronised; every launch is graph-capturable.
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include <recur/layout/layout.hpp>
+#include <recur/tridiag.hpp>
+#include "../agent/agent_tridiag_tile.cuh"
+
+namespace recur::kernels {
+
+template <class T>
+__global__ void tridiag_tile_thomas_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  tridiag_tile_agent<T>(p, smem).template run<tile_solver::thomas>();
+}
+
+template <class T>
+__global__ void tridiag_tile_thomas_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  tridiag_tile_agent<T>(p, smem).template run<tile_solver::thomas_pcr>();
+}
+
+template <class T>
+__global__ void __launch_bounds__(1024) tridiag_tile_cr_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  tridiag_tile_agent<T>(p, smem).template run<tile_solver::cr_pcr>();
+}
+
+template <class T>
+__global__ void tridiag_global_thomas_kernel(__grid_constant__ tridiag_global_thomas_params<T> const p) {
+  tridiag_global_thomas(p);
+}
+
+}  // namespace recur::kernels
+
+namespace recur::device {
+
+// The shape of the tiles; the defaults are the tuned values
+// (doc/performance.md, "Tridiagonal solvers", cites the run).
+struct tridiag_tuning {
+  std::size_t thomas_smem = 64 * 1024;   // target shared memory of a Thomas tile
+  int thomas_max_systems = 256;          // systems (threads) of a Thomas tile at most
+  int thomas_min_systems = 16;           // below this the global-memory Thomas runs
+  int cr_target_threads = 512;           // threads of a CR/PCR block, at least one group
+  std::size_t cr_smem = 100 * 1024;      // target shared memory of a CR/PCR tile
+  std::size_t thomas_pcr_smem = 64 * 1024;  // target shared memory of a Thomas-PCR tile (a warp per system)
+  int cr_pcr_switch = 128;               // cr_pcr: PCR once the system has <= this many equations
+};
+
+struct tridiag_launch_plan {
+  bool supported = false;
+  bool global_thomas = false;
+  kernels::tile_solver solver = kernels::tile_solver::thomas;
+  int systems = 0, group_threads = 1, threads = 0, ld = 0, switch_size = 0;
+  std::size_t smem = 0;
+};
+
+inline int tridiag_ceil_pow2(long long v) { return v <= 1 ? 1 : int(std::bit_ceil(static_cast<unsigned long long>(v))); }
+
+// What runs for this shape; max_smem is the device's opt-in limit per block.
+template <class T>
+tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::size_t max_smem,
+                                 tridiag_tuning const& tune = {}) {
+  tridiag_launch_plan pl;
+  std::int64_t const n = lay.n;
+  if (n <= 0) return pl;
+  int const ld = n < (std::int64_t(1) << 24) ? kernels::tridiag_pos(int(n)) | 1 : 0;
+  std::size_t const per_system = kernels::tridiag_tile_smem<T>(1, ld);
+  bool const fits = n < (std::int64_t(1) << 24) && per_system <= max_smem;
+  pl.ld = ld;
+  if (alg == tridiag_algorithm::automatic) alg = tridiag_algorithm::cr_pcr;  // resolved by the host layer
+  if (alg == tridiag_algorithm::thomas) {
+    std::size_t const budget = std::max(tune.thomas_smem, per_system * tune.thomas_min_systems);
+    int const sys = fits ? int(std::min<std::size_t>(std::min<std::size_t>(tune.thomas_max_systems, budget / per_system),
+                                                      max_smem / per_system))
+                         : 0;
+    if (sys >= tune.thomas_min_systems) {
+      pl.solver = kernels::tile_solver::thomas;
+      pl.systems = int(std::min<std::int64_t>(sys, lay.count));
+      pl.group_threads = 1;
+      pl.threads = std::max(128, (pl.systems + 31) / 32 * 32);
+    } else {
+      pl.global_thomas = true;
+      pl.threads = 128;
+    }
+    pl.supported = true;
+    return pl;
+  }
+  if (!fits) return pl;
+  if (alg == tridiag_algorithm::thomas_pcr) {
+    pl.solver = kernels::tile_solver::thomas_pcr;
+    pl.group_threads = 32;
+    pl.systems = int(std::min<std::int64_t>(
+        {std::int64_t(std::max<std::size_t>(1, tune.thomas_pcr_smem / per_system)), lay.count, std::int64_t(32)}));
+    pl.threads = 32 * pl.systems;
+    pl.supported = true;
+    return pl;
+  }
+  int const cap = kernels::pcr_items_per_thread;
+  int gt = 0, sw = 0;
+  switch (alg) {
+    case tridiag_algorithm::pcr:
+      gt = std::max(32, tridiag_ceil_pow2((n + cap - 1) / cap));
+      sw = int(n);
+      break;
+    case tridiag_algorithm::cr:
+      gt = std::clamp(tridiag_ceil_pow2(n / 2), 32, 512);
+      sw = 2;
+      break;
+    case tridiag_algorithm::cr_pcr:
+      gt = std::clamp(tridiag_ceil_pow2(n / 2), 32, 512);
+      sw = std::min(tune.cr_pcr_switch, gt * cap);
+      break;
+    default:
+      return pl;
+  }
+  if (gt > 1024) return pl;
+  pl.solver = kernels::tile_solver::cr_pcr;
+  pl.group_threads = gt;
+  pl.switch_size = sw;
+  int const by_threads = std::max(1, tune.cr_target_threads / gt);
+  int const by_smem = int(std::max<std::size_t>(1, tune.cr_smem / per_system));
+  pl.systems = int(std::min<std::int64_t>({by_threads, by_smem, lay.count, std::int64_t(1024 / gt)}));
+  pl.threads = pl.systems * gt;
+  pl.supported = true;
+  return pl;
+}
+
+// Temporary storage the solve needs (0 for the tile algorithms).
+template <class T>
+std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl) {
+  return pl.global_thomas ? std::size_t(lay.n) * std::size_t(lay.count) * sizeof(T) : 0;
+}
+
+inline cudaError_t tridiag_max_smem(std::size_t& bytes) {
+  int dev = 0, v = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev); e != cudaSuccess)
+    return e;
+  bytes = std::size_t(v);
+  return cudaSuccess;
+}
+
+// Enqueues the planned solve. workspace: tridiag_workspace_bytes of device
+// memory (null when that is 0).
+template <class T>
+cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T const* a, T const* b, T const* c,
+                           T const* d, T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
+                           std::int32_t* info, cudaStream_t stream) {
+  if (lay.count <= 0) return cudaSuccess;
+  if (lay.n <= 0 || nrhs <= 0)
+    return info ? cudaMemsetAsync(info, 0, std::size_t(lay.count) * sizeof(std::int32_t), stream) : cudaSuccess;
+  if (!pl.supported) return cudaErrorNotSupported;
+  constexpr std::int64_t max_grid = 1 << 30;
+  if (pl.global_thomas) {
+    kernels::tridiag_global_thomas_params<T> p{a, b, c, d, x, static_cast<T*>(workspace), info, lay, nrhs, rhs_stride};
+    std::int64_t const blocks = std::min((lay.count + pl.threads - 1) / pl.threads, max_grid);
+    kernels::tridiag_global_thomas_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
+    return cudaGetLastError();
+  }
+  kernels::tridiag_tile_params<T> p{a, b, c, d, x, info, lay, nrhs, rhs_stride,
+                                    (lay.count + pl.systems - 1) / pl.systems,
+                                    pl.systems, pl.group_threads, pl.ld, pl.switch_size,
+                                    lay.element_stride == 1 || lay.n == 1};
+  std::size_t const smem = kernels::tridiag_tile_smem<T>(pl.systems, pl.ld);
+  auto kernel = pl.solver == kernels::tile_solver::thomas       ? kernels::tridiag_tile_thomas_kernel<T>
+                : pl.solver == kernels::tile_solver::thomas_pcr ? kernels::tridiag_tile_thomas_pcr_kernel<T>
+                                                                : kernels::tridiag_tile_cr_pcr_kernel<T>;
+  if (smem > 48 * 1024)
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+        e != cudaSuccess)
+      return e;
+  std::int64_t const blocks = std::min(p.tiles, max_grid);
+  kernel<<<unsigned(blocks), pl.threads, smem, stream>>>(p);
+  return cudaGetLastError();
+}
+
+// CUB-style entry: null temp reports temp_bytes (at least 1) and enqueues
+// nothing.
+template <class T>
+cudaError_t tridiag_solve(void* temp, std::size_t& temp_bytes, T const* a, T const* b, T const* c, T const* d,
+                          T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride, std::int32_t* info,
+                          tridiag_algorithm alg, cudaStream_t stream, tridiag_tuning const& tune = {}) {
+  std::size_t max_smem = 0;
+  if (cudaError_t e = tridiag_max_smem(max_smem); e != cudaSuccess) return e;
+  tridiag_launch_plan const pl = plan_tridiag<T>(lay, alg, max_smem, tune);
+  std::size_t const need = tridiag_workspace_bytes<T>(lay, pl);
+  if (!temp) {
+    temp_bytes = std::max<std::size_t>(need, 1);
+    return cudaSuccess;
+  }
+  if (temp_bytes < need) return cudaErrorInvalidValue;
+  if (rhs_stride == 0) rhs_stride = lay.n * lay.count;
+  return tridiag_launch<T>(pl, temp, a, b, c, d, x, lay, nrhs, rhs_stride, info, stream);
+}
+
+}  // namespace recur::device

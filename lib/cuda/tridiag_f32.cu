@@ -1,0 +1,51 @@
+// Batched tridiagonal solves in float on CUDA, and the algorithm choice
+// (one translation unit per type so builds parallelise). No fmt here: it
+// does not compile under nvcc (doc/design.md).
+#include <string>
+
+#include "tridiag_cuda.cuh"
+
+namespace recur::detail {
+
+template void tridiag_cuda<float>(tridiag_problem<float> const&, CUstream_st*, void*);
+template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, tridiag_algorithm);
+
+// `automatic`: Thomas on a shared-memory tile when the layout is not
+// row-contiguous and a tile holds enough systems (one thread per system,
+// loads coalesced across systems); CR+PCR when a system fits in shared
+// memory; the global-memory Thomas otherwise. (Tuned on the H100:
+// doc/performance.md, "Tridiagonal solvers".)
+tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested) {
+  std::size_t const smem = tridiag_device_max_smem();
+  auto plan = [&](tridiag_algorithm a) {
+    return value_bytes == sizeof(float) ? device::plan_tridiag<float>(lay, a, smem)
+                                        : device::plan_tridiag<double>(lay, a, smem);
+  };
+  if (lay.n <= 0) return requested == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : requested;
+  if (requested == tridiag_algorithm::automatic) {
+    if (lay.element_stride != 1 && lay.n > 1) {
+      auto const t = plan(tridiag_algorithm::thomas);
+      if (!t.global_thomas) return tridiag_algorithm::thomas;
+    }
+    if (plan(tridiag_algorithm::cr_pcr).supported) return tridiag_algorithm::cr_pcr;
+    return tridiag_algorithm::thomas;
+  }
+  switch (requested) {
+    case tridiag_algorithm::thomas:
+    case tridiag_algorithm::cr:
+    case tridiag_algorithm::pcr:
+    case tridiag_algorithm::cr_pcr:
+    case tridiag_algorithm::thomas_pcr:
+      if (!plan(requested).supported)
+        throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
+                               " needs one system (n = " + std::to_string(lay.n) +
+                               ") to fit in shared memory on this device" +
+                               (requested == tridiag_algorithm::pcr ? " and n <= 4096" : ""));
+      return requested;
+    default:
+      throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
+                             " is not implemented on the CUDA backend yet");
+  }
+}
+
+}  // namespace recur::detail

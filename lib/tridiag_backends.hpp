@@ -1,0 +1,64 @@
+#pragma once
+// What lib/tridiag.cpp (argument checks, algorithm resolution) calls after
+// the checks pass. Each backend receives a checked problem: strides positive
+// (element_stride 1 when n == 1, batch_stride n * element_stride when
+// count == 1), the layout free of self-overlap and of 64-bit overflow,
+// rhs_stride resolved (never 0; the layout's extent when nrhs <= 1; when
+// nrhs > 1 it may be negative, the sets then lying below the base pointers,
+// with |rhs_stride| >= the layout's extent, so sets never overlap), x either
+// disjoint from a, b, c and d or equal to d (in place), info disjoint from
+// all of them, and an algorithm other than `automatic`.
+//
+// tridiag_cpu is called only when n * count * nrhs > 0 (lib/tridiag.cpp
+// writes info = 0 itself for an empty problem).
+//
+// tridiag_cuda is called when n * count * nrhs > 0, and also for an empty
+// problem with count > 0 (n == 0 or nrhs == 0) and info non-null: it must
+// then only set info[0 .. count) to 0, enqueued on the stream (e.g.
+// cudaMemsetAsync), reading and writing nothing else (a, b, c, d and x may be
+// null, algorithm is `thomas` and means nothing, workspace is null). With
+// count == 0 nothing is called.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <recur/executor.hpp>
+#include <recur/layout/layout.hpp>
+#include <recur/tridiag.hpp>
+
+namespace recur::detail {
+
+template <class T>
+struct tridiag_problem {
+  T const* a = nullptr;
+  T const* b = nullptr;
+  T const* c = nullptr;
+  T const* d = nullptr;
+  T* x = nullptr;
+  layout lay;
+  std::int64_t nrhs = 1;
+  std::int64_t rhs_stride = 0;
+  std::int32_t* info = nullptr;
+  tridiag_algorithm algorithm = tridiag_algorithm::thomas;
+};
+
+// CPU backend (lib/cpu/tridiag_cpu.cpp): systems spread over threads.
+template <class T>
+void tridiag_cpu(tridiag_problem<T> const& p, int threads);
+tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested);
+
+// CUDA backend (lib/cuda/tridiag_*.cu, or a not_compiled stub when CUDA is
+// off). workspace: device memory of tridiag_cuda_workspace bytes (aligned to
+// at least 16 bytes; tridiag_plan::run checks that), or null to have the
+// backend allocate it stream-ordered (solve_batched passes null; a plan whose
+// workspace size is 0 passes null too, so a size of 0 must mean that nothing
+// is allocated). Never synchronises.
+template <class T>
+void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* workspace);
+template <class T>
+std::size_t tridiag_cuda_workspace(layout const& lay, std::int64_t nrhs, tridiag_algorithm algorithm);
+// Throws invalid_argument when the CUDA backend does not implement
+// `requested` (for this shape); resolves `automatic`.
+tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested);
+
+}  // namespace recur::detail

@@ -1,0 +1,280 @@
+// recur::device::tridiag_solve (the shared-memory tiles of block_tridiag.cuh
+// and the global-memory Thomas) against the sequential references: every GPU
+// algorithm x layout x type, the issue's sizes, batch counts that are not a
+// multiple of any tile, several right-hand sides, in place, unread ends, and
+// breakdown reported in info with NaN x.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+#include <recur/kernels/dispatch/dispatch_tridiag.cuh>
+#include <recur/reference/tridiag.hpp>
+
+namespace {
+
+using recur::layout;
+using recur::tridiag_algorithm;
+
+#define CUDA_OK(x) BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
+
+template <class T>
+struct dvec {
+  T* p = nullptr;
+  std::size_t size = 0;
+  explicit dvec(std::vector<T> const& h) : size(h.size()) {
+    CUDA_OK(cudaMalloc(&p, (h.size() + 1) * sizeof(T)));
+    if (!h.empty()) CUDA_OK(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  ~dvec() { cudaFree(p); }
+  std::vector<T> get() const {
+    std::vector<T> h(size);
+    if (size) CUDA_OK(cudaMemcpy(h.data(), p, size * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+struct system_set {
+  std::vector<double> a, b, c, d;  // generated in double, rounded per type
+};
+
+// Diagonally dominant rows: |b| >= |a| + |c| + 0.5, random signs.
+system_set random_dominant(std::size_t span, std::size_t rhs_span, std::mt19937_64& g) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  system_set s{std::vector<double>(span), std::vector<double>(span), std::vector<double>(span),
+               std::vector<double>(rhs_span)};
+  for (std::size_t e = 0; e < span; ++e) {
+    s.a[e] = u(g);
+    s.c[e] = u(g);
+    double const m = std::abs(s.a[e]) + std::abs(s.c[e]) + 0.5 + std::abs(u(g));
+    s.b[e] = u(g) < 0 ? -m : m;
+  }
+  for (auto& v : s.d) v = u(g);
+  return s;
+}
+
+template <class T>
+std::vector<T> as(std::vector<double> const& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+std::int64_t span_of(layout const& lay) { return lay.offset(lay.n - 1, lay.count - 1) + 1; }
+
+struct run_args {
+  tridiag_algorithm alg;
+  layout lay;
+  std::int64_t nrhs = 1;
+  bool in_place = false;
+  recur::device::tridiag_tuning tune{};
+};
+
+// Solves on the GPU; returns x (the rhs span) and info.
+template <class T>
+std::pair<std::vector<T>, std::vector<std::int32_t>> solve_gpu(system_set const& s, run_args const& r) {
+  std::int64_t const span = span_of(r.lay);
+  std::int64_t const rhs_stride = span + 3;  // not the dense default: exercises the stride
+  std::vector<T> ha = as<T>(s.a), hb = as<T>(s.b), hc = as<T>(s.c), hd = as<T>(s.d);
+  // The unread ends hold NaN: a solver that reads them poisons x.
+  for (std::int64_t k = 0; k < r.lay.count; ++k) {
+    ha[r.lay.offset(0, k)] = std::numeric_limits<T>::quiet_NaN();
+    hc[r.lay.offset(r.lay.n - 1, k)] = std::numeric_limits<T>::quiet_NaN();
+  }
+  dvec<T> a(ha), b(hb), c(hc), d(hd);
+  dvec<T> x(std::vector<T>(hd.size(), T(-7.25)));  // poison: every element must be written
+  dvec<std::int32_t> info(std::vector<std::int32_t>(r.lay.count, -99));
+  T* out = r.in_place ? d.p : x.p;
+  std::size_t bytes = 0;
+  CUDA_OK(recur::device::tridiag_solve<T>(nullptr, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p,
+                                          r.alg, nullptr, r.tune));
+  void* temp = nullptr;
+  CUDA_OK(cudaMalloc(&temp, bytes));
+  CUDA_OK(recur::device::tridiag_solve<T>(temp, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p,
+                                          r.alg, nullptr, r.tune));
+  CUDA_OK(cudaDeviceSynchronize());
+  cudaFree(temp);
+  // Inputs untouched (d too, unless in place).
+  BOOST_REQUIRE(b.get() == hb);
+  if (!r.in_place) BOOST_REQUIRE(d.get() == hd);
+  return {r.in_place ? d.get() : x.get(), info.get()};
+}
+
+// ||A x - d||_inf / (||A||_inf ||x||_inf + ||d||_inf) per system and rhs.
+template <class T>
+double worst_residual(system_set const& s, std::vector<T> const& x, layout const& lay, std::int64_t nrhs,
+                      std::int64_t rhs_stride) {
+  double worst = 0;
+  for (std::int64_t k = 0; k < lay.count; ++k)
+    for (std::int64_t r = 0; r < nrhs; ++r) {
+      double rn = 0, an = 0, xn = 0, dn = 0;
+      auto xv = [&](std::int64_t i) { return double(x[lay.offset(i, k) + r * rhs_stride]); };
+      for (std::int64_t i = 0; i < lay.n; ++i) {
+        std::int64_t const o = lay.offset(i, k);
+        double const av = i > 0 ? double(T(s.a[o])) : 0.0, cv = i + 1 < lay.n ? double(T(s.c[o])) : 0.0;
+        double const bv = double(T(s.b[o])), dv = double(T(s.d[o + r * rhs_stride]));
+        double ax = bv * xv(i);
+        if (i > 0) ax += av * xv(i - 1);
+        if (i + 1 < lay.n) ax += cv * xv(i + 1);
+        rn = std::max(rn, std::abs(ax - dv));
+        an = std::max(an, std::abs(av) + std::abs(bv) + std::abs(cv));
+        xn = std::max(xn, std::abs(xv(i)));
+        dn = std::max(dn, std::abs(dv));
+      }
+      double const rel = rn / (an * xn + dn);
+      if (!(rel <= worst)) worst = std::isnan(rel) ? std::numeric_limits<double>::infinity() : std::max(worst, rel);
+    }
+  return worst;
+}
+
+std::vector<layout> layouts_for(std::int64_t n, std::int64_t count) {
+  return {layout::contiguous(n, count), layout::interleaved(n, count),
+          layout::strided(n, count, 2 * count + 1, 2)};  // gaps between elements and systems
+}
+
+std::string name(tridiag_algorithm a) { return recur::to_string(a); }
+
+template <class T>
+void sweep(tridiag_algorithm alg, std::vector<std::int64_t> const& ns, std::vector<std::int64_t> const& counts,
+           recur::device::tridiag_tuning tune = {}) {
+  std::mt19937_64 g(1234 + int(alg));
+  double const tol = 64 * std::numeric_limits<T>::epsilon();
+  for (std::int64_t n : ns)
+    for (std::int64_t count : counts)
+      for (layout const& lay : layouts_for(n, count))
+        for (std::int64_t nrhs : {1, 2}) {
+          bool const in_place = nrhs == 2;
+          std::int64_t const span = span_of(lay), rhs_stride = span + 3;
+          system_set const s = random_dominant(span, std::size_t(rhs_stride * (nrhs - 1) + span), g);
+          run_args const r{alg, lay, nrhs, in_place, tune};
+          auto const [x, info] = solve_gpu<T>(s, r);
+          BOOST_TEST_CONTEXT(name(alg) << " n " << n << " count " << count << " strides " << lay.element_stride
+                                       << "," << lay.batch_stride << " nrhs " << nrhs) {
+            for (std::int64_t k = 0; k < count; ++k) BOOST_REQUIRE_EQUAL(info[k], 0);
+            // Every element of x written; the gaps of the strided layout kept.
+            for (std::int64_t r2 = 0; r2 < nrhs; ++r2)
+              for (std::int64_t k = 0; k < count; ++k)
+                for (std::int64_t i = 0; i < n; ++i)
+                  BOOST_REQUIRE(x[lay.offset(i, k) + r2 * rhs_stride] != T(-7.25));
+            if (!in_place && lay.n > 1 && lay.element_stride > count) BOOST_REQUIRE(x[1] == T(-7.25));
+            double const res = worst_residual<T>(s, x, lay, nrhs, rhs_stride);
+            BOOST_TEST(res <= tol, "relative residual " << res << " > " << tol);
+          }
+        }
+}
+
+std::vector<std::int64_t> const issue_sizes{1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000, 4096};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(block_tridiag)
+
+BOOST_AUTO_TEST_CASE(thomas_tile) {
+  sweep<float>(tridiag_algorithm::thomas, issue_sizes, {1, 3, 37});
+  sweep<double>(tridiag_algorithm::thomas, {1, 2, 33, 513, 1000}, {1, 37, 300});
+}
+
+BOOST_AUTO_TEST_CASE(thomas_global) {
+  recur::device::tridiag_tuning t;
+  t.thomas_min_systems = 1 << 20;  // never a tile
+  sweep<float>(tridiag_algorithm::thomas, {1, 2, 33, 1000}, {1, 3, 200}, t);
+  sweep<double>(tridiag_algorithm::thomas, {3, 513}, {1, 37}, t);
+}
+
+BOOST_AUTO_TEST_CASE(cr) {
+  sweep<float>(tridiag_algorithm::cr, issue_sizes, {1, 3, 37});
+  sweep<double>(tridiag_algorithm::cr, issue_sizes, {1, 5});
+}
+
+BOOST_AUTO_TEST_CASE(pcr) {
+  sweep<float>(tridiag_algorithm::pcr, issue_sizes, {1, 3, 37});
+  sweep<double>(tridiag_algorithm::pcr, issue_sizes, {1, 5});
+}
+
+BOOST_AUTO_TEST_CASE(cr_pcr) {
+  sweep<float>(tridiag_algorithm::cr_pcr, issue_sizes, {1, 3, 37});
+  sweep<double>(tridiag_algorithm::cr_pcr, issue_sizes, {1, 5});
+  recur::device::tridiag_tuning t;
+  for (int sw : {4, 33, 256}) {  // every switch size gives the same system
+    t.cr_pcr_switch = sw;
+    sweep<float>(tridiag_algorithm::cr_pcr, {31, 513, 1000}, {2}, t);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(thomas_pcr) {
+  sweep<float>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 3, 37});
+  sweep<double>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 5});
+  sweep<float>(tridiag_algorithm::thomas_pcr, {4, 63, 64, 65, 95, 96, 97, 2049}, {2});
+}
+
+BOOST_AUTO_TEST_CASE(long_systems) {
+  // Longer than a tile's shared memory in f64: Thomas falls back to global memory.
+  sweep<double>(tridiag_algorithm::thomas, {20000}, {3});
+  sweep<float>(tridiag_algorithm::cr_pcr, {12000}, {2});
+  sweep<float>(tridiag_algorithm::thomas_pcr, {12000}, {2});
+}
+
+// Breakdown: system 1 at row 1 (b_0 = 0, a divisor of every algorithm),
+// system 3 at row 11; the others solved.
+BOOST_AUTO_TEST_CASE(breakdown_info) {
+  for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::cr, tridiag_algorithm::pcr,
+                   tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr}) {
+    for (layout lay : {layout::contiguous(100, 5), layout::interleaved(100, 5)}) {
+      std::mt19937_64 g(7);
+      system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+      s.b[lay.offset(0, 1)] = 0;
+      // System 3: a_10 = b_10 = 0 makes row 10's Thomas pivot exactly zero,
+      // and b_10 is a divisor of CR and PCR too.
+      s.a[lay.offset(10, 3)] = 0;
+      s.b[lay.offset(10, 3)] = 0;
+      auto const [x, info] = solve_gpu<double>(s, run_args{alg, lay, 1});
+      BOOST_TEST_CONTEXT(name(alg) << " strides " << lay.element_stride) {
+        BOOST_TEST(info[1] == 1);
+        for (std::int64_t i = 0; i < 100; ++i) BOOST_TEST(std::isnan(x[lay.offset(i, 1)]));
+        for (int k : {0, 2, 4}) {
+          BOOST_TEST(info[k] == 0);
+          BOOST_TEST(std::isfinite(x[lay.offset(50, k)]));
+        }
+        if (alg == tridiag_algorithm::thomas) BOOST_TEST(info[3] == 11);
+        BOOST_TEST(info[3] > 0);
+        BOOST_TEST(std::isnan(x[lay.offset(99, 3)]));
+      }
+    }
+  }
+}
+
+// Bitwise the same result from run to run.
+BOOST_AUTO_TEST_CASE(reproducible) {
+  layout const lay = layout::contiguous(1000, 40);
+  std::mt19937_64 g(3);
+  system_set const s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+  for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::cr, tridiag_algorithm::pcr,
+                   tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr}) {
+    auto const first = solve_gpu<float>(s, run_args{alg, lay, 1}).first;
+    for (int rep = 0; rep < 3; ++rep) BOOST_TEST((solve_gpu<float>(s, run_args{alg, lay, 1}).first == first));
+  }
+}
+
+// Agreement with the references' solutions (not only a small residual).
+BOOST_AUTO_TEST_CASE(matches_reference) {
+  layout const lay = layout::interleaved(513, 7);
+  std::mt19937_64 g(11);
+  system_set const s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+  std::vector<double> xr(s.d.size());
+  std::vector<std::int32_t> ir(7);
+  recur::reference::thomas(s.a.data(), s.b.data(), s.c.data(), s.d.data(), xr.data(), lay, 1, 0, ir.data());
+  for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::cr, tridiag_algorithm::pcr,
+                   tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr}) {
+    auto const x = solve_gpu<double>(s, run_args{alg, lay, 1}).first;
+    double worst = 0, scale = 0;
+    for (std::int64_t k = 0; k < 7; ++k)
+      for (std::int64_t i = 0; i < 513; ++i) {
+        worst = std::max(worst, std::abs(x[lay.offset(i, k)] - xr[lay.offset(i, k)]));
+        scale = std::max(scale, std::abs(xr[lay.offset(i, k)]));
+      }
+    BOOST_TEST(worst <= 1e-12 * scale, name(alg) << ": max |x - x_ref| = " << worst);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
