@@ -3,6 +3,7 @@
 #include <string>
 
 #include "linrec_backends.hpp"
+#include "tridiag_backends.hpp"
 
 namespace recur {
 
@@ -22,6 +23,20 @@ void linrec_cuda(linrec_problem<T> const&, CUstream_st*, linrec_variant) {
 }
 template void linrec_cuda<float>(linrec_problem<float> const&, CUstream_st*, linrec_variant);
 template void linrec_cuda<double>(linrec_problem<double> const&, CUstream_st*, linrec_variant);
+
+template <class T>
+void tridiag_cuda(tridiag_problem<T> const&, CUstream_st*, void*) {
+  no_cuda();
+}
+template void tridiag_cuda<float>(tridiag_problem<float> const&, CUstream_st*, void*);
+template void tridiag_cuda<double>(tridiag_problem<double> const&, CUstream_st*, void*);
+template <class T>
+std::size_t tridiag_cuda_workspace(layout const&, std::int64_t, tridiag_algorithm) {
+  no_cuda();
+}
+template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, tridiag_algorithm);
+template std::size_t tridiag_cuda_workspace<double>(layout const&, std::int64_t, tridiag_algorithm);
+tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_algorithm) { no_cuda(); }
 
 }  // namespace detail
 }  // namespace recur

@@ -1,16 +1,13 @@
 // Host API of linrec: argument checks (before anything is written), reverse
 // direction as a mirrored view, then the backend.
-#include <algorithm>
 #include <cstdint>
-#include <limits>
-#include <numeric>
 #include <string>
-#include <vector>
 
 #include <fmt/format.h>
 
 #include <recur/linrec.hpp>
 #include <recur/reference/linrec.hpp>
+#include "arg_check.hpp"
 #include "linrec_backends.hpp"
 
 namespace recur {
@@ -18,72 +15,20 @@ namespace {
 
 using detail::linrec_problem;
 
-[[noreturn]] void bad(std::string const& msg) { throw invalid_argument("recur::linrec: " + msg); }
+constexpr char const* fn = "recur::linrec";
 
-struct span {
-  std::uintptr_t lo = 0, hi = 0;  // [lo, hi) in bytes; empty when lo == hi
-  bool empty() const { return lo == hi; }
-  bool intersects(span const& o) const { return !empty() && !o.empty() && lo < o.hi && o.lo < hi; }
-};
+[[noreturn]] void bad(std::string const& msg) { detail::bad_argument(fn, msg); }
 
-template <class T>
-span span_of(T const* p, layout const& l) {
-  if (!p || l.n == 0 || l.count == 0) return {};
-  auto const base = reinterpret_cast<std::uintptr_t>(p);
-  auto const last =
-      static_cast<std::uintptr_t>((l.n - 1) * l.element_stride + (l.count - 1) * l.batch_stride);
-  return {base, base + (last + 1) * sizeof(T)};
-}
-template <class T>
-span span_of(T const* p, std::int64_t count) {
-  if (!p || count == 0) return {};
-  auto const base = reinterpret_cast<std::uintptr_t>(p);
-  return {base, base + static_cast<std::uintptr_t>(count) * sizeof(T)};
-}
+using detail::span_of;
+using span = detail::byte_span;
 
 template <class T>
 void check_pointer(T const* p, char const* name, bool required) {
-  if (!p) {
-    if (required) bad(fmt::format("{} is null", name));
-    return;
-  }
-  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0)
-    bad(fmt::format("{} = {} is not aligned to {} bytes", name, fmt::ptr(p), alignof(T)));
+  detail::check_pointer(fn, p, name, required);
 }
 
 void check_layout(layout const& l, std::size_t elem_bytes) {
-  if (l.n < 0) bad(fmt::format("layout.n = {} is negative", l.n));
-  if (l.count < 0) bad(fmt::format("layout.count = {} is negative", l.count));
-  // No element, no address: the strides of an empty batch are unused (and
-  // layout::contiguous(0, count) or layout::interleaved(n, 0) make them 0).
-  if (l.n == 0 || l.count == 0) return;
-  if (l.n > 1 && l.element_stride <= 0)
-    bad(fmt::format("layout.element_stride = {} must be positive (use direction::reverse to run backwards)",
-                    l.element_stride));
-  if (l.count > 1 && l.batch_stride <= 0)
-    bad(fmt::format("layout.batch_stride = {} must be positive", l.batch_stride));
-  constexpr auto max = std::numeric_limits<std::int64_t>::max();
-  // The largest offset, and the total, must fit in 64-bit bytes.
-  auto const lim = static_cast<std::int64_t>(max / static_cast<std::int64_t>(elem_bytes));
-  if (l.n > lim / l.count) bad(fmt::format("layout.n * layout.count = {} * {} overflows", l.n, l.count));
-  std::int64_t const es = l.n > 1 ? l.element_stride : 0, bs = l.count > 1 ? l.batch_stride : 0;
-  if ((l.n - 1) > 0 && es > lim / (l.n - 1))
-    bad(fmt::format("layout.element_stride = {} with n = {} overflows", l.element_stride, l.n));
-  std::int64_t const ext_e = (l.n - 1) * es;
-  if ((l.count - 1) > 0 && bs > (lim - ext_e) / (l.count - 1))
-    bad(fmt::format("layout.batch_stride = {} with count = {} overflows", l.batch_stride, l.count));
-  // Distinct elements must have distinct addresses. Elements (i, k) and
-  // (i', k') meet when (i - i') es == (k' - k) bs; with g = gcd(es, bs) the
-  // smallest such steps are bs / g rows and es / g sequences, so the layout
-  // overlaps itself exactly when both fit.
-  if (l.n > 1 && l.count > 1) {
-    std::int64_t const g = std::gcd(es, bs);
-    if (bs / g < l.n && es / g < l.count)
-      bad(fmt::format(
-          "layout {{n = {}, count = {}, element_stride = {}, batch_stride = {}}} maps two elements "
-          "to one address",
-          l.n, l.count, l.element_stride, l.batch_stride));
-  }
+  detail::check_layout(fn, l, elem_bytes, " (use direction::reverse to run backwards)");
 }
 
 template <class T>

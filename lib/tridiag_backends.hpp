@@ -45,7 +45,8 @@ struct tridiag_problem {
 // CPU backend (lib/cpu/tridiag_cpu.cpp): systems spread over threads.
 template <class T>
 void tridiag_cpu(tridiag_problem<T> const& p, int threads);
-tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested);
+tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t value_bytes,
+                                      tridiag_algorithm requested);
 
 // CUDA backend (lib/cuda/tridiag_*.cu, or a not_compiled stub when CUDA is
 // off). workspace: device memory of tridiag_cuda_workspace bytes (aligned to
@@ -59,6 +60,7 @@ template <class T>
 std::size_t tridiag_cuda_workspace(layout const& lay, std::int64_t nrhs, tridiag_algorithm algorithm);
 // Throws invalid_argument when the CUDA backend does not implement
 // `requested` (for this shape); resolves `automatic`.
-tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested);
+tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes,
+                                       tridiag_algorithm requested);
 
 }  // namespace recur::detail

@@ -208,6 +208,17 @@ BOOST_AUTO_TEST_CASE(thomas_pcr) {
   sweep<float>(tridiag_algorithm::thomas_pcr, {4, 63, 64, 65, 95, 96, 97, 2049}, {2});
 }
 
+// Two stages (the next tile's copies overlap the solve) solve the same systems;
+// many tiles per block exercise the persistent walk with both stage counts.
+BOOST_AUTO_TEST_CASE(two_stages_and_many_tiles) {
+  recur::device::tridiag_tuning t;
+  t.stages = 2;
+  for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_pcr})
+    sweep<float>(alg, {5, 64, 513}, {37, 3000}, t);
+  for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_pcr})
+    sweep<double>(alg, {33, 64}, {20000});
+}
+
 BOOST_AUTO_TEST_CASE(long_systems) {
   // Longer than a tile's shared memory in f64: Thomas falls back to global memory.
   sweep<double>(tridiag_algorithm::thomas, {20000}, {3});

@@ -1,12 +1,13 @@
-// reference::thomas, cyclic_reduction, parallel_cyclic_reduction and
-// recursive_doubling against LAPACK's ?gtsv and the residual.
+// reference::thomas, cyclic_reduction, parallel_cyclic_reduction,
+// recursive_doubling, the hybrids cr_pcr and cr_rd, thomas_pcr and pscheme against
+// LAPACK's ?gtsv and the residual.
 //
 // Tolerances (eps = machine epsilon of T, ||.|| the infinity norm):
 // - relative residual ||A x - d|| / (||A|| ||x||) <= C n eps, C = 4;
 // - agreement with ?gtsv (partial pivoting) ||x - x_lapack|| / ||x_lapack||
 //   <= C n eps kappa, kappa = ||A|| / min_i (|b_i| - |a_i| - |c_i|) >=
 //   ||A|| ||A^-1|| (Varah's bound for diagonally dominant rows);
-// - RD, when it reports success, within those times 2^rd_backward_error_exponent
+// - RD (and CR+RD), when it reports success, within those times 2^rd_backward_error_exponent
 //   (2^6 in float, 2^13 in double): RD accepts its own result only up to that
 //   componentwise backward error (see tridiag.hpp), since its error is eps
 //   times the terms it cancels, which grow along the system, not eps times x.
@@ -30,7 +31,8 @@ using recur::layout;
 
 namespace {
 
-enum class algorithm { thomas, cr, pcr, rd };
+enum class algorithm { thomas, cr, pcr, rd, cr_pcr, cr_rd, pscheme, thomas_pcr };
+constexpr int algorithm_count = 8;
 char const* name(algorithm alg) {
   switch (alg) {
     case algorithm::thomas:
@@ -39,11 +41,25 @@ char const* name(algorithm alg) {
       return "cyclic_reduction";
     case algorithm::pcr:
       return "parallel_cyclic_reduction";
-    default:
+    case algorithm::rd:
       return "recursive_doubling";
+    case algorithm::cr_pcr:
+      return "cr_pcr";
+    case algorithm::cr_rd:
+      return "cr_rd";
+    case algorithm::pscheme:
+      return "pscheme";
+    case algorithm::thomas_pcr:
+      return "thomas_pcr";
   }
+  return "?";
 }
-constexpr algorithm all_algorithms[] = {algorithm::thomas, algorithm::cr, algorithm::pcr, algorithm::rd};
+constexpr algorithm all_algorithms[] = {algorithm::thomas,  algorithm::cr,        algorithm::pcr,
+                                        algorithm::rd,      algorithm::cr_pcr,    algorithm::cr_rd,
+                                        algorithm::pscheme, algorithm::thomas_pcr};
+// RD and CR+RD accept their result only up to RD's backward error, and break
+// down on long dominant systems.
+bool rd_like(algorithm alg) { return alg == algorithm::rd || alg == algorithm::cr_rd; }
 
 template <class T>
 void solve(algorithm alg, T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay,
@@ -55,8 +71,16 @@ void solve(algorithm alg, T const* a, T const* b, T const* c, T const* d, T* x, 
       return ref::cyclic_reduction(a, b, c, d, x, lay, nrhs, rhs_stride, info);
     case algorithm::pcr:
       return ref::parallel_cyclic_reduction(a, b, c, d, x, lay, nrhs, rhs_stride, info);
-    default:
+    case algorithm::rd:
       return ref::recursive_doubling(a, b, c, d, x, lay, nrhs, rhs_stride, info);
+    case algorithm::cr_pcr:
+      return ref::cr_pcr(a, b, c, d, x, lay, nrhs, rhs_stride, info);
+    case algorithm::cr_rd:
+      return ref::cr_rd(a, b, c, d, x, lay, nrhs, rhs_stride, info);
+    case algorithm::pscheme:
+      return ref::pscheme(a, b, c, d, x, lay, nrhs, rhs_stride, info);
+    case algorithm::thomas_pcr:
+      return ref::thomas_pcr(a, b, c, d, x, lay, nrhs, rhs_stride, info);
   }
 }
 
@@ -183,15 +207,15 @@ constexpr double residual_c = 4;
 
 template <class T>
 double rd_factor(algorithm alg) {
-  return alg == algorithm::rd ? std::ldexp(1.0, ref::detail::rd_backward_error_exponent<T>) : 1.0;
+  return rd_like(alg) ? std::ldexp(1.0, ref::detail::rd_backward_error_exponent<T>) : 1.0;
 }
 
 template <class T>
 void sweep(std::uint64_t seed) {
   double const eps = std::numeric_limits<T>::epsilon();
   rng r{seed};
-  int rd_solved = 0, rd_broke = 0;
-  double worst[4][2] = {};  // per algorithm: residual and error, in units of their tolerance
+  int rd_solved[algorithm_count] = {}, rd_broke[algorithm_count] = {};
+  double worst[algorithm_count][2] = {};  // per algorithm: residual and error, in units of their tolerance
   for (algorithm const alg : all_algorithms)
     for (bool const interleaved : {false, true})
       for (std::int64_t const n : {1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000})
@@ -215,10 +239,11 @@ void sweep(std::uint64_t seed) {
               same &= (x[j] == inplace[j]) || (std::isnan(x[j]) && std::isnan(inplace[j]));
             BOOST_TEST(same, ctx << ": x aliasing d differs");
             for (std::int64_t k = 0; k < count; ++k) {
-              if (alg == algorithm::rd) {
+              if (rd_like(alg)) {
                 // See tridiag.hpp: RD's growth on dominant rows is >= 2 per
                 // row, so it solves only short systems; n = 1 always works.
-                (info[k] == 0 ? rd_solved : rd_broke)++;
+                // CR+RD is RD itself up to 128 equations.
+                (info[k] == 0 ? rd_solved : rd_broke)[static_cast<int>(alg)]++;
                 if (n == 1) BOOST_TEST(info[k] == 0, ctx);
                 BOOST_TEST(info[k] >= 0, ctx);
                 BOOST_TEST(info[k] <= n, ctx);
@@ -247,9 +272,12 @@ void sweep(std::uint64_t seed) {
               }
             }
           }
-  BOOST_TEST_MESSAGE("recursive_doubling on dominant systems: " << rd_solved << " solved, " << rd_broke
-                                                                << " reported breakdown");
-  BOOST_TEST(rd_solved > 0);
+  for (algorithm const alg : {algorithm::rd, algorithm::cr_rd}) {
+    int const i = static_cast<int>(alg);
+    BOOST_TEST_MESSAGE(name(alg) << " on dominant systems: " << rd_solved[i] << " solved, " << rd_broke[i]
+                                 << " reported breakdown");
+    BOOST_TEST(rd_solved[i] > 0);
+  }
   for (algorithm const alg : all_algorithms)
     BOOST_TEST_MESSAGE(name(alg) << ": worst residual " << worst[static_cast<int>(alg)][0] << " and error "
                                  << worst[static_cast<int>(alg)][1] << " of their tolerances");
@@ -276,7 +304,7 @@ BOOST_AUTO_TEST_CASE(zero_pivot_breakdown) {
     std::int32_t info = -1;
     solve<double>(alg, a.data(), b.data(), c.data(), d.data(), x.data(), lay, 1, 0, &info);
     BOOST_TEST_CONTEXT(name(alg)) {
-      if (alg == algorithm::rd) {
+      if (rd_like(alg)) {  // CR+RD: 5 equations are RD's alone
         BOOST_TEST(info == 0);
         batch<double> const s{lay, 1, a, b, c, d};
         std::vector<double> const want = lapack_solve(s, 0, 0);
@@ -303,11 +331,11 @@ BOOST_AUTO_TEST_CASE(zero_pivot_breakdown) {
 }
 
 // Zhang et al.'s "close values in rows" matrices, where RD's products stay
-// near 1. RD must solve them within its looser tolerance, or say it broke
-// down; most systems must be solved.
+// near 1. RD and CR+RD must solve them within RD's looser tolerance, or say
+// they broke down; most systems must be solved.
 template <class T>
-void close_values(std::uint64_t seed) {
-  double const eps = std::numeric_limits<T>::epsilon(), loose = rd_factor<T>(algorithm::rd);
+void close_values(algorithm alg, std::uint64_t seed) {
+  double const eps = std::numeric_limits<T>::epsilon(), loose = rd_factor<T>(alg);
   rng r{seed};
   int solved = 0, total = 0;
   for (std::int64_t const n : {1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000}) {
@@ -316,20 +344,188 @@ void close_values(std::uint64_t seed) {
     batch<T> const s = make_batch<T>(r, lay, 1, 1);
     std::vector<T> x(s.d.size());
     std::vector<std::int32_t> info(count);
-    ref::recursive_doubling(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), lay, 1, 0, info.data());
+    solve<T>(alg, s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), lay, 1, 0, info.data());
     for (std::int64_t k = 0; k < count; ++k, ++total) {
       BOOST_TEST(info[k] >= 0);
-      if (info[k] != 0) continue;
+      BOOST_TEST(info[k] <= n);
+      if (info[k] != 0) {
+        for (std::int64_t i = 0; i < n; ++i) BOOST_TEST_REQUIRE(std::isnan(x[s.at(i, k)]));
+        continue;
+      }
       ++solved;
       double const res = relative_residual(s, k, 0, x);
-      BOOST_TEST(res <= residual_c * n * eps * loose, "n=" << n << " k=" << k << " residual " << res);
+      BOOST_TEST(res <= residual_c * n * eps * loose, name(alg)
+                                                          << " n=" << n << " k=" << k << " residual " << res);
     }
   }
-  BOOST_TEST_MESSAGE("recursive_doubling, close values in rows: " << solved << " of " << total << " solved");
+  BOOST_TEST_MESSAGE(name(alg) << ", close values in rows: " << solved << " of " << total << " solved");
   BOOST_TEST(2 * solved >= total);
 }
-BOOST_AUTO_TEST_CASE(recursive_doubling_close_values_float) { close_values<float>(0xc105e); }
-BOOST_AUTO_TEST_CASE(recursive_doubling_close_values_double) { close_values<double>(0xc105f); }
+BOOST_AUTO_TEST_CASE(recursive_doubling_close_values_float) {
+  close_values<float>(algorithm::rd, 0xc105e);
+  close_values<float>(algorithm::cr_rd, 0xc1060);
+}
+BOOST_AUTO_TEST_CASE(recursive_doubling_close_values_double) {
+  close_values<double>(algorithm::rd, 0xc105f);
+  close_values<double>(algorithm::cr_rd, 0xc1061);
+}
+
+// The hybrids at other intermediate sizes (1 and 2: CR down to one or two
+// equations; 3, 8, 64: a few PCR levels), Thomas-PCR with as many chunks,
+// and pscheme, against Thomas:
+// ||x - x_thomas|| <= C n eps kappa ||x_thomas|| (both are within half of that
+// of the exact solution). CR+RD only with an intermediate system of one
+// equation (RD's x_0 = d / b): CR makes dominant rows far more dominant (the
+// off-diagonals shrink quadratically per level), so RD breaks down on
+// reduced systems of even two or three equations (it reports it).
+template <class T>
+void hybrids_against_thomas(std::uint64_t seed) {
+  double const eps = std::numeric_limits<T>::epsilon();
+  rng r{seed};
+  double worst = 0;
+  for (std::int64_t const n : {1, 2, 3, 5, 31, 33, 127, 513, 1000})
+    for (std::int64_t const m : {1, 2, 3, 8, 64}) {
+      std::int64_t const count = 3, nrhs = 2;
+      layout const lay = layout::contiguous(n, count);
+      batch<T> const s = make_batch<T>(r, lay, nrhs, 0);
+      std::vector<T> want(s.d.size()), x(s.d.size());
+      std::vector<std::int32_t> info(count, -1);
+      ref::thomas(s.a.data(), s.b.data(), s.c.data(), s.d.data(), want.data(), lay, nrhs, s.rhs_stride(),
+                  info.data());
+      for (std::int32_t const v : info) BOOST_TEST_REQUIRE(v == 0);
+      for (int variant = 0; variant < 4; ++variant) {
+        if (variant == 2 && m != 1) continue;  // pscheme has no intermediate size
+        if (variant == 1 && m != 1) continue;  // CR+RD: see above
+        std::fill(x.begin(), x.end(), std::numeric_limits<T>::quiet_NaN());
+        std::fill(info.begin(), info.end(), -1);
+        char const* what = variant == 0   ? "cr_pcr"
+                           : variant == 1 ? "cr_rd"
+                           : variant == 2 ? "pscheme"
+                                          : "thomas_pcr";
+        if (variant == 0)
+          ref::cr_pcr(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), lay, nrhs, s.rhs_stride(),
+                      info.data(), m);
+        else if (variant == 1)
+          ref::cr_rd(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), lay, nrhs, s.rhs_stride(),
+                     info.data(), m);
+        else if (variant == 2)
+          ref::pscheme(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), lay, nrhs, s.rhs_stride(),
+                       info.data());
+        else
+          ref::thomas_pcr(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), lay, nrhs, s.rhs_stride(),
+                          info.data(), m);
+        double const loose = variant == 1 ? rd_factor<T>(algorithm::rd) : 1.0;
+        for (std::int64_t k = 0; k < count; ++k) {
+          BOOST_TEST(info[k] == 0, what << " n=" << n << " m=" << m << " k=" << k);
+          if (info[k] != 0) continue;
+          double const kappa = varah_condition(s, k);
+          for (std::int64_t rr = 0; rr < nrhs; ++rr) {
+            double err = 0, wn = 0;
+            for (std::int64_t i = 0; i < n; ++i) {
+              err = std::fmax(err, std::fabs(double(x[s.at(i, k, rr)]) - double(want[s.at(i, k, rr)])));
+              wn = std::fmax(wn, std::fabs(double(want[s.at(i, k, rr)])));
+            }
+            double const tol = residual_c * n * eps * kappa * loose * wn;
+            worst = std::fmax(worst, err / tol);
+            BOOST_TEST(err <= tol, what << " n=" << n << " m=" << m << " k=" << k << " r=" << rr
+                                        << ": differs from thomas by " << err / wn);
+            double const res = relative_residual(s, k, rr, x);
+            BOOST_TEST(res <= residual_c * n * eps * loose,
+                       what << " n=" << n << " m=" << m << " residual " << res);
+          }
+        }
+      }
+    }
+  BOOST_TEST_MESSAGE("hybrids and pscheme against thomas: worst difference " << worst << " of its tolerance");
+}
+BOOST_AUTO_TEST_CASE(hybrids_and_pscheme_float) { hybrids_against_thomas<float>(0x4b1d); }
+BOOST_AUTO_TEST_CASE(hybrids_and_pscheme_double) { hybrids_against_thomas<double>(0x4b1e); }
+
+// A singular system with an all-zero row 3 (0-based) of 8: each algorithm
+// reports the first unusable divisor in its own order. Thomas and pscheme: the
+// pivot of row 3 (info 4). PCR: b_3 before its first step. RD: c_3 = 0. CR:
+// row 3's equation stays all zero through the levels, and the last two
+// equations (rows 3 and 7) have determinant 0, reported at the second (info
+// 8). The hybrids with an intermediate system of two equations (rows 3 and 7)
+// hand it to PCR (b = 0 at its first row) or RD (c = 0 at its first row):
+// info 4, mapped back from the intermediate system's row 1.
+BOOST_AUTO_TEST_CASE(breakdown_rows_of_a_zero_row) {
+  std::int64_t const n = 8;
+  std::vector<double> a(n, 1), b(n, 4), c(n, 1), d(n);
+  for (std::int64_t i = 0; i < n; ++i) d[i] = 0.25 * double(i) - 1;
+  a[3] = b[3] = c[3] = 0;
+  layout const lay = layout::contiguous(n);
+  auto const info_of = [&](auto&& call) {
+    std::vector<double> x(n, 0);
+    std::int32_t info = -1;
+    call(x.data(), &info);
+    if (info != 0)
+      for (double v : x) BOOST_TEST(std::isnan(v));
+    return info;
+  };
+  BOOST_TEST(info_of([&](double* x, std::int32_t* i) {
+               ref::thomas(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i);
+             }) == 4);
+  BOOST_TEST(info_of([&](double* x, std::int32_t* i) {
+               ref::pscheme(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i);
+             }) == 4);
+  BOOST_TEST(info_of([&](double* x, std::int32_t* i) {
+               ref::parallel_cyclic_reduction(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i);
+             }) == 4);
+  BOOST_TEST(info_of([&](double* x, std::int32_t* i) {
+               ref::recursive_doubling(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i);
+             }) == 4);
+  BOOST_TEST(info_of([&](double* x, std::int32_t* i) {
+               ref::cyclic_reduction(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i);
+             }) == 8);
+  BOOST_TEST(info_of([&](double* x, std::int32_t* i) {
+               ref::cr_pcr(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i, 2);
+             }) == 4);
+  BOOST_TEST(info_of([&](double* x, std::int32_t* i) {
+               ref::cr_rd(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i, 2);
+             }) == 4);
+  // Thomas-PCR reports the smallest unusable divisor with every division
+  // done: the chunk of rows {2, 3} meets b_3 = 0 (row 4), and the NaN it
+  // makes spreads through the PCR steps to smaller rows' divisors.
+  std::int32_t const tp = info_of([&](double* x, std::int32_t* i) {
+    ref::thomas_pcr(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i);
+  });
+  BOOST_TEST((tp >= 1 && tp <= 4), "thomas_pcr info " << tp);
+}
+
+// A zero Thomas pivot with a non-zero diagonal: a_2 = 0 makes p_2 = b_2 = 2,
+// c'_2 = 1 / 2, and b_3 = 1 / 2 with a_3 = 1 gives p_3 = 1/2 - 1/2 = 0 exactly
+// (the P-scheme's form (b_3 p_2 - a_3 c_2) / p_2 = (1 - 1) / 2 too): info 4
+// for thomas and pscheme; the other systems of the batch are solved. PCR's
+// first step meets the same divisor: b'_2 = b_2 - a_3 c_2 / b_3 = 0 (its
+// lower neighbour contributes a_2 = 0), reported at row 3.
+template <class T>
+void zero_thomas_pivot() {
+  std::int64_t const n = 9, count = 3;
+  layout const lay = layout::interleaved(n, count);
+  rng r{0x9a11};
+  batch<T> s = make_batch<T>(r, lay, 1, 0);
+  std::int64_t const k = 1;
+  s.a[s.at(2, k)] = 0;
+  s.b[s.at(2, k)] = 2;
+  s.c[s.at(2, k)] = 1;
+  s.a[s.at(3, k)] = 1;
+  s.b[s.at(3, k)] = T(0.5);
+  for (algorithm const alg : {algorithm::thomas, algorithm::pscheme, algorithm::pcr}) {
+    std::vector<T> x(s.d.size(), T(7));
+    std::vector<std::int32_t> info(count, -1);
+    solve<T>(alg, s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), lay, 1, 0, info.data());
+    BOOST_TEST_CONTEXT(name(alg)) {
+      BOOST_TEST(info[0] == 0);
+      BOOST_TEST(info[2] == 0);
+      BOOST_TEST(info[k] == (alg == algorithm::pcr ? 3 : 4));
+      for (std::int64_t kk = 0; kk < count; ++kk)
+        for (std::int64_t i = 0; i < n; ++i) BOOST_TEST(std::isnan(x[s.at(i, kk)]) == (info[kk] != 0));
+    }
+  }
+}
+BOOST_AUTO_TEST_CASE(zero_thomas_pivot_float) { zero_thomas_pivot<float>(); }
+BOOST_AUTO_TEST_CASE(zero_thomas_pivot_double) { zero_thomas_pivot<double>(); }
 
 BOOST_AUTO_TEST_CASE(bad_arguments) {
   std::vector<double> a(8, 1), b(8, 4), c(8, 1), d(8, 1), x(8);
@@ -368,6 +564,18 @@ BOOST_AUTO_TEST_CASE(bad_arguments) {
           solve<double>(alg, nullptr, nullptr, nullptr, nullptr, nullptr, layout::contiguous(0, 3)));
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(bad_intermediate_size_or_chunks) {
+  std::vector<double> a(8, 1), b(8, 4), c(8, 1), d(8, 1), x(8);
+  layout const lay = layout::contiguous(8);
+  BOOST_CHECK_THROW(ref::cr_pcr(a.data(), b.data(), c.data(), d.data(), x.data(), lay, 1, 0, nullptr, 0),
+                    recur::invalid_argument);
+  BOOST_CHECK_THROW(ref::cr_rd(a.data(), b.data(), c.data(), d.data(), x.data(), lay, 1, 0, nullptr, -3),
+                    recur::invalid_argument);
+  BOOST_CHECK_THROW(ref::thomas_pcr(a.data(), b.data(), c.data(), d.data(), x.data(), lay, 1, 0, nullptr, 0),
+                    recur::invalid_argument);
+  for (double v : x) BOOST_TEST(v == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,9 +1,11 @@
 // The recur command-line program. `recur demo` runs a fixed workload of
-// first-order recurrences through the public API, on the GPU when there is one
-// and on the CPU otherwise, checks every result against the sequential
-// reference computed in double precision, and prints a table. It is a smoke
-// test for an installation as much as a demonstration, so it exits non-zero
-// when a check fails.
+// first-order recurrences and batched tridiagonal systems through the public
+// API, on the GPU when there is one and on the CPU otherwise, checks every
+// result (recurrences against the sequential reference computed in double
+// precision, tridiagonal solutions by their residual), and prints a table. It
+// is a smoke test for an installation as much as a demonstration, so it exits
+// non-zero when a check fails. `recur tridiag` solves the batched tridiagonal
+// systems of .npy files.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,9 +15,12 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,23 +37,41 @@ constexpr int exit_ok = 0;
 constexpr int exit_failed = 1;
 constexpr int exit_usage = 2;
 
+constexpr int exit_breakdown = 3;
+
 constexpr char const* usage_text =
     "usage: recur <command> [options]\n"
     "\n"
     "commands:\n"
-    "  demo [--cpu]   run the built-in workload of first-order recurrences\n"
+    "  demo [--cpu]   run the built-in workload: first-order recurrences\n"
     "                 w_i = s_i w_{i-1} + t_i (one 2^24-element f32 sequence, a batch of\n"
     "                 4096 x 4096 f32 in contiguous and interleaved layouts, one 2^24-element\n"
-    "                 f64 sequence), check each against the double-precision reference and\n"
-    "                 print time, bandwidth and error. Runs on the GPU when a CUDA device is\n"
-    "                 present, on the CPU otherwise.\n"
+    "                 f64 sequence), checked against the double-precision reference, and\n"
+    "                 batched tridiagonal systems (512 systems of 512 unknowns, Zhang et al.'s\n"
+    "                 shape, in f32 and f64, and 2^16 systems of 64 unknowns interleaved),\n"
+    "                 checked by their residual; prints time, bandwidth and error. Runs on\n"
+    "                 the GPU when a CUDA device is present, on the CPU otherwise.\n"
     "    --cpu        run on the CPU even when a CUDA device is present\n"
+    "  tridiag DL D DU RHS -o X [--algorithm NAME] [--device cpu|gpu]\n"
+    "                 solve the tridiagonal systems dl_i x_{i-1} + d_i x_i + du_i x_{i+1} = rhs_i\n"
+    "                 stored in .npy files (float32 or float64, C order, all of one dtype): each\n"
+    "                 system lies along the last axis, so DL, D and DU of shape (..., n) hold\n"
+    "                 prod(...) systems of n unknowns; dl[..., 0] and du[..., n-1] are not read.\n"
+    "                 RHS has their shape, or (k, ..., n) for k right-hand sides per system. X\n"
+    "                 is written with RHS's shape. Systems that break down (a zero or\n"
+    "                 non-finite pivot; no pivoting is done) are listed on stderr and their x is\n"
+    "                 NaN.\n"
+    "    -o, --output X         where to write the solution\n"
+    "    --algorithm NAME       auto (default), thomas, cr, pcr, rd, cr_pcr, cr_rd, cr_packed,\n"
+    "                           pscheme, thomas_pcr (the GPU runs some of them only)\n"
+    "    --device cpu|gpu       default: gpu when a CUDA device is present, else cpu\n"
     "\n"
     "options:\n"
     "  -h, --help     print this help\n"
     "  --version      print the version\n"
     "\n"
-    "exit status: 0 success, 1 a check or a run failed, 2 bad command line\n";
+    "exit status: 0 success, 1 a check, a run or an input failed, 2 bad command line,\n"
+    "3 (tridiag) some system broke down (x was written, NaN for those systems)\n";
 
 // ---------------------------------------------------------------------------
 // Inputs
@@ -306,6 +329,218 @@ row run_problem(backend be, std::string problem, recur::layout const& lay, std::
   return r;
 }
 
+// ---------------------------------------------------------------------------
+// Batched tridiagonal systems (demo section)
+
+// Diagonally dominant rows, |b| >= |a| + |c| + 1, random signs: the systems of
+// Zhang et al.'s first accuracy set, which every algorithm without pivoting
+// solves. a[0] and c[n-1] are NaN: the solvers never read them.
+template <class T>
+struct tridiag_inputs {
+  std::vector<T> a, b, c, d;
+};
+
+template <class T>
+tridiag_inputs<T> make_tridiag(recur::layout const& lay, std::uint64_t stream_id) {
+  std::size_t const size = static_cast<std::size_t>(lay.size());
+  tridiag_inputs<T> in{std::vector<T>(size), std::vector<T>(size), std::vector<T>(size),
+                       std::vector<T>(size)};
+  splitmix64 rng{seed ^ (stream_id * 0xd1b54a32d192ed03ull)};
+  for (std::int64_t k = 0; k < lay.count; ++k)
+    for (std::int64_t i = 0; i < lay.n; ++i) {
+      std::size_t const o = static_cast<std::size_t>(lay.offset(i, k));
+      double const a = rng.uniform(-1, 1), c = rng.uniform(-1, 1);
+      double const m = std::abs(a) * (i > 0) + std::abs(c) * (i + 1 < lay.n) + 1 + rng.uniform(0, 1);
+      in.a[o] = i > 0 ? static_cast<T>(a) : std::numeric_limits<T>::quiet_NaN();
+      in.c[o] = i + 1 < lay.n ? static_cast<T>(c) : std::numeric_limits<T>::quiet_NaN();
+      in.b[o] = static_cast<T>(rng.uniform(-1, 1) < 0 ? -m : m);
+      in.d[o] = static_cast<T>(rng.uniform(-1, 1));
+    }
+  return in;
+}
+
+// max over the systems of ||A x - d|| / (||A|| ||x||) (infinity norms), in
+// double; +inf when some x is not finite.
+template <class T>
+double max_relative_residual(tridiag_inputs<T> const& in, std::vector<T> const& x, recur::layout const& lay) {
+  double worst = 0;
+  for (std::int64_t k = 0; k < lay.count; ++k) {
+    double res = 0, anorm = 0, xnorm = 0;
+    for (std::int64_t i = 0; i < lay.n; ++i) {
+      std::size_t const o = static_cast<std::size_t>(lay.offset(i, k));
+      double const xi = static_cast<double>(x[o]);
+      if (!std::isfinite(xi)) return std::numeric_limits<double>::infinity();
+      double const ai = i > 0 ? static_cast<double>(in.a[o]) : 0.0;
+      double const ci = i + 1 < lay.n ? static_cast<double>(in.c[o]) : 0.0;
+      double acc = static_cast<double>(in.b[o]) * xi - static_cast<double>(in.d[o]);
+      if (i > 0) acc += ai * static_cast<double>(x[static_cast<std::size_t>(lay.offset(i - 1, k))]);
+      if (i + 1 < lay.n) acc += ci * static_cast<double>(x[static_cast<std::size_t>(lay.offset(i + 1, k))]);
+      res = std::max(res, std::abs(acc));
+      anorm = std::max(anorm, std::abs(ai) + std::abs(static_cast<double>(in.b[o])) + std::abs(ci));
+      xnorm = std::max(xnorm, std::abs(xi));
+    }
+    worst = std::max(worst, res / (anorm * xnorm + std::numeric_limits<double>::min()));
+  }
+  return worst;
+}
+
+struct tridiag_timing {
+  timing t;
+  std::int64_t broke = 0;  // systems with info != 0
+};
+
+std::int64_t count_broken(std::vector<std::int32_t> const& info) {
+  return std::count_if(info.begin(), info.end(), [](std::int32_t v) { return v != 0; });
+}
+
+template <class T>
+tridiag_timing solve_tridiag_host(tridiag_inputs<T> const& in, std::vector<T>& x, recur::layout const& lay,
+                                  int runs) {
+  std::fill(x.begin(), x.end(), std::numeric_limits<T>::quiet_NaN());
+  std::vector<std::int32_t> info(static_cast<std::size_t>(lay.count), -1);
+  recur::tridiag_options opt;
+  opt.info = info.data();
+  recur::host const ex{};
+  recur::solve_batched(ex, in.a.data(), in.b.data(), in.c.data(), in.d.data(), x.data(), lay, opt);
+  std::vector<T> const first = x;
+  std::vector<double> ms;
+  bool repeatable = true;
+  for (int r = 0; r < runs; ++r) {
+    auto const t0 = std::chrono::steady_clock::now();
+    recur::solve_batched(ex, in.a.data(), in.b.data(), in.c.data(), in.d.data(), x.data(), lay, opt);
+    auto const t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    repeatable = repeatable && same_bits(first, x);
+  }
+  return {{median(ms), repeatable}, count_broken(info)};
+}
+
+#if RECUR_HAS_CUDA
+template <class T>
+tridiag_timing solve_tridiag_cuda(tridiag_inputs<T> const& in, std::vector<T>& x, recur::layout const& lay,
+                                  int runs) {
+  std::size_t const size = x.size(), bytes = size * sizeof(T);
+  std::size_t const count = static_cast<std::size_t>(lay.count);
+  device_buffer<T> a(size), b(size), c(size), d(size), dx(size);
+  device_buffer<std::int32_t> info(count);
+  cuda_stream stream;
+  cuda_event start, stop;
+  cuda_check(cudaMemcpy(a.p, in.a.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(b.p, in.b.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(c.p, in.c.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(d.p, in.d.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemset(dx.p, 0xff, bytes), "cudaMemset");  // poison: all-ones bits are a NaN
+  cuda_check(cudaMemset(info.p, 0xff, count * sizeof(std::int32_t)), "cudaMemset");
+  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  recur::cuda const ex{stream.s};
+  recur::tridiag_options opt;
+  opt.info = info.p;
+
+  recur::solve_batched(ex, a.p, b.p, c.p, d.p, dx.p, lay, opt);  // warm-up
+  cuda_check(cudaStreamSynchronize(stream.s), "solve_batched (warm-up)");
+  std::vector<T> first(size);
+  cuda_check(cudaMemcpy(first.data(), dx.p, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+
+  std::vector<double> ms;
+  for (int r = 0; r < runs; ++r) {
+    cuda_check(cudaEventRecord(start.e, stream.s), "cudaEventRecord");
+    recur::solve_batched(ex, a.p, b.p, c.p, d.p, dx.p, lay, opt);
+    cuda_check(cudaEventRecord(stop.e, stream.s), "cudaEventRecord");
+    cuda_check(cudaEventSynchronize(stop.e), "solve_batched");
+    float elapsed = 0;
+    cuda_check(cudaEventElapsedTime(&elapsed, start.e, stop.e), "cudaEventElapsedTime");
+    ms.push_back(elapsed);
+  }
+  cuda_check(cudaMemcpy(x.data(), dx.p, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  std::vector<std::int32_t> host_info(count);
+  cuda_check(cudaMemcpy(host_info.data(), info.p, count * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
+             "cudaMemcpy");
+  return {{median(ms), same_bits(first, x)}, count_broken(host_info)};
+}
+#endif
+
+struct tridiag_row {
+  std::string problem, algorithm, failure;
+  double ms = 0, gbps = 0, res = 0, tol = 0;
+  std::int64_t broke = 0;
+  bool repeatable = true, ok = false;
+};
+
+template <class T>
+tridiag_row run_tridiag(backend be, std::string problem, recur::layout const& lay, std::uint64_t stream_id) {
+  tridiag_row r;
+  r.problem = std::move(problem);
+  tridiag_inputs<T> const in = make_tridiag<T>(lay, stream_id);
+  std::vector<T> x(static_cast<std::size_t>(lay.size()));
+  // The relative residual of a backward stable solver is a few eps; the
+  // tests allow 4 n eps (test/tridiag_harness.hpp), and so does the demo.
+  r.tol = 4.0 * static_cast<double>(lay.n) * static_cast<double>(std::numeric_limits<T>::epsilon());
+  try {
+    tridiag_timing tm;
+#if RECUR_HAS_CUDA
+    if (be == backend::cuda) {
+      r.algorithm = recur::to_string(recur::resolve_tridiag_algorithm(recur::cuda{}, lay, sizeof(T)));
+      tm = solve_tridiag_cuda(in, x, lay, gpu_runs);
+    } else
+#endif
+    {
+      r.algorithm = recur::to_string(recur::resolve_tridiag_algorithm(recur::host{}, lay, sizeof(T)));
+      tm = solve_tridiag_host(in, x, lay, cpu_runs);
+    }
+    (void)be;
+    r.ms = tm.t.median_ms;
+    r.repeatable = tm.t.repeatable;
+    r.broke = tm.broke;
+  } catch (recur::error const& e) {
+    r.failure = e.what();
+    return r;
+  }
+  // a, b, c, d read and x written once each.
+  double const bytes = 5.0 * sizeof(T) * static_cast<double>(lay.size());
+  r.gbps = r.ms > 0 ? bytes / (r.ms * 1e-3) / 1e9 : 0;
+  r.res = max_relative_residual(in, x, lay);
+  r.ok = r.res <= r.tol && r.repeatable && r.broke == 0;
+  return r;
+}
+
+// Runs the tridiagonal section and prints its table; false when a check failed.
+bool tridiag_demo(backend be, std::string const& backend_name) {
+  std::vector<tridiag_row> rows;
+  auto report = [&](tridiag_row r) {
+    fmt::print("  {:<36} done\n", r.problem);
+    std::fflush(stdout);
+    rows.push_back(std::move(r));
+  };
+  constexpr std::int64_t zhang = 512, lanes = std::int64_t{1} << 16;
+  report(run_tridiag<float>(be, "f32  512 x 512 contiguous", recur::layout::contiguous(zhang, zhang), 11));
+  report(run_tridiag<double>(be, "f64  512 x 512 contiguous", recur::layout::contiguous(zhang, zhang), 12));
+  report(run_tridiag<float>(be, "f32  64 x 2^16 interleaved", recur::layout::interleaved(64, lanes), 13));
+  report(run_tridiag<double>(be, "f64  64 x 2^16 interleaved", recur::layout::interleaved(64, lanes), 14));
+
+  fmt::print("\n{:<8} {:<30} {:<10} {:>10} {:>9} {:>12} {:>10} {:>10} {:>6}\n", "backend", "problem",
+             "algorithm", "time (ms)", "GB/s", "max rel res", "tolerance", "repeatable", "check");
+  bool all_ok = true;
+  for (tridiag_row const& r : rows) {
+    if (!r.failure.empty()) {
+      fmt::print("{:<8} {:<30} {:<10} FAILED: {}\n", backend_name, r.problem, r.algorithm, r.failure);
+      all_ok = false;
+      continue;
+    }
+    fmt::print("{:<8} {:<30} {:<10} {:>10.3f} {:>9.2f} {:>12.3e} {:>10.1e} {:>10} {:>6}\n", backend_name,
+               r.problem, r.algorithm, r.ms, r.gbps, r.res, r.tol, r.repeatable ? "yes" : "NO",
+               r.ok ? "ok" : "FAIL");
+    if (r.broke) fmt::print("         {} systems reported breakdown (info != 0)\n", r.broke);
+    all_ok = all_ok && r.ok;
+  }
+  fmt::print(
+      "\nn x count: count systems of n unknowns, diagonally dominant, random (seed {}). algorithm: what\n"
+      "`auto` resolves to. GB/s: 5 words per unknown (a, b, c, d read, x written). max rel res: the\n"
+      "largest ||A x - d|| / (||A|| ||x||) over the systems (infinity norms, in double); tolerance\n"
+      "4 n eps.\n",
+      seed);
+  return all_ok;
+}
+
 int demo(bool force_cpu) {
   int const devices = recur::cuda_device_count();
   backend const be = (!force_cpu && devices > 0) ? backend::cuda : backend::host;
@@ -354,8 +589,14 @@ int demo(bool force_cpu) {
       "(s and t read, w written once). max rel err: max |w - w_ref| / max a, a_i = |s_i| a_(i-1) + |t_i|,\n"
       "w_ref the sequential reference in double. repeatable: every run matched the first bit for bit.\n",
       be == backend::cuda ? gpu_runs : cpu_runs, be == backend::cuda ? "CUDA events" : "std::chrono");
+
+  fmt::print(
+      "\nbatched tridiagonal systems a_i x_(i-1) + b_i x_i + c_i x_(i+1) = d_i, recur::solve_batched\n");
+  std::fflush(stdout);
+  all_ok = tridiag_demo(be, backend_name) && all_ok;
   if (!all_ok) {
-    fmt::print(stderr, "recur demo: FAILED: a result is outside its tolerance or not repeatable\n");
+    fmt::print(stderr,
+               "recur demo: FAILED: a result is outside its tolerance, not repeatable, or a run failed\n");
     return exit_failed;
   }
   fmt::print("all checks passed\n");
@@ -365,6 +606,179 @@ int demo(bool force_cpu) {
 int usage_error(std::string const& msg) {
   fmt::print(stderr, "recur: {}\nTry 'recur --help'.\n", msg);
   return exit_usage;
+}
+
+// ---------------------------------------------------------------------------
+// recur tridiag: systems from .npy files
+
+std::string shape_string(std::vector<std::int64_t> const& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+// An input problem: what the files hold, not how the command line was typed.
+struct input_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Solves on the chosen executor; x and info are host vectors of the right size.
+template <class T>
+void solve_arrays(bool gpu, T const* a, T const* b, T const* c, T const* d, T* x, std::int32_t* info,
+                  recur::layout const& lay, recur::tridiag_options opt) {
+  std::size_t const size = static_cast<std::size_t>(lay.size());
+  std::size_t const rhs_size = size * static_cast<std::size_t>(opt.nrhs);
+  std::size_t const count = static_cast<std::size_t>(lay.count);
+  if (!gpu) {
+    opt.info = info;
+    recur::solve_batched(recur::host{}, a, b, c, d, x, lay, opt);
+    return;
+  }
+#if RECUR_HAS_CUDA
+  device_buffer<T> da(std::max<std::size_t>(size, 1)), db(std::max<std::size_t>(size, 1)),
+      dc(std::max<std::size_t>(size, 1)), dd(std::max<std::size_t>(rhs_size, 1)),
+      dx(std::max<std::size_t>(rhs_size, 1));
+  device_buffer<std::int32_t> di(std::max<std::size_t>(count, 1));
+  cuda_check(cudaMemcpy(da.p, a, size * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(db.p, b, size * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(dc.p, c, size * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(dd.p, d, rhs_size * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  cuda_stream stream;
+  opt.info = di.p;
+  recur::solve_batched(recur::cuda{stream.s}, da.p, db.p, dc.p, dd.p, dx.p, lay, opt);
+  cuda_check(cudaStreamSynchronize(stream.s), "solve_batched");
+  cuda_check(cudaMemcpy(x, dx.p, rhs_size * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cuda_check(cudaMemcpy(info, di.p, count * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
+#else
+  (void)a, (void)b, (void)c, (void)d, (void)x, (void)info, (void)rhs_size, (void)count;
+  throw recur::not_compiled("this build of recur has no CUDA backend (use --device cpu)");
+#endif
+}
+
+template <class T>
+recur::npy_array solve_npy(bool gpu, recur::npy_array const& dl, recur::npy_array const& dg,
+                           recur::npy_array const& du, recur::npy_array const& rhs, recur::layout const& lay,
+                           recur::tridiag_options const& opt, std::vector<std::int32_t>& info) {
+  std::vector<T> x(static_cast<std::size_t>(rhs.size()));
+  info.assign(static_cast<std::size_t>(lay.count), 0);
+  solve_arrays<T>(gpu, dl.as<T>().data(), dg.as<T>().data(), du.as<T>().data(), rhs.as<T>().data(), x.data(),
+                  info.data(), lay, opt);
+  return recur::make_npy<T>(rhs.shape, std::span<T const>(x));
+}
+
+int tridiag_command(int argc, char** argv) {
+  std::vector<std::string> files;
+  std::string output, algorithm_name = "auto", device;
+  for (int i = 2; i < argc; ++i) {
+    std::string_view const a = argv[i];
+    auto value = [&](std::string& into) {
+      if (i + 1 >= argc) return false;
+      into = argv[++i];
+      return true;
+    };
+    if (a == "-h" || a == "--help") {
+      fmt::print("{}", usage_text);
+      return exit_ok;
+    } else if (a == "-o" || a == "--output") {
+      if (!value(output)) return usage_error(fmt::format("{} needs a file name", a));
+    } else if (a == "--algorithm") {
+      if (!value(algorithm_name)) return usage_error("--algorithm needs a name");
+    } else if (a == "--device") {
+      if (!value(device)) return usage_error("--device needs cpu or gpu");
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      return usage_error(fmt::format("unknown option '{}' for tridiag", a));
+    } else {
+      files.emplace_back(a);
+    }
+  }
+  if (files.size() != 4)
+    return usage_error(fmt::format("tridiag takes four arrays, DL D DU RHS ({} given)", files.size()));
+  if (output.empty()) return usage_error("tridiag needs -o X (where to write the solution)");
+  auto const alg = recur::parse_tridiag_algorithm(algorithm_name);
+  if (!alg) return usage_error(fmt::format("unknown algorithm '{}'", algorithm_name));
+  bool gpu = false;
+  if (device.empty())
+    gpu = recur::cuda_device_count() > 0;
+  else if (device == "gpu")
+    gpu = true;
+  else if (device != "cpu")
+    return usage_error(fmt::format("--device must be cpu or gpu, not '{}'", device));
+  if (gpu && recur::cuda_device_count() == 0)
+    throw input_error(fmt::format("--device gpu: {}", recur::cuda_device_description()));
+
+  recur::npy_array const dl = recur::read_npy(files[0]), dg = recur::read_npy(files[1]),
+                         du = recur::read_npy(files[2]), rhs = recur::read_npy(files[3]);
+  char const* const names[] = {"DL", "D", "DU", "RHS"};
+  recur::npy_array const* const arrays[] = {&dl, &dg, &du, &rhs};
+  for (int j = 0; j < 4; ++j) {
+    auto const& arr = *arrays[j];
+    if (arr.dtype != recur::npy_dtype::f32 && arr.dtype != recur::npy_dtype::f64)
+      throw input_error(fmt::format("{} ({}) holds {}; float32 or float64 is needed", names[j], files[j],
+                                    recur::npy_dtype_name(arr.dtype)));
+    if (arr.dtype != dg.dtype)
+      throw input_error(fmt::format("{} ({}) holds {} but D holds {}; all four must have one dtype", names[j],
+                                    files[j], recur::npy_dtype_name(arr.dtype),
+                                    recur::npy_dtype_name(dg.dtype)));
+    if (arr.shape.empty())
+      throw input_error(
+          fmt::format("{} ({}) is a scalar; the systems lie along the last axis", names[j], files[j]));
+  }
+  for (int j : {0, 2})
+    if (arrays[j]->shape != dg.shape)
+      throw input_error(fmt::format("{} has shape {} but D has {}; the diagonals must have one shape",
+                                    names[j], shape_string(arrays[j]->shape), shape_string(dg.shape)));
+  std::int64_t nrhs = 1;
+  if (rhs.shape != dg.shape) {
+    bool const stacked = rhs.shape.size() == dg.shape.size() + 1 &&
+                         std::equal(dg.shape.begin(), dg.shape.end(), rhs.shape.begin() + 1);
+    if (!stacked)
+      throw input_error(fmt::format("RHS has shape {}; with diagonals of shape {} it must be {} or (k, {}",
+                                    shape_string(rhs.shape), shape_string(dg.shape), shape_string(dg.shape),
+                                    shape_string(dg.shape).substr(1)));
+    nrhs = rhs.shape[0];
+  }
+  std::int64_t const n = dg.shape.back();
+  std::int64_t count = 1;
+  for (std::size_t i = 0; i + 1 < dg.shape.size(); ++i) count *= dg.shape[i];
+  recur::layout const lay = recur::layout::contiguous(n, count);
+  recur::tridiag_options opt;
+  opt.nrhs = nrhs;
+  opt.algorithm = *alg;
+
+  std::vector<std::int32_t> info;
+  recur::npy_array const x = dg.dtype == recur::npy_dtype::f32
+                                 ? solve_npy<float>(gpu, dl, dg, du, rhs, lay, opt, info)
+                                 : solve_npy<double>(gpu, dl, dg, du, rhs, lay, opt, info);
+  recur::write_npy(output, x);
+
+  std::int64_t broke = 0;
+  for (std::int64_t k = 0; k < count; ++k) {
+    std::int32_t const row = info[static_cast<std::size_t>(k)];
+    if (row == 0) continue;
+    if (++broke <= 20) {
+      // The system's index over the leading axes.
+      std::vector<std::int64_t> idx(dg.shape.size() - 1);
+      std::int64_t rest = k;
+      for (std::size_t i = idx.size(); i-- > 0;) {
+        idx[i] = rest % dg.shape[i];
+        rest /= dg.shape[i];
+      }
+      std::string where;
+      for (std::size_t i = 0; i < idx.size(); ++i) where += fmt::format("{}{}", i ? ", " : "", idx[i]);
+      fmt::print(stderr,
+                 "recur tridiag: system [{}] broke down at index {} of the last axis (info {}: a zero or "
+                 "non-finite pivot); its x is NaN\n",
+                 where, row - 1, row);
+    }
+  }
+  if (broke > 20) fmt::print(stderr, "recur tridiag: ... and {} more systems\n", broke - 20);
+  if (broke) {
+    fmt::print(stderr, "recur tridiag: {} of {} systems broke down ({} on the {}); wrote {}\n", broke, count,
+               recur::to_string(*alg), gpu ? "gpu" : "cpu", output);
+    return exit_breakdown;
+  }
+  return exit_ok;
 }
 
 int run(int argc, char** argv) {
@@ -396,6 +810,7 @@ int run(int argc, char** argv) {
     }
     return demo(force_cpu);
   }
+  if (cmd == "tridiag") return tridiag_command(argc, argv);
   if (!cmd.empty() && cmd[0] == '-') return usage_error(fmt::format("unknown option '{}'", cmd));
   return usage_error(fmt::format("unknown command '{}'", cmd));
 }
@@ -405,6 +820,8 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
+  } catch (input_error const& e) {
+    fmt::print(stderr, "recur tridiag: {}\n", e.what());
   } catch (recur::error const& e) {
     fmt::print(stderr, "recur: {}\n", e.what());
   } catch (std::exception const& e) {

@@ -8,3 +8,4 @@
 #include <recur/linrec.hpp>
 #include <recur/ops/affine.hpp>
 #include <recur/reference/linrec.hpp>
+#include <recur/tridiag.hpp>

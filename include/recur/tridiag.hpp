@@ -10,8 +10,10 @@
 //   offset lay.offset(i, k). Strides must be positive.
 // - Several right-hand sides: right-hand side r of system k has element i at
 //   d[lay.offset(i, k) + r * rhs_stride] (likewise x). rhs_stride = 0 means
-//   the layout's span (the sets follow one another densely). All right-hand
-//   sides of a system share its matrix.
+//   the layout's span (the sets follow one another densely). Otherwise, when
+//   nrhs > 1, |rhs_stride| must be at least that span, so that sets do not
+//   overlap; a negative rhs_stride puts set r below set 0 (the pointers then
+//   address set 0). All right-hand sides of a system share its matrix.
 // - a[0] and c[n-1] of every system are never read (they may hold NaN). The
 //   diagonals and d are never written, except that x may be d itself
 //   (in place); any other overlap of x with an input is an argument error.
@@ -90,10 +92,11 @@ class tridiag_plan {
  public:
   tridiag_plan(layout const& lay, tridiag_options const& opt = {});
   std::size_t workspace_size() const noexcept { return workspace_bytes_; }
-  tridiag_algorithm algorithm() const noexcept { return opt_.algorithm; }
+  tridiag_algorithm algorithm() const noexcept { return opt_.algorithm; }  // resolved, never automatic
   layout const& shape() const noexcept { return lay_; }
-  // workspace: device memory of at least workspace_size() bytes (may be null
-  // when that is 0), not used by anything else while the solve runs.
+  // workspace: device memory of at least workspace_size() bytes, aligned to
+  // 16 bytes (may be null when that is 0), not used by anything else while
+  // the solve runs.
   void run(cuda const& ex, T const* a, T const* b, T const* c, T const* d, T* x, void* workspace,
            std::int32_t* info = nullptr) const;
 

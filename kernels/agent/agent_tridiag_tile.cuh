@@ -13,6 +13,8 @@
 //   interleaved tile) are both free of bank conflicts.
 // Several right-hand sides are solved one after the other, each with its own
 // copy of the matrix (read again; from L2 when the batch is small).
+// Blocks are persistent and, with two stages, copy the next tile while they
+// solve the current one, so loads stay in flight through the solve.
 //
 // The global-memory Thomas (one thread per system, c' in a workspace) is
 // here too: the fallback for systems too long for shared memory.
@@ -49,110 +51,159 @@ struct tridiag_tile_params {
   int ld;              // shared-memory column length, >= tridiag_pos(n), odd
   int switch_size;     // cr_pcr: PCR below this many equations
   bool rows_fast;      // the copy runs along rows (element_stride == 1)
+  int stages;          // 1, or 2: the next tile's copies overlap this one's solve
+  int phases;          // 2: load, solve, store; 1: load and store only (per-phase timing)
 };
 
 // Dynamic shared memory of a tile: four columns per system and the systems'
 // breakdown rows.
+// breakdown rows, rounded up to 16 bytes so the next stage stays aligned.
 template <class T>
 constexpr std::size_t tridiag_tile_smem(int systems, int ld) {
-  return 4 * std::size_t(systems) * ld * sizeof(T) + std::size_t(systems) * sizeof(int);
+  return (4 * std::size_t(systems) * ld * sizeof(T) + std::size_t(systems) * sizeof(int) + 15) / 16 * 16;
 }
 
 template <class T>
 struct tridiag_tile_agent {
-  tridiag_tile_params<T> const& p;
-  T* sa;
-  T* sb;
-  T* sc;
-  T* sd;
-  int* sinfo;
+  // One tile's shared memory: the four columns of every system and the
+  // systems' breakdown rows. The block owns `stages` of them.
+  struct buffer {
+    T* a;
+    T* b;
+    T* c;
+    T* d;
+    int* info;
+  };
 
-  __device__ tridiag_tile_agent(tridiag_tile_params<T> const& params, unsigned char* smem)
-      : p(params),
-        sa(reinterpret_cast<T*>(smem)),
-        sb(sa + std::size_t(params.systems) * params.ld),
-        sc(sb + std::size_t(params.systems) * params.ld),
-        sd(sc + std::size_t(params.systems) * params.ld),
-        sinfo(reinterpret_cast<int*>(sd + std::size_t(params.systems) * params.ld)) {}
+  tridiag_tile_params<T> const& p;
+  unsigned char* smem;
+
+  __device__ tridiag_tile_agent(tridiag_tile_params<T> const& params, unsigned char* s) : p(params), smem(s) {}
+
+  __device__ buffer stage(int i) const {
+    std::size_t const col = std::size_t(p.systems) * p.ld;
+    T* base = reinterpret_cast<T*>(smem + i * tridiag_tile_smem<T>(p.systems, p.ld));
+    return {base, base + col, base + 2 * col, base + 3 * col, reinterpret_cast<int*>(base + 4 * col)};
+  }
 
   // Visits every (row i, system k) of the tile, k < g, along the layout's
-  // unit stride, spread over the block's threads.
+  // unit stride, spread over the block's threads. The position advances by
+  // blockDim.x with a carry instead of a division per element.
   template <class F>
   __device__ __forceinline__ void for_each_element(int g, F&& f) const {
     int const n = static_cast<int>(p.lay.n);
     int const total = n * g;
-    if (p.rows_fast) {
-      for (int e = threadIdx.x; e < total; e += blockDim.x) f(e % n, e / n);
-    } else {
-      for (int e = threadIdx.x; e < total; e += blockDim.x) f(e / g, e % g);
+    int const fast = p.rows_fast ? n : g;
+    int const step = blockDim.x, dq = step / fast, dr = step - dq * fast;
+    int u = threadIdx.x % fast, v = threadIdx.x / fast;  // fast and slow coordinates
+    for (int e = threadIdx.x; e < total; e += step) {
+      if (p.rows_fast)
+        f(u, v);
+      else
+        f(v, u);
+      u += dr;
+      v += dq;
+      if (u >= fast) {
+        u -= fast;
+        ++v;
+      }
     }
   }
 
-  __device__ void load(std::int64_t k0, int g, std::int64_t rhs) const {
+  // Issues the copies of one tile (matrix and right-hand side rhs) into
+  // `buf` and commits them as one cp.async group; does not wait.
+  __device__ void issue_load(buffer const& buf, std::int64_t k0, int g, std::int64_t rhs) const {
     int const n = static_cast<int>(p.lay.n);
+    for (int k = threadIdx.x; k < g; k += blockDim.x) buf.info[k] = INT_MAX;
     for_each_element(g, [&](int i, int k) {
       std::int64_t const o = p.lay.offset(i, k0 + k);
       int const s = k * p.ld + tridiag_pos(i);
       // a[0] and c[n-1] are not the caller's to give: zeros on chip.
       if (i > 0)
-        __pipeline_memcpy_async(sa + s, p.a + o, sizeof(T));
+        __pipeline_memcpy_async(buf.a + s, p.a + o, sizeof(T));
       else
-        sa[s] = T(0);
-      __pipeline_memcpy_async(sb + s, p.b + o, sizeof(T));
+        buf.a[s] = T(0);
+      __pipeline_memcpy_async(buf.b + s, p.b + o, sizeof(T));
       if (i + 1 < n)
-        __pipeline_memcpy_async(sc + s, p.c + o, sizeof(T));
+        __pipeline_memcpy_async(buf.c + s, p.c + o, sizeof(T));
       else
-        sc[s] = T(0);
-      __pipeline_memcpy_async(sd + s, p.d + o + rhs, sizeof(T));
+        buf.c[s] = T(0);
+      __pipeline_memcpy_async(buf.d + s, p.d + o + rhs, sizeof(T));
     });
-    __pipeline_commit();
-    __pipeline_wait_prior(0);
   }
 
-  __device__ void store(std::int64_t k0, int g, std::int64_t rhs) const {
+  __device__ void store(buffer const& buf, std::int64_t k0, int g, std::int64_t rhs) const {
     for_each_element(g, [&](int i, int k) {
-      T const v = sinfo[k] == INT_MAX ? sd[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
+      T const v = buf.info[k] == INT_MAX ? buf.d[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
       p.x[p.lay.offset(i, k0 + k) + rhs] = v;
     });
   }
 
   template <tile_solver Solver>
-  __device__ void solve(int g) const {
+  __device__ void solve(buffer const& buf, int g) const {
     int const n = static_cast<int>(p.lay.n);
     int const k = threadIdx.x / p.group_threads;
     int const rank = threadIdx.x % p.group_threads;
     bool const active = k < g;
-    tridiag_rows<T> const sys{sa + k * p.ld, sb + k * p.ld, sc + k * p.ld, sd + k * p.ld};
+    std::size_t const o = std::size_t(k) * p.ld;
+    tridiag_rows<T> const sys{buf.a + o, buf.b + o, buf.c + o, buf.d + o};
+    int* info = active ? buf.info + k : nullptr;
     if constexpr (Solver == tile_solver::thomas) {
       if (active) {
         int const r = thread_thomas(sys, n);
-        if (r) atomicMin(sinfo + k, r);
+        if (r) atomicMin(info, r);
       }
     } else if constexpr (Solver == tile_solver::thomas_pcr) {
-      warp_thomas_pcr(sys, n, rank, active, active ? sinfo + k : nullptr);
+      warp_thomas_pcr(sys, n, rank, active, info);
     } else {
-      group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, active ? sinfo + k : nullptr);
+      group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, info);
     }
   }
 
+  // The block walks work items w = tile * nrhs + r (grid-stride). With two
+  // stages the copies of the next item are in flight while this one is
+  // solved and stored.
   template <tile_solver Solver>
   __device__ void run() const {
-    for (std::int64_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
-      std::int64_t const k0 = tile * p.systems;
-      int const g = static_cast<int>(min(std::int64_t(p.systems), p.lay.count - k0));
-      for (int k = threadIdx.x; k < g; k += blockDim.x) sinfo[k] = INT_MAX;
-      for (std::int64_t r = 0; r < p.nrhs; ++r) {
-        __syncthreads();  // the previous solve's x is stored; info is reset
-        load(k0, g, r * p.rhs_stride);
-        __syncthreads();
-        solve<Solver>(g);
-        __syncthreads();
-        store(k0, g, r * p.rhs_stride);
+    std::int64_t const items = p.tiles * p.nrhs;
+    auto tile_of = [&](std::int64_t w, std::int64_t& k0, int& g, std::int64_t& rhs) {
+      std::int64_t const tile = w / p.nrhs;
+      k0 = tile * p.systems;
+      g = static_cast<int>(min(std::int64_t(p.systems), p.lay.count - k0));
+      rhs = (w - tile * p.nrhs) * p.rhs_stride;
+    };
+    std::int64_t w = blockIdx.x;
+    if (w >= items) return;
+    std::int64_t k0, rhs;
+    int g;
+    tile_of(w, k0, g, rhs);
+    issue_load(stage(0), k0, g, rhs);
+    __pipeline_commit();
+    for (int cur = 0; w < items; w += gridDim.x, cur ^= (p.stages - 1)) {
+      std::int64_t const next = w + gridDim.x;
+      std::int64_t nk0 = 0, nrhs_off = 0;
+      int ng = 0;
+      if (p.stages > 1 && next < items) {
+        tile_of(next, nk0, ng, nrhs_off);
+        issue_load(stage(cur ^ 1), nk0, ng, nrhs_off);
       }
+      __pipeline_commit();  // possibly empty: keeps one group per item
+      __pipeline_wait_prior(1);
+      __syncthreads();  // every thread's copies of this item have landed
+      buffer const buf = stage(cur);
+      if (p.phases > 1) solve<Solver>(buf, g);
       __syncthreads();
-      if (p.info)
+      store(buf, k0, g, rhs);
+      if (p.info && w % p.nrhs == p.nrhs - 1)  // breakdown is the matrix's: the same for every rhs
         for (int k = threadIdx.x; k < g; k += blockDim.x)
-          p.info[k0 + k] = sinfo[k] == INT_MAX ? 0 : sinfo[k];
+          p.info[k0 + k] = buf.info[k] == INT_MAX ? 0 : buf.info[k];
+      __syncthreads();  // the stage is free for the copies issued next round
+      if (p.stages == 1 && next < items) {
+        tile_of(next, nk0, ng, nrhs_off);
+        issue_load(stage(0), nk0, ng, nrhs_off);
+        __pipeline_commit();
+      }
+      k0 = nk0, g = ng, rhs = nrhs_off;
     }
   }
 };

@@ -251,7 +251,6 @@ __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, boo
   bool const mine = lane < chunks;
   int const len = base + (lane < extra ? 1 : 0);
   int const first = lane * base + min(lane, extra);
-  int const last = first + len - 1;
   auto at = [first](int i) { return tridiag_pos(first + i); };
   // Reduced equations (first row, last row) of this lane's chunk.
   tridiag_equation<T> e0{T(0), T(1), T(0), T(0)}, e1{T(0), T(1), T(0), T(0)};
@@ -307,61 +306,55 @@ __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, boo
     }
   }
   // PCR on the 2 * chunks reduced equations; lane p holds 2p and 2p + 1.
+  // Every equation is kept normalised (b = 1), so a step needs one
+  // reciprocal per equation and b never travels: x_j = d_j at the end.
   int const m = 2 * chunks;
-  auto shfl = [](tridiag_equation<T> const& e, int src) {
-    return tridiag_equation<T>{__shfl_sync(0xffffffffu, e.a, src), __shfl_sync(0xffffffffu, e.b, src),
-                               __shfl_sync(0xffffffffu, e.c, src), __shfl_sync(0xffffffffu, e.d, src)};
+  struct eq3 {
+    T a, c, d;
   };
-  auto combine = [&](tridiag_equation<T> const& e, bool has_lo, tridiag_equation<T> const& lo, int row_lo,
-                     bool has_hi, tridiag_equation<T> const& hi, int row_hi) {
-    tridiag_equation<T> r{T(0), e.b, T(0), e.d};
-    if (has_lo) {
-      if (!usable_pivot(lo.b)) record_breakdown(info, row_lo);
-      T const k1 = e.a / lo.b;
-      r.a = -lo.a * k1;
-      r.b -= lo.c * k1;
-      r.d -= lo.d * k1;
-    }
-    if (has_hi) {
-      if (!usable_pivot(hi.b)) record_breakdown(info, row_hi);
-      T const k2 = e.c / hi.b;
-      r.c = -hi.c * k2;
-      r.b -= hi.a * k2;
-      r.d -= hi.d * k2;
-    }
-    return r;
+  auto shfl = [](eq3 const& e, int src) {
+    return eq3{__shfl_sync(0xffffffffu, e.a, src), __shfl_sync(0xffffffffu, e.c, src),
+               __shfl_sync(0xffffffffu, e.d, src)};
   };
+  auto row_of = [&](int j) {  // the matrix row of reduced equation j (for info)
+    int const p = j / 2;
+    int const f = p * base + min(p, extra);
+    return (j & 1) ? f + base + (p < extra ? 1 : 0) - 1 : f;
+  };
+  auto combine = [&](eq3 const& e, int j, bool has_lo, eq3 const& lo, bool has_hi, eq3 const& hi) {
+    T const k1 = has_lo ? e.a : T(0), k2 = has_hi ? e.c : T(0);
+    T const b = T(1) - (has_lo ? lo.c * k1 : T(0)) - (has_hi ? hi.a * k2 : T(0));
+    if (!usable_pivot(b)) record_breakdown(info, row_of(j));
+    T const q = T(1) / b;
+    return eq3{has_lo ? -lo.a * k1 * q : T(0), has_hi ? -hi.c * k2 * q : T(0),
+               (e.d - (has_lo ? lo.d * k1 : T(0)) - (has_hi ? hi.d * k2 : T(0))) * q};
+  };
+  eq3 f0{e0.a, e0.c, e0.d}, f1{e1.a, e1.c, e1.d};
   for (int t = 1; t < m; t *= 2) {
-    tridiag_equation<T> lo0, hi0, lo1, hi1;
+    eq3 lo0, hi0, lo1, hi1;
     if (t == 1) {
-      lo0 = shfl(e1, lane - 1 < 0 ? 0 : lane - 1);  // 2p - 1: the previous lane's second
-      hi0 = e1;                                      // 2p + 1: own second
-      lo1 = e0;                                      // 2p: own first
-      hi1 = shfl(e0, min(lane + 1, 31));             // 2p + 2: the next lane's first
+      lo0 = shfl(f1, max(lane - 1, 0));  // 2p - 1: the previous lane's second
+      hi0 = f1;                          // 2p + 1: own second
+      lo1 = f0;                          // 2p: own first
+      hi1 = shfl(f0, min(lane + 1, 31));  // 2p + 2: the next lane's first
     } else {
       int const h = t / 2;
-      lo0 = shfl(e0, max(lane - h, 0));
-      hi0 = shfl(e0, min(lane + h, 31));
-      lo1 = shfl(e1, max(lane - h, 0));
-      hi1 = shfl(e1, min(lane + h, 31));
+      lo0 = shfl(f0, max(lane - h, 0));
+      hi0 = shfl(f0, min(lane + h, 31));
+      lo1 = shfl(f1, max(lane - h, 0));
+      hi1 = shfl(f1, min(lane + h, 31));
     }
     int const j0 = 2 * lane, j1 = 2 * lane + 1;
-    auto row_of = [&](int j) {  // the matrix row of reduced equation j (for info)
-      int const p = j / 2;
-      int const f = p * base + min(p, extra);
-      return (j & 1) ? f + base + (p < extra ? 1 : 0) - 1 : f;
-    };
     if (mine) {
-      tridiag_equation<T> const n0 =
-          combine(e0, j0 - t >= 0, lo0, row_of(max(j0 - t, 0)), j0 + t < m, hi0, row_of(min(j0 + t, m - 1)));
-      e1 = combine(e1, j1 - t >= 0, lo1, row_of(max(j1 - t, 0)), j1 + t < m, hi1, row_of(min(j1 + t, m - 1)));
-      e0 = n0;
+      eq3 const n0 = combine(f0, j0, j0 - t >= 0, lo0, j0 + t < m, hi0);
+      f1 = combine(f1, j1, j1 - t >= 0, lo1, j1 + t < m, hi1);
+      f0 = n0;
     }
   }
+  e0 = {T(0), T(1), T(0), f0.d};
+  e1 = {T(0), T(1), T(0), f1.d};
   if (mine) {
-    if (!usable_pivot(e0.b)) record_breakdown(info, first);
-    if (!usable_pivot(e1.b)) record_breakdown(info, last);
-    T const xf = e0.d / e0.b, xl = e1.d / e1.b;
+    T const xf = e0.d, xl = e1.d;  // normalised: b = 1
     sys.d[at(0)] = xf;
     sys.d[at(len - 1)] = xl;
     for (int i = 1; i + 1 < len; ++i) {

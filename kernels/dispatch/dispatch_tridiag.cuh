@@ -46,7 +46,7 @@ __global__ void tridiag_tile_thomas_kernel(__grid_constant__ tridiag_tile_params
 }
 
 template <class T>
-__global__ void tridiag_tile_thomas_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+__global__ void __launch_bounds__(512) tridiag_tile_thomas_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
   extern __shared__ __align__(16) unsigned char smem[];
   tridiag_tile_agent<T>(p, smem).template run<tile_solver::thomas_pcr>();
 }
@@ -69,17 +69,20 @@ namespace recur::device {
 // The shape of the tiles; the defaults are the tuned values
 // (doc/performance.md, "Tridiagonal solvers", cites the run).
 struct tridiag_tuning {
-  std::size_t thomas_smem = 64 * 1024;   // target shared memory of a Thomas tile
+  int stages = 1;                        // tiles in flight per block (2: copy the next while solving)
+  int phases = 2;                        // 1: load and store only (the differential per-phase timing)
+  std::size_t thomas_smem = 32 * 1024;   // target shared memory of a Thomas tile (one stage)
   int thomas_max_systems = 256;          // systems (threads) of a Thomas tile at most
   int thomas_min_systems = 16;           // below this the global-memory Thomas runs
   int cr_target_threads = 512;           // threads of a CR/PCR block, at least one group
-  std::size_t cr_smem = 100 * 1024;      // target shared memory of a CR/PCR tile
-  std::size_t thomas_pcr_smem = 64 * 1024;  // target shared memory of a Thomas-PCR tile (a warp per system)
+  std::size_t cr_smem = 48 * 1024;       // target shared memory of a CR/PCR tile (one stage)
+  std::size_t thomas_pcr_smem = 48 * 1024;  // target shared memory of a Thomas-PCR tile (one stage)
   int cr_pcr_switch = 128;               // cr_pcr: PCR once the system has <= this many equations
 };
 
 struct tridiag_launch_plan {
   bool supported = false;
+  int stages = 1, phases = 2;
   bool global_thomas = false;
   kernels::tile_solver solver = kernels::tile_solver::thomas;
   int systems = 0, group_threads = 1, threads = 0, ld = 0, switch_size = 0;
@@ -95,19 +98,32 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   tridiag_launch_plan pl;
   std::int64_t const n = lay.n;
   if (n <= 0) return pl;
+  pl.phases = tune.phases;
+  // One system must fit in a stage; two stages when two fit.
   int const ld = n < (std::int64_t(1) << 24) ? kernels::tridiag_pos(int(n)) | 1 : 0;
   std::size_t const per_system = kernels::tridiag_tile_smem<T>(1, ld);
   bool const fits = n < (std::int64_t(1) << 24) && per_system <= max_smem;
   pl.ld = ld;
+  pl.stages = tune.stages > 1 && 2 * per_system <= max_smem ? 2 : 1;
+  std::size_t const stage_max = max_smem / pl.stages;
+  bool const rows_fast = lay.element_stride == 1 || n == 1;
+  // Interleaved tiles: whole 32-byte sectors of systems per row when possible.
+  auto align_systems = [&](int sys, int max_sys) {
+    int const unit = int(32 / sizeof(T));
+    if (rows_fast || sys % unit == 0 || lay.count <= sys) return sys;
+    int const up = (sys + unit - 1) / unit * unit;
+    if (up <= max_sys && std::size_t(up) * per_system <= stage_max) return up;
+    return sys > unit ? sys / unit * unit : sys;
+  };
   if (alg == tridiag_algorithm::automatic) alg = tridiag_algorithm::cr_pcr;  // resolved by the host layer
   if (alg == tridiag_algorithm::thomas) {
     std::size_t const budget = std::max(tune.thomas_smem, per_system * tune.thomas_min_systems);
     int const sys = fits ? int(std::min<std::size_t>(std::min<std::size_t>(tune.thomas_max_systems, budget / per_system),
-                                                      max_smem / per_system))
+                                                      stage_max / per_system))
                          : 0;
     if (sys >= tune.thomas_min_systems) {
       pl.solver = kernels::tile_solver::thomas;
-      pl.systems = int(std::min<std::int64_t>(sys, lay.count));
+      pl.systems = int(std::min<std::int64_t>(align_systems(sys, 1024), lay.count));
       pl.group_threads = 1;
       pl.threads = std::max(128, (pl.systems + 31) / 32 * 32);
     } else {
@@ -121,8 +137,9 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   if (alg == tridiag_algorithm::thomas_pcr) {
     pl.solver = kernels::tile_solver::thomas_pcr;
     pl.group_threads = 32;
-    pl.systems = int(std::min<std::int64_t>(
-        {std::int64_t(std::max<std::size_t>(1, tune.thomas_pcr_smem / per_system)), lay.count, std::int64_t(32)}));
+    int const sys = int(std::min<std::size_t>({std::max<std::size_t>(1, tune.thomas_pcr_smem / per_system),
+                                               stage_max / per_system, 16}));
+    pl.systems = int(std::min<std::int64_t>(align_systems(sys, 16), lay.count));
     pl.threads = 32 * pl.systems;
     pl.supported = true;
     return pl;
@@ -150,8 +167,9 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   pl.group_threads = gt;
   pl.switch_size = sw;
   int const by_threads = std::max(1, tune.cr_target_threads / gt);
-  int const by_smem = int(std::max<std::size_t>(1, tune.cr_smem / per_system));
-  pl.systems = int(std::min<std::int64_t>({by_threads, by_smem, lay.count, std::int64_t(1024 / gt)}));
+  int const by_smem = int(std::max<std::size_t>(1, std::min(tune.cr_smem, stage_max) / per_system));
+  int const sys = std::min({by_threads, by_smem, 1024 / gt});
+  pl.systems = int(std::min<std::int64_t>(align_systems(sys, 1024 / gt), lay.count));
   pl.threads = pl.systems * gt;
   pl.supported = true;
   return pl;
@@ -192,8 +210,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
   kernels::tridiag_tile_params<T> p{a, b, c, d, x, info, lay, nrhs, rhs_stride,
                                     (lay.count + pl.systems - 1) / pl.systems,
                                     pl.systems, pl.group_threads, pl.ld, pl.switch_size,
-                                    lay.element_stride == 1 || lay.n == 1};
-  std::size_t const smem = kernels::tridiag_tile_smem<T>(pl.systems, pl.ld);
+                                    lay.element_stride == 1 || lay.n == 1, pl.stages, pl.phases};
+  std::size_t const smem = pl.stages * kernels::tridiag_tile_smem<T>(pl.systems, pl.ld);
   auto kernel = pl.solver == kernels::tile_solver::thomas       ? kernels::tridiag_tile_thomas_kernel<T>
                 : pl.solver == kernels::tile_solver::thomas_pcr ? kernels::tridiag_tile_thomas_pcr_kernel<T>
                                                                 : kernels::tridiag_tile_cr_pcr_kernel<T>;
@@ -201,7 +219,15 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
         e != cudaSuccess)
       return e;
-  std::int64_t const blocks = std::min(p.tiles, max_grid);
+  // Persistent blocks: as many as are resident at once (the blocks walk the
+  // tiles; a second wave would only delay the first wave's overlap).
+  int dev = 0, sms = 0, per_sm = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, pl.threads, smem);
+      e != cudaSuccess)
+    return e;
+  std::int64_t const blocks = std::min({p.tiles * nrhs, std::int64_t(std::max(1, per_sm)) * sms, max_grid});
   kernel<<<unsigned(blocks), pl.threads, smem, stream>>>(p);
   return cudaGetLastError();
 }

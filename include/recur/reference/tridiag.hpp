@@ -4,7 +4,10 @@
 // the oracles of the GPU solvers. Each algorithm is written as plain
 // sequential code that performs the parallel algorithm's arithmetic (the same
 // eliminations, in the same combination, level by level), so a GPU kernel can
-// be compared with it step by step, not only at the end.
+// be compared with it step by step, not only at the end. The solvers:
+// thomas, cyclic_reduction, parallel_cyclic_reduction, recursive_doubling,
+// the hybrids cr_pcr and cr_rd (Zhang et al. sec. 3), thomas_pcr (Laszlo et
+// al. 2016) and pscheme (Wakatani 2012).
 //
 // Conventions shared by every solver here:
 // - a, b, c and d all use the layout `lay`: element i of system k is at
@@ -26,6 +29,9 @@
 // - No pivoting anywhere: these are stable for diagonally dominant (and
 //   symmetric positive definite) matrices, like the GPU solvers they check.
 //
+// - info rows: each solver defines which divisor it reports (see each);
+//   most report the first unusable divisor in the order they divide.
+//
 // References: Zhang, Cohen, Owens 2010 (CR and PCR, sec. 2.1 and 2.2, the
 // update a'_i = -a_{i-1} k1, b'_i = b_i - c_{i-1} k1 - a_{i+1} k2,
 // c'_i = -c_{i+1} k2, d'_i = d_i - d_{i-1} k1 - d_{i+1} k2 with
@@ -34,6 +40,7 @@
 // same CR on GPUs; Goeddeke's sizes are 2^k + 1, which is why CR here takes
 // any n).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -43,6 +50,8 @@
 #include <vector>
 
 #include <recur/layout/layout.hpp>
+#include <recur/ops/affine.hpp>
+#include <recur/ops/mobius.hpp>
 #include <recur/reference/arguments.hpp>
 
 namespace recur::reference {
@@ -124,25 +133,36 @@ void require_tridiag(char const* fn, T const* a, T const* b, T const* c, T const
   if (x != d && overlap(x, many, d, many)) fail(fn, "x overlaps d without being equal to it");
 }
 
-// Runs solve(equations, rhs) -> (solution, info) for every system and
-// right-hand side, and stores x and info by the conventions above.
+// Runs solve(equations, rhs, solution) -> info for every right-hand side of
+// system k and stores x by the conventions above; returns the system's info
+// (the smallest non-zero one over its right-hand sides). xs is scratch (nrhs
+// vectors), reused across calls. Independent systems may run concurrently
+// (the CPU backend does), each with its own xs.
+template <class T, class SolveT>
+std::int32_t solve_system(T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay,
+                          std::int64_t nrhs, std::int64_t rhs_stride, std::int64_t k,
+                          std::vector<std::vector<T>>& xs, SolveT&& solve) {
+  std::int32_t status = 0;
+  if (lay.n == 0 || nrhs == 0) return status;
+  xs.resize(static_cast<std::size_t>(nrhs));
+  equations<T> const eq = load_system(a, b, c, lay, k);
+  for (std::int64_t r = 0; r < nrhs; ++r) {
+    std::int32_t const s = solve(eq, load_rhs(d, lay, k, r * rhs_stride), xs[r]);
+    if (s != 0 && (status == 0 || s < status)) status = s;
+  }
+  // Written only after every right-hand side was read: x may alias d.
+  for (std::int64_t r = 0; r < nrhs; ++r)
+    for (std::int64_t i = 0; i < lay.n; ++i)
+      x[lay.offset(i, k) + r * rhs_stride] = status ? std::numeric_limits<T>::quiet_NaN() : xs[r][i];
+  return status;
+}
+
 template <class T, class SolveT>
 void for_each_system(T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay,
                      std::int64_t nrhs, std::int64_t rhs_stride, std::int32_t* info, SolveT solve) {
   std::vector<std::vector<T>> xs(nrhs);
   for (std::int64_t k = 0; k < lay.count; ++k) {
-    std::int32_t status = 0;
-    if (lay.n > 0) {
-      equations<T> const eq = load_system(a, b, c, lay, k);
-      for (std::int64_t r = 0; r < nrhs; ++r) {
-        std::int32_t const s = solve(eq, load_rhs(d, lay, k, r * rhs_stride), xs[r]);
-        if (s != 0 && (status == 0 || s < status)) status = s;
-      }
-      // Written only after every right-hand side was read: x may alias d.
-      for (std::int64_t r = 0; r < nrhs; ++r)
-        for (std::int64_t i = 0; i < lay.n; ++i)
-          x[lay.offset(i, k) + r * rhs_stride] = status ? std::numeric_limits<T>::quiet_NaN() : xs[r][i];
-    }
+    std::int32_t const status = solve_system(a, b, c, d, x, lay, nrhs, rhs_stride, k, xs, solve);
     if (info) info[k] = status;
   }
 }
@@ -194,24 +214,30 @@ equation<T> eliminate(equation<T> const& e, equation<T> const* lo, equation<T> c
   return r;
 }
 
-// Any n. Level L holds the equations of rows (j + 1) 2^L - 1; each forward
-// step keeps the odd positions j = 1, 3, ... of the current system (Zhang's
-// "even-indexed", 1-based), each eliminated with positions j - 1 and j + 1
-// (absent past the end, as for odd sizes), until one or two equations remain.
-// Those are solved directly (two by Cramer's rule, b0 b1 - c0 a1 being the
-// pivot), then back substitution recovers the dropped positions,
+// CR's forward reduction, a solver for the reduced system, CR's back
+// substitution: the frame of CR and of the hybrids CR+PCR and CR+RD (Zhang et
+// al. sec. 3). Any n. Level L holds the equations of rows (j + 1) 2^L - 1;
+// each forward step keeps the odd positions j = 1, 3, ... of the current
+// system (Zhang's "even-indexed", 1-based), each eliminated with positions
+// j - 1 and j + 1 (absent past the end, as for odd sizes), while the current
+// system has more than `reduced` equations (reduced >= 1). solve_reduced(
+// equations, d, x) -> info solves the remaining system (its a[0] and
+// c[m-1] are zeros), info in its own rows, which map back to original rows.
+// Back substitution then recovers the dropped positions level by level,
 // x_j = (d'_j - a'_j x_{j-1} - c'_j x_{j+1}) / b'_j. Breakdown: the first
-// unusable divisor, in the order the forward levels divide (row of the
-// divided-by equation, 1-based); b_0 = 0 gives info = 1 (row 1 divides by it).
-template <class T>
-std::int32_t cyclic_reduction_one(equations<T> const& e, std::vector<T> const& d, std::vector<T>& x) {
+// unusable divisor in the order the forward levels divide (row of the
+// divided-by equation, 1-based), then the reduced solver's.
+template <class T, class SolveReducedT>
+std::int32_t cr_frame_one(equations<T> const& e, std::vector<T> const& d, std::vector<T>& x,
+                          std::int64_t reduced, SolveReducedT&& solve_reduced) {
   std::int64_t const n = static_cast<std::int64_t>(d.size());
+  if (reduced < 1) reduced = 1;
   std::vector<std::vector<equation<T>>> levels(1);
   levels[0].resize(n);
   for (std::int64_t i = 0; i < n; ++i) levels[0][i] = {e.a[i], e.b[i], e.c[i], d[i]};
   std::int64_t stride = 1;  // rows between consecutive equations of the current level
   auto row_of = [&](std::int64_t j, std::int64_t s) { return (j + 1) * s - 1; };
-  while (levels.back().size() > 2) {
+  while (static_cast<std::int64_t>(levels.back().size()) > reduced) {
     auto const& cur = levels.back();
     std::int64_t const m = static_cast<std::int64_t>(cur.size());
     std::vector<equation<T>> next(m / 2);
@@ -223,18 +249,18 @@ std::int32_t cyclic_reduction_one(equations<T> const& e, std::vector<T> const& d
     levels.push_back(std::move(next));
     stride *= 2;
   }
-  // The one or two remaining equations.
+  // The reduced system.
   auto const& top = levels.back();
-  std::vector<T> xt(top.size());
-  if (top.size() == 1) {
-    if (!usable_pivot(top[0].b)) return row_number(row_of(0, stride));
-    xt[0] = top[0].d / top[0].b;
-  } else {
-    T const det = top[0].b * top[1].b - top[0].c * top[1].a;
-    if (!usable_pivot(det)) return row_number(row_of(1, stride));
-    xt[0] = (top[0].d * top[1].b - top[0].c * top[1].d) / det;
-    xt[1] = (top[0].b * top[1].d - top[0].d * top[1].a) / det;
+  std::int64_t const mt = static_cast<std::int64_t>(top.size());
+  equations<T> te{std::vector<T>(mt), std::vector<T>(mt), std::vector<T>(mt), {}};
+  std::vector<T> td(mt), xt;
+  for (std::int64_t j = 0; j < mt; ++j) {
+    te.a[j] = j > 0 ? top[j].a : T(0);
+    te.b[j] = top[j].b;
+    te.c[j] = j + 1 < mt ? top[j].c : T(0);
+    td[j] = top[j].d;
   }
+  if (std::int32_t const s = solve_reduced(te, td, xt)) return row_number(row_of(s - 1, stride));
   // Back substitution, level by level: positions 2j + 1 are known from above.
   for (std::int64_t l = static_cast<std::int64_t>(levels.size()) - 2; l >= 0; --l) {
     auto const& cur = levels[l];
@@ -251,6 +277,26 @@ std::int32_t cyclic_reduction_one(equations<T> const& e, std::vector<T> const& d
   }
   x = std::move(xt);
   return 0;
+}
+
+// CR: reduce until one or two equations remain, solve those directly (two by
+// Cramer's rule, b0 b1 - c0 a1 being the pivot, reported at the second row),
+// back substitute. b_0 = 0 gives info = 1 (row 1 divides by it).
+template <class T>
+std::int32_t cyclic_reduction_one(equations<T> const& e, std::vector<T> const& d, std::vector<T>& x) {
+  return cr_frame_one(e, d, x, 2, [](equations<T> const& top, std::vector<T> const& td, std::vector<T>& xt) {
+    xt.resize(td.size());
+    if (td.size() == 1) {
+      if (!usable_pivot(top.b[0])) return row_number(0);
+      xt[0] = td[0] / top.b[0];
+    } else {
+      T const det = top.b[0] * top.b[1] - top.c[0] * top.a[1];
+      if (!usable_pivot(det)) return row_number(1);
+      xt[0] = (td[0] * top.b[1] - top.c[0] * td[1]) / det;
+      xt[1] = (top.b[0] * td[1] - td[0] * top.a[1]) / det;
+    }
+    return std::int32_t{0};
+  });
 }
 
 // ----------------------------------------------- parallel cyclic reduction ---
@@ -385,6 +431,204 @@ std::int32_t recursive_doubling_one(equations<T> const& e, std::vector<T> const&
   return 0;
 }
 
+// ------------------------------------------------------------- hybrids ---
+
+// Zhang et al. sec. 3 and 5.3.4-5: CR's forward reduction down to an
+// intermediate system, PCR (resp. RD) on it, CR's back substitution. Their
+// best intermediate sizes on their GPU (512-equation systems) were 256 for
+// CR+PCR and 128 for CR+RD (the latter limited by shared memory). The
+// defaults here are 128 for both: CR+RD's as Zhang's, CR+PCR's the switch
+// of recur's GPU kernel (kernels/dispatch/dispatch_tridiag.cuh,
+// tridiag_tuning::cr_pcr_switch), so that the default reference performs
+// its arithmetic. The reduction runs while the current system has more than
+// `intermediate` equations, so n <= intermediate is plain PCR (RD).
+inline constexpr std::int64_t cr_pcr_default_intermediate = 128;
+inline constexpr std::int64_t cr_rd_default_intermediate = 128;
+
+// Breakdown: CR's forward levels (as cyclic_reduction_one), then PCR's on the
+// intermediate system, its rows mapped back to the original ones.
+template <class T>
+std::int32_t cr_pcr_one(equations<T> const& e, std::vector<T> const& d, std::vector<T>& x,
+                        std::int64_t intermediate = cr_pcr_default_intermediate) {
+  return cr_frame_one(e, d, x, intermediate, [](auto const& te, auto const& td, auto& xt) {
+    return parallel_cyclic_reduction_one(te, td, xt);
+  });
+}
+
+// Breakdown: CR's forward levels, then RD's (including its self check, on the
+// intermediate system). CR makes a diagonally dominant system more strongly
+// dominant, which is what RD's products cannot bear (see
+// recursive_doubling_one): on such systems CR+RD reports breakdown unless the
+// intermediate system is a few equations; it is for Zhang's matrices with
+// close values in rows.
+template <class T>
+std::int32_t cr_rd_one(equations<T> const& e, std::vector<T> const& d, std::vector<T>& x,
+                       std::int64_t intermediate = cr_rd_default_intermediate) {
+  return cr_frame_one(e, d, x, intermediate, [](auto const& te, auto const& td, auto& xt) {
+    return recursive_doubling_one(te, td, xt);
+  });
+}
+
+// ----------------------------------------------------------- Thomas-PCR ---
+
+// Laszlo, Giles and Appleyard 2016 (the PCR-Thomas hybrid Davidson and Owens
+// compare with), as recur's GPU kernel runs it with one warp per system
+// (kernels/block/block_tridiag.cuh, warp_thomas_pcr), `chunks` = 32 lanes:
+// P = min(chunks, n / 2) chunks of consecutive rows (n / P rows, the first
+// n % P chunks one more). Each chunk is eliminated by a modified Thomas
+// sweep so that every row reads
+//     a'_i x_first + x_i + c'_i x_last = d'_i          (interior rows)
+// and its first and last rows couple only to the neighbouring chunks:
+//     a'_0 x_(first-1) + x_first + c'_0 x_last = d'_0
+//     a'_L x_first + x_last + c'_L x_(last+1) = d'_L.
+// Forward: rows 0 and 1 of a chunk are divided by b (through its
+// reciprocal), rows i >= 2 by p_i = b_i - a_i c'_(i-1), with
+// a'_i = -a_i a'_(i-1) / p_i; backward, rows L-2 .. 1 trade x_(i+1) for
+// x_last; row 0 then trades x_1 for x_last (divisor 1 - c'_0 a'_1). The 2P
+// first and last equations form a tridiagonal system solved by PCR (as
+// parallel_cyclic_reduction_one's steps, double buffered); x_first and x_last
+// are substituted into the interior rows. n = 1: x = d / b.
+//
+// Breakdown, unlike the other references here: the smallest row whose
+// divisor was unusable with every division performed, which is what the
+// warp reports (it records rows with atomicMin and does not stop). So a
+// singular system reports some row at or before the first unusable pivot's
+// reach (a NaN spreads through the PCR steps), not necessarily that pivot's
+// row; b_0 = 0 gives info = 1.
+template <class T>
+std::int32_t thomas_pcr_one(equations<T> const& e, std::vector<T> const& d, std::vector<T>& x,
+                            std::int64_t chunks = 32) {
+  std::int64_t const n = static_cast<std::int64_t>(d.size());
+  std::int64_t bad = n;  // the smallest unusable row so far (n: none)
+  auto record = [&](std::int64_t row) { bad = std::min(bad, row); };
+  x.resize(n);
+  if (n == 1) {
+    if (!usable_pivot(e.b[0])) record(0);
+    x[0] = d[0] / e.b[0];
+    return bad < n ? row_number(bad) : 0;
+  }
+  std::int64_t const P = std::min<std::int64_t>(std::max<std::int64_t>(chunks, 1), n / 2);
+  std::int64_t const base = n / P, extra = n % P;
+  auto first_of = [&](std::int64_t p) { return p * base + std::min(p, extra); };
+  auto len_of = [&](std::int64_t p) { return base + (p < extra ? 1 : 0); };
+  std::vector<T> A(n), C(n), D(n);      // a', c', d' (then x) of every row
+  std::vector<equation<T>> red(2 * P);  // equation 2p: chunk p's first row, 2p + 1: its last
+  for (std::int64_t p = 0; p < P; ++p) {
+    std::int64_t const first = first_of(p), len = len_of(p);
+    T a_prev = 0, c_prev = 0, d_prev = 0;
+    for (std::int64_t i = 0; i < len; ++i) {
+      std::int64_t const q = first + i;
+      T const ai = e.a[q], bi = e.b[q], ci = e.c[q], di = d[q];
+      T an, cn, dn;
+      if (i < 2) {
+        if (!usable_pivot(bi)) record(q);
+        T const r = T(1) / bi;
+        an = ai * r;
+        cn = ci * r;
+        dn = di * r;
+      } else {
+        T const pv = bi - ai * c_prev;
+        if (!usable_pivot(pv)) record(q);
+        T const r = T(1) / pv;
+        dn = r * (di - ai * d_prev);
+        an = -r * ai * a_prev;
+        cn = r * ci;
+      }
+      A[q] = a_prev = an;
+      C[q] = c_prev = cn;
+      D[q] = d_prev = dn;
+    }
+    red[2 * p + 1] = {a_prev, T(1), c_prev, d_prev};
+    T an1 = A[first + len - 2], cn1 = C[first + len - 2], dn1 = D[first + len - 2];
+    for (std::int64_t i = len - 3; i >= 1; --i) {
+      std::int64_t const q = first + i;
+      T const ci = C[q];
+      dn1 = D[q] - ci * dn1;
+      an1 = A[q] - ci * an1;
+      cn1 = -ci * cn1;
+      A[q] = an1;
+      C[q] = cn1;
+      D[q] = dn1;
+    }
+    equation<T> e0{A[first], T(1), C[first], D[first]};
+    if (len >= 3) {
+      T const pv = T(1) - e0.c * an1;
+      if (!usable_pivot(pv)) record(first);
+      T const r = T(1) / pv;
+      e0 = {r * e0.a, T(1), -r * e0.c * cn1, r * (e0.d - e0.c * dn1)};
+    }
+    red[2 * p] = e0;
+  }
+  // PCR on the reduced system; its equation j is matrix row row_of(j).
+  std::int64_t const m = 2 * P;
+  auto row_of = [&](std::int64_t j) {
+    return (j & 1) ? first_of(j / 2) + len_of(j / 2) - 1 : first_of(j / 2);
+  };
+  std::vector<equation<T>> next(m);
+  for (std::int64_t t = 1; t < m; t *= 2) {
+    for (std::int64_t j = 0; j < m; ++j) {
+      equation<T> const* lo = j - t >= 0 ? &red[j - t] : nullptr;
+      equation<T> const* hi = j + t < m ? &red[j + t] : nullptr;
+      if (lo && !usable_pivot(lo->b)) record(row_of(j - t));
+      if (hi && !usable_pivot(hi->b)) record(row_of(j + t));
+      next[j] = eliminate(red[j], lo, hi);
+    }
+    std::swap(red, next);
+  }
+  for (std::int64_t p = 0; p < P; ++p) {
+    std::int64_t const first = first_of(p), len = len_of(p), last = first + len - 1;
+    if (!usable_pivot(red[2 * p].b)) record(first);
+    if (!usable_pivot(red[2 * p + 1].b)) record(last);
+    T const xf = red[2 * p].d / red[2 * p].b, xl = red[2 * p + 1].d / red[2 * p + 1].b;
+    x[first] = xf;
+    x[last] = xl;
+    for (std::int64_t i = 1; i + 1 < len; ++i)
+      x[first + i] = D[first + i] - A[first + i] * xf - C[first + i] * xl;
+  }
+  return bad < n ? row_number(bad) : 0;
+}
+
+// ------------------------------------------------------------- P-scheme ---
+
+// Thomas' algorithm as the three recurrences the P-scheme solver (Wakatani
+// 2012, eq. 4-6) evaluates in parallel, here evaluated sequentially with the
+// operators the parallel form scans over:
+// 1. the pivots, a Moebius recurrence (ops::mobius, include/recur/ops/mobius.hpp):
+//      p_0 = b_0, p_i = b_i - a_i c_{i-1} / p_{i-1} = (b_i p_{i-1} - a_i c_{i-1}) / p_{i-1},
+//    step i the map (b_i, -a_i c_{i-1}; 1, 0) applied to p_{i-1}, step 0 the
+//    constant map (0, b_0; 0, 1);
+// 2. forward elimination of the right-hand side, an affine recurrence
+//    (ops::affine): d'_i = (d_i - a_i d'_{i-1}) / p_i, the map
+//    (-a_i / p_i, d_i / p_i) applied to d'_{i-1}, d'_{-1} = 0;
+// 3. back substitution, a reverse affine recurrence:
+//    x_i = d'_i - (c_i / p_i) x_{i+1}, the map (-c_i / p_i, d'_i) applied to
+//    x_{i+1}, x_n = 0.
+// (Wakatani's p is Thomas' c'_i = c_i / p_i up to sign, the map
+// (0, c_i; -a_i, b_i); the pivot form keeps the divisor itself, which is
+// what breakdown is defined on.) The arithmetic differs from thomas_one by
+// rounding only. Breakdown as Thomas: row i + 1 when p_i is zero or not
+// finite, p_0 = b_0 included.
+template <class T>
+std::int32_t pscheme_one(equations<T> const& e, std::vector<T> const& d, std::vector<T>& x) {
+  std::int64_t const n = static_cast<std::int64_t>(d.size());
+  std::vector<T> p(n);
+  T q = T(1);  // p_{-1}: any finite value, step 0 is a constant map
+  for (std::int64_t i = 0; i < n; ++i) {
+    ops::mobius<T> const step = i == 0 ? ops::mobius<T>{T(0), e.b[0], T(0), T(1)}
+                                       : ops::mobius<T>{e.b[i], -e.a[i] * e.c[i - 1], T(1), T(0)};
+    q = step.apply(q);
+    if (!usable_pivot(q)) return row_number(i);
+    p[i] = q;
+  }
+  std::vector<T> dp(n);
+  T w = T(0);  // d'_{-1}
+  for (std::int64_t i = 0; i < n; ++i) dp[i] = w = ops::affine<T>{-e.a[i] / p[i], d[i] / p[i]}(w);
+  x.resize(n);
+  w = T(0);  // x_n
+  for (std::int64_t i = n - 1; i >= 0; --i) x[i] = w = ops::affine<T>{-e.c[i] / p[i], dp[i]}(w);
+  return 0;
+}
+
 }  // namespace detail
 
 // The solvers. Layout, nrhs/rhs_stride, aliasing and info conventions: see
@@ -425,6 +669,56 @@ void recursive_doubling(T const* a, T const* b, T const* c, T const* d, T* x, la
   detail::for_each_system(a, b, c, d, x, lay, nrhs, rhs_stride, info, [](auto const& e, auto rhs, auto& xs) {
     return detail::recursive_doubling_one(e, rhs, xs);
   });
+}
+
+// CR+PCR and CR+RD (see cr_pcr_one, cr_rd_one): `intermediate` (>= 1) is the
+// size of the system handed to PCR (RD).
+template <class T>
+void cr_pcr(T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay, std::int64_t nrhs = 1,
+            std::int64_t rhs_stride = 0, std::int32_t* info = nullptr,
+            std::int64_t intermediate = detail::cr_pcr_default_intermediate) {
+  detail::require_tridiag("cr_pcr", a, b, c, d, x, lay, nrhs, rhs_stride);
+  if (intermediate < 1)
+    detail::fail("cr_pcr", "intermediate = " + std::to_string(intermediate) + " is not positive");
+  detail::for_each_system(a, b, c, d, x, lay, nrhs, rhs_stride, info,
+                          [intermediate](auto const& e, auto rhs, auto& xs) {
+                            return detail::cr_pcr_one(e, rhs, xs, intermediate);
+                          });
+}
+
+template <class T>
+void cr_rd(T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay, std::int64_t nrhs = 1,
+           std::int64_t rhs_stride = 0, std::int32_t* info = nullptr,
+           std::int64_t intermediate = detail::cr_rd_default_intermediate) {
+  detail::require_tridiag("cr_rd", a, b, c, d, x, lay, nrhs, rhs_stride);
+  if (intermediate < 1)
+    detail::fail("cr_rd", "intermediate = " + std::to_string(intermediate) + " is not positive");
+  detail::for_each_system(a, b, c, d, x, lay, nrhs, rhs_stride, info,
+                          [intermediate](auto const& e, auto rhs, auto& xs) {
+                            return detail::cr_rd_one(e, rhs, xs, intermediate);
+                          });
+}
+
+// The Thomas-PCR hybrid (see thomas_pcr_one); `chunks` (>= 1) is the number
+// of row chunks (the GPU's lanes per system).
+template <class T>
+void thomas_pcr(T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay,
+                std::int64_t nrhs = 1, std::int64_t rhs_stride = 0, std::int32_t* info = nullptr,
+                std::int64_t chunks = 32) {
+  detail::require_tridiag("thomas_pcr", a, b, c, d, x, lay, nrhs, rhs_stride);
+  if (chunks < 1) detail::fail("thomas_pcr", "chunks = " + std::to_string(chunks) + " is not positive");
+  detail::for_each_system(
+      a, b, c, d, x, lay, nrhs, rhs_stride, info,
+      [chunks](auto const& e, auto rhs, auto& xs) { return detail::thomas_pcr_one(e, rhs, xs, chunks); });
+}
+
+// The P-scheme solver's three recurrences (see pscheme_one).
+template <class T>
+void pscheme(T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay, std::int64_t nrhs = 1,
+             std::int64_t rhs_stride = 0, std::int32_t* info = nullptr) {
+  detail::require_tridiag("pscheme", a, b, c, d, x, lay, nrhs, rhs_stride);
+  detail::for_each_system(a, b, c, d, x, lay, nrhs, rhs_stride, info,
+                          [](auto const& e, auto rhs, auto& xs) { return detail::pscheme_one(e, rhs, xs); });
 }
 
 }  // namespace recur::reference

@@ -1,0 +1,354 @@
+// Host API of the batched tridiagonal solvers: argument checks (before
+// anything is written), empty problems, algorithm resolution, then the
+// backend (lib/tridiag_backends.hpp).
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <recur/tridiag.hpp>
+#include "arg_check.hpp"
+#include "linrec_backends.hpp"  // check_device_pointer
+#include "tridiag_backends.hpp"
+
+namespace recur {
+namespace {
+
+constexpr char const* fn = "recur::solve_batched";
+
+[[noreturn]] void bad(std::string const& msg) { detail::bad_argument(fn, msg); }
+
+constexpr tridiag_algorithm all_algorithms[] = {
+    tridiag_algorithm::automatic,  tridiag_algorithm::thomas,    tridiag_algorithm::cr,
+    tridiag_algorithm::pcr,        tridiag_algorithm::rd,        tridiag_algorithm::cr_pcr,
+    tridiag_algorithm::cr_rd,      tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme,
+    tridiag_algorithm::thomas_pcr,
+};
+
+bool is_algorithm(tridiag_algorithm a) {
+  for (auto const x : all_algorithms)
+    if (x == a) return true;
+  return false;
+}
+
+void check_algorithm(char const* f, tridiag_algorithm a) {
+  if (!is_algorithm(a))
+    detail::bad_argument(f, fmt::format("algorithm = {} is not a tridiag_algorithm", static_cast<int>(a)));
+}
+
+// The shape of a call once checked: rhs_stride resolved (0 -> the layout's
+// extent) and whether anything is to be computed.
+struct checked_shape {
+  layout lay;
+  std::int64_t nrhs = 1;
+  std::int64_t rhs_stride = 0;
+  bool solve = false;  // n * count * nrhs > 0
+};
+
+// Layout, nrhs, rhs_stride and algorithm; no pointers.
+checked_shape check_shape(char const* f, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
+                          tridiag_algorithm algorithm, std::size_t value_bytes) {
+  detail::check_layout(f, lay, value_bytes);
+  if (nrhs < 0) detail::bad_argument(f, fmt::format("nrhs = {} is negative", nrhs));
+  check_algorithm(f, algorithm);
+  checked_shape s;
+  s.lay = lay;
+  // Unused strides of a degenerate layout: made well defined for the backends.
+  if (lay.n <= 1) s.lay.element_stride = 1;
+  if (lay.count <= 1) s.lay.batch_stride = lay.n * s.lay.element_stride;
+  s.nrhs = nrhs;
+  s.solve = lay.n > 0 && lay.count > 0 && nrhs > 0;
+  std::int64_t const extent = detail::layout_extent(lay);
+  // With one set (or none) the stride is unused: keep it harmless.
+  s.rhs_stride = rhs_stride == 0 || nrhs <= 1 ? extent : rhs_stride;
+  if (s.solve && nrhs > 1) {
+    if (rhs_stride != 0 && (rhs_stride == std::numeric_limits<std::int64_t>::min() ||
+                            (rhs_stride < 0 ? -rhs_stride : rhs_stride) < extent))
+      detail::bad_argument(f,
+                           fmt::format("rhs_stride = {} is smaller in magnitude than the layout's extent {} "
+                                       "(right-hand side sets would overlap)",
+                                       rhs_stride, extent));
+    // All sets' bytes must fit 64-bit offsets.
+    std::int64_t const mag = s.rhs_stride < 0 ? -s.rhs_stride : s.rhs_stride;
+    std::int64_t const lim =
+        std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(value_bytes);
+    if (mag > (lim - extent) / (nrhs - 1))
+      detail::bad_argument(f, fmt::format("rhs_stride = {} with nrhs = {} overflows", rhs_stride, nrhs));
+  }
+  return s;
+}
+
+// check_device_pointer reports as recur::linrec; the caller here is another.
+void check_device(char const* f, void const* p, char const* name) {
+  try {
+    detail::check_device_pointer(p, name);
+  } catch (invalid_argument const& e) {
+    std::string what = e.what();
+    constexpr std::string_view linrec_prefix = "recur::linrec: ";
+    if (what.compare(0, linrec_prefix.size(), linrec_prefix) == 0) what.erase(0, linrec_prefix.size());
+    detail::bad_argument(f, what);
+  }
+}
+
+struct pointers_checked {
+  bool device = false;              // recur::cuda: also device-accessible
+  void const* workspace = nullptr;  // tridiag_plan::run: its workspace and size
+  std::size_t workspace_bytes = 0;
+};
+
+// Null, misaligned and overlapping pointers (and, for recur::cuda, host
+// memory), for a checked shape.
+template <class T>
+detail::tridiag_problem<T> check_pointers(char const* f, T const* a, T const* b, T const* c, T const* d, T* x,
+                                          std::int32_t* info, checked_shape const& s,
+                                          pointers_checked const& how) {
+  layout const& lay = s.lay;
+  bool const any = lay.count > 0;
+  detail::check_pointer(f, a, "a", s.solve);
+  detail::check_pointer(f, b, "b", s.solve);
+  detail::check_pointer(f, c, "c", s.solve);
+  detail::check_pointer(f, d, "d", s.solve);
+  detail::check_pointer(f, x, "x", s.solve);
+  detail::check_pointer(f, info, "info", false);
+  if (s.solve) {
+    using detail::span_of;
+    auto const sa = span_of(a, lay), sb = span_of(b, lay), sc = span_of(c, lay);
+    auto const sd = span_of(d, lay, s.nrhs, s.rhs_stride), sx = span_of<T>(x, lay, s.nrhs, s.rhs_stride);
+    if (sx.intersects(sa))
+      detail::bad_argument(f, fmt::format("x = {} overlaps a = {}", fmt::ptr(x), fmt::ptr(a)));
+    if (sx.intersects(sb))
+      detail::bad_argument(f, fmt::format("x = {} overlaps b = {}", fmt::ptr(x), fmt::ptr(b)));
+    if (sx.intersects(sc))
+      detail::bad_argument(f, fmt::format("x = {} overlaps c = {}", fmt::ptr(x), fmt::ptr(c)));
+    if (x != d && sx.intersects(sd))
+      detail::bad_argument(
+          f,
+          fmt::format("x = {} overlaps d = {} without being equal to it (only x == d, in place, is allowed)",
+                      fmt::ptr(x), fmt::ptr(d)));
+    if (info) {
+      auto const si = span_of(info, lay.count);
+      if (si.intersects(sx))
+        detail::bad_argument(f, fmt::format("info = {} overlaps x = {}", fmt::ptr(info), fmt::ptr(x)));
+      if (si.intersects(sa))
+        detail::bad_argument(f, fmt::format("info = {} overlaps a = {}", fmt::ptr(info), fmt::ptr(a)));
+      if (si.intersects(sb))
+        detail::bad_argument(f, fmt::format("info = {} overlaps b = {}", fmt::ptr(info), fmt::ptr(b)));
+      if (si.intersects(sc))
+        detail::bad_argument(f, fmt::format("info = {} overlaps c = {}", fmt::ptr(info), fmt::ptr(c)));
+      if (si.intersects(sd))
+        detail::bad_argument(f, fmt::format("info = {} overlaps d = {}", fmt::ptr(info), fmt::ptr(d)));
+    }
+    if (how.workspace) {
+      detail::byte_span const sw{reinterpret_cast<std::uintptr_t>(how.workspace),
+                                 reinterpret_cast<std::uintptr_t>(how.workspace) + how.workspace_bytes};
+      auto const si = span_of(info, lay.count);
+      for (auto const& [sp, name] : {std::pair{sa, "a"}, std::pair{sb, "b"}, std::pair{sc, "c"},
+                                     std::pair{sd, "d"}, std::pair{sx, "x"}, std::pair{si, "info"}})
+        if (sw.intersects(sp))
+          detail::bad_argument(f, fmt::format("workspace = {} overlaps {}", how.workspace, name));
+    }
+  } else if (info && any && how.workspace) {
+    detail::byte_span const sw{reinterpret_cast<std::uintptr_t>(how.workspace),
+                               reinterpret_cast<std::uintptr_t>(how.workspace) + how.workspace_bytes};
+    if (sw.intersects(detail::span_of(info, lay.count)))
+      detail::bad_argument(f, fmt::format("workspace = {} overlaps info", how.workspace));
+  }
+  if (how.device) {
+    if (s.solve) {
+      check_device(f, a, "a");
+      check_device(f, b, "b");
+      check_device(f, c, "c");
+      check_device(f, d, "d");
+      check_device(f, x, "x");
+    }
+    if (info && any) check_device(f, info, "info");
+    if (how.workspace) check_device(f, how.workspace, "workspace");
+  }
+  detail::tridiag_problem<T> p;
+  p.a = a;
+  p.b = b;
+  p.c = c;
+  p.d = d;
+  p.x = x;
+  p.lay = lay;
+  p.nrhs = s.nrhs;
+  p.rhs_stride = s.rhs_stride;
+  p.info = info;
+  return p;
+}
+
+[[noreturn]] void no_cuda(char const* f) {
+  throw not_compiled(
+      fmt::format("{}: this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)", f));
+}
+
+template <class T>
+void run_host(host const& ex, T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay,
+              tridiag_options const& opt) {
+  if (ex.threads < 0) bad(fmt::format("host.threads = {} is negative", ex.threads));
+  checked_shape const s = check_shape(fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
+  auto p = check_pointers(fn, a, b, c, d, x, opt.info, s, {});
+  if (!s.solve) {
+    if (opt.info)
+      for (std::int64_t k = 0; k < lay.count; ++k) opt.info[k] = 0;
+    return;
+  }
+  p.algorithm = detail::tridiag_cpu_resolve(s.lay, sizeof(T), opt.algorithm);
+  detail::tridiag_cpu(p, ex.threads);
+}
+
+template <class T>
+void run_cuda(cuda const& ex, T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay,
+              tridiag_options const& opt) {
+  // Even an empty call: code that runs in a CPU-only build must not appear to
+  // work until its first non-empty batch.
+  if (!cuda_compiled()) no_cuda(fn);
+  checked_shape const s = check_shape(fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
+  pointers_checked how;
+  how.device = true;
+  auto p = check_pointers(fn, a, b, c, d, x, opt.info, s, how);
+  if (lay.count == 0) return;
+  if (!s.solve) {
+    // The backend zeroes info on the stream (tridiag_backends.hpp).
+    if (!opt.info) return;
+    p.algorithm = tridiag_algorithm::thomas;
+    detail::tridiag_cuda(p, ex.stream, nullptr);
+    return;
+  }
+  p.algorithm = detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt.algorithm);
+  detail::tridiag_cuda(p, ex.stream, nullptr);
+}
+
+void check_value_bytes(char const* f, std::size_t value_bytes) {
+  if (value_bytes != sizeof(float) && value_bytes != sizeof(double))
+    detail::bad_argument(f, fmt::format("value_bytes = {} is not 4 (float) or 8 (double)", value_bytes));
+}
+
+}  // namespace
+
+char const* to_string(tridiag_algorithm a) noexcept {
+  switch (a) {
+    case tridiag_algorithm::automatic:
+      return "auto";
+    case tridiag_algorithm::thomas:
+      return "thomas";
+    case tridiag_algorithm::cr:
+      return "cr";
+    case tridiag_algorithm::pcr:
+      return "pcr";
+    case tridiag_algorithm::rd:
+      return "rd";
+    case tridiag_algorithm::cr_pcr:
+      return "cr_pcr";
+    case tridiag_algorithm::cr_rd:
+      return "cr_rd";
+    case tridiag_algorithm::cr_packed:
+      return "cr_packed";
+    case tridiag_algorithm::pscheme:
+      return "pscheme";
+    case tridiag_algorithm::thomas_pcr:
+      return "thomas_pcr";
+  }
+  return "unknown";
+}
+
+std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) noexcept {
+  for (auto const a : all_algorithms)
+    if (name == to_string(a)) return a;
+  return std::nullopt;
+}
+
+void solve_batched(host const& ex, float const* a, float const* b, float const* c, float const* d, float* x,
+                   layout const& lay, tridiag_options const& opt) {
+  run_host(ex, a, b, c, d, x, lay, opt);
+}
+void solve_batched(host const& ex, double const* a, double const* b, double const* c, double const* d,
+                   double* x, layout const& lay, tridiag_options const& opt) {
+  run_host(ex, a, b, c, d, x, lay, opt);
+}
+void solve_batched(cuda const& ex, float const* a, float const* b, float const* c, float const* d, float* x,
+                   layout const& lay, tridiag_options const& opt) {
+  run_cuda(ex, a, b, c, d, x, lay, opt);
+}
+void solve_batched(cuda const& ex, double const* a, double const* b, double const* c, double const* d,
+                   double* x, layout const& lay, tridiag_options const& opt) {
+  run_cuda(ex, a, b, c, d, x, lay, opt);
+}
+
+tridiag_algorithm resolve_tridiag_algorithm(host const& ex, layout const& lay, std::size_t value_bytes,
+                                            tridiag_algorithm requested) {
+  constexpr char const* f = "recur::resolve_tridiag_algorithm";
+  if (ex.threads < 0) detail::bad_argument(f, fmt::format("host.threads = {} is negative", ex.threads));
+  check_value_bytes(f, value_bytes);
+  detail::check_layout(f, lay, value_bytes);
+  check_algorithm(f, requested);
+  return detail::tridiag_cpu_resolve(lay, value_bytes, requested);
+}
+
+tridiag_algorithm resolve_tridiag_algorithm(cuda const&, layout const& lay, std::size_t value_bytes,
+                                            tridiag_algorithm requested) {
+  constexpr char const* f = "recur::resolve_tridiag_algorithm";
+  if (!cuda_compiled()) no_cuda(f);
+  check_value_bytes(f, value_bytes);
+  detail::check_layout(f, lay, value_bytes);
+  check_algorithm(f, requested);
+  return detail::tridiag_cuda_resolve(lay, value_bytes, requested);
+}
+
+// ------------------------------------------------------------------ plan ----
+
+namespace {
+constexpr char const* plan_fn = "recur::tridiag_plan";
+}
+
+template <class T>
+tridiag_plan<T>::tridiag_plan(layout const& lay, tridiag_options const& opt) {
+  if (!cuda_compiled()) no_cuda(plan_fn);
+  checked_shape const s = check_shape(plan_fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
+  lay_ = lay;  // as given (shape() returns it); run() normalises it again
+  opt_ = opt;
+  opt_.info = nullptr;  // run() takes it
+  opt_.rhs_stride = s.rhs_stride;
+  if (s.solve) {
+    opt_.algorithm = detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt.algorithm);
+    workspace_bytes_ = detail::tridiag_cuda_workspace<T>(s.lay, s.nrhs, opt_.algorithm);
+  } else {
+    // Nothing to solve: run() only zeroes info; no kernel, no workspace.
+    opt_.algorithm =
+        opt.algorithm == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : opt.algorithm;
+    workspace_bytes_ = 0;
+  }
+}
+
+template <class T>
+void tridiag_plan<T>::run(cuda const& ex, T const* a, T const* b, T const* c, T const* d, T* x,
+                          void* workspace, std::int32_t* info) const {
+  constexpr char const* f = "recur::tridiag_plan::run";
+  if (!cuda_compiled()) no_cuda(f);
+  // Checked by the constructor; this only normalises (no allocation).
+  checked_shape const s = check_shape(f, lay_, opt_.nrhs, opt_.rhs_stride, opt_.algorithm, sizeof(T));
+  if (workspace_bytes_ > 0 && !workspace)
+    detail::bad_argument(f, fmt::format("workspace is null, but this plan needs workspace_size() = {} bytes",
+                                        workspace_bytes_));
+  constexpr std::size_t workspace_alignment = 16;
+  if (workspace && reinterpret_cast<std::uintptr_t>(workspace) % workspace_alignment != 0)
+    detail::bad_argument(
+        f, fmt::format("workspace = {} is not aligned to {} bytes", workspace, workspace_alignment));
+  pointers_checked how;
+  how.device = true;
+  how.workspace = workspace_bytes_ > 0 ? workspace : nullptr;
+  how.workspace_bytes = workspace_bytes_;
+  auto p = check_pointers(f, a, b, c, d, x, info, s, how);
+  if (lay_.count == 0) return;
+  if (!s.solve && !info) return;
+  p.algorithm = opt_.algorithm;
+  detail::tridiag_cuda(p, ex.stream, workspace_bytes_ > 0 ? workspace : nullptr);
+}
+
+template class tridiag_plan<float>;
+template class tridiag_plan<double>;
+
+}  // namespace recur

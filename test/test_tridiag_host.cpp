@@ -1,0 +1,239 @@
+// recur::solve_batched through recur::host: the shared cases of
+// tridiag_harness.hpp (every algorithm x layout x type, breakdown, argument
+// errors, empty problems, reproducibility) with LAPACK's ?gtsv as the
+// independent oracle, plus what only the host has: thread counts, the
+// batched Thomas against its reference (info rows on matrices that break
+// down anywhere), names of the algorithms, and the CUDA entry points of a
+// CPU-only build.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+#include <recur/reference/tridiag.hpp>
+#include <recur/tridiag.hpp>
+
+#include "tridiag_harness.hpp"
+
+extern "C" void sgtsv_(int* n, int* nrhs, float* dl, float* d, float* du, float* b, int* ldb, int* info);
+extern "C" void dgtsv_(int* n, int* nrhs, double* dl, double* d, double* du, double* b, int* ldb, int* info);
+
+using recur::layout;
+using recur::tridiag_algorithm;
+using namespace tridiag_test;
+
+namespace {
+
+struct host_backend {
+  using executor_type = recur::host;
+  static executor_type executor() { return recur::host{}; }
+  static char const* name() { return "host"; }
+  template <class T>
+  struct array {
+    mutable std::vector<T> v;
+    explicit array(std::vector<T> const& contents) : v(contents) {}
+    T* data() const { return v.data(); }
+    std::vector<T> read() const { return v; }
+  };
+  static void finish() {}
+  // LAPACK's ?gtsv (partial pivoting) on system k, right-hand side r.
+  template <class T>
+  static std::vector<long double> oracle(problem<T> const& p, std::int64_t k, std::int64_t r) {
+    int n = static_cast<int>(p.lay.n), one = 1, ldb = n, info = 0;
+    std::vector<T> dl(n > 1 ? n - 1 : 1), dg(n), du(n > 1 ? n - 1 : 1), x(n);
+    for (int i = 0; i < n; ++i) {
+      dg[i] = p.b[p.mi(i, k)];
+      x[i] = p.d[p.vi(i, k, r)];
+      if (i > 0) dl[i - 1] = p.a[p.mi(i, k)];
+      if (i + 1 < n) du[i] = p.c[p.mi(i, k)];
+    }
+    if constexpr (std::is_same_v<T, float>)
+      sgtsv_(&n, &one, dl.data(), dg.data(), du.data(), x.data(), &ldb, &info);
+    else
+      dgtsv_(&n, &one, dl.data(), dg.data(), du.data(), x.data(), &ldb, &info);
+    BOOST_REQUIRE_EQUAL(info, 0);
+    return std::vector<long double>(x.begin(), x.end());
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tridiag_host)
+
+// One case per algorithm and type, so a failure names both.
+#define RECUR_TRIDIAG_SWEEP(alg)                                 \
+  BOOST_AUTO_TEST_CASE(sweep_##alg) {                            \
+    sweep<host_backend, float>(tridiag_algorithm::alg);          \
+    sweep<host_backend, double>(tridiag_algorithm::alg);         \
+  }                                                              \
+  BOOST_AUTO_TEST_CASE(breakdown_##alg) {                        \
+    breakdown<host_backend, float>(tridiag_algorithm::alg);      \
+    breakdown<host_backend, double>(tridiag_algorithm::alg);     \
+  }                                                              \
+  BOOST_AUTO_TEST_CASE(deterministic_##alg) {                    \
+    deterministic<host_backend, float>(tridiag_algorithm::alg);  \
+    deterministic<host_backend, double>(tridiag_algorithm::alg); \
+  }
+RECUR_TRIDIAG_SWEEP(automatic)
+RECUR_TRIDIAG_SWEEP(thomas)
+RECUR_TRIDIAG_SWEEP(cr)
+RECUR_TRIDIAG_SWEEP(pcr)
+RECUR_TRIDIAG_SWEEP(rd)
+RECUR_TRIDIAG_SWEEP(cr_pcr)
+RECUR_TRIDIAG_SWEEP(cr_rd)
+RECUR_TRIDIAG_SWEEP(cr_packed)
+RECUR_TRIDIAG_SWEEP(pscheme)
+RECUR_TRIDIAG_SWEEP(thomas_pcr)
+#undef RECUR_TRIDIAG_SWEEP
+
+BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<host_backend, float>(); }
+BOOST_AUTO_TEST_CASE(bad_arguments_f64) { bad_arguments<host_backend, double>(); }
+
+BOOST_AUTO_TEST_CASE(bad_thread_count) {
+  arena<host_backend, float> m;
+  expect_invalid(
+      [&] {
+        recur::solve_batched(recur::host{-1}, m.a(), m.b(), m.c(), m.d(), m.x(), layout::contiguous(4));
+      },
+      [&] { return m.snapshot(); }, {"host.threads = -1"});
+}
+
+BOOST_AUTO_TEST_CASE(empty_problems_f32) { empty_problems<host_backend, float>(); }
+BOOST_AUTO_TEST_CASE(empty_problems_f64) { empty_problems<host_backend, double>(); }
+
+// Systems go to threads whole, so the thread count changes nothing.
+BOOST_AUTO_TEST_CASE(thread_counts_give_the_same_bits) {
+  int idx = 0;
+  for (tridiag_algorithm const alg : all_algorithms)
+    for (layout const& lay : {layout::contiguous(127, 37), layout::interleaved(513, 37)}) {
+      matrix_kind const mk = rd_like(alg) ? matrix_kind::close_values : matrix_kind::dominant;
+      auto const p = make_problem<double>(lay, 2, 0, mk, seed_for(480, idx++));
+      auto const ref = run<host_backend>(p, alg, false, recur::host{1});
+      for (int const threads : {0, 2, 3, 7}) {
+        auto const out = run<host_backend>(p, alg, false, recur::host{threads});
+        BOOST_TEST((same_bytes(out.x, ref.x) && out.info == ref.info),
+                   recur::to_string(alg)
+                       << " host{" << threads << "} differs from host{1}: " << p.describe());
+      }
+    }
+}
+
+// The batched Thomas (lib/cpu/tridiag_cpu.cpp, its own code) against
+// reference::thomas on matrices that break down at random rows: a row with
+// a_i = b_i = 0 has the pivot 0 exactly. info must agree row for row, broken
+// systems are NaN, and the solved ones agree to rounding.
+template <class T>
+void thomas_against_reference() {
+  int idx = 0;
+  for (layout_kind const kind : layout_kinds)
+    for (std::int64_t const n : {1, 2, 7, 64, 300})
+      for (std::int64_t const nrhs : {1, 3}) {
+        layout const lay = make_layout(kind, n, 41);
+        auto p = make_problem<T>(lay, nrhs, nrhs == 3 ? -(extent(lay) + 1) : 0, matrix_kind::dominant,
+                                 seed_for(490, idx++, sizeof(T)));
+        rng r(p.seed ^ 0x5eed);
+        for (std::int64_t k = 0; k < lay.count; ++k)
+          for (std::int64_t i = 0; i < n; ++i)
+            if (r.uniform() < 2.0 / static_cast<double>(n + 5)) {
+              p.b[p.mi(i, k)] = 0;
+              if (i > 0) p.a[p.mi(i, k)] = 0;
+            }
+        for (bool const in_place : {false, true}) {
+          auto const out = run<host_backend>(p, tridiag_algorithm::thomas, in_place);
+          std::vector<T> want = p.d;
+          std::vector<std::int32_t> want_info(static_cast<std::size_t>(lay.count), -1);
+          recur::reference::thomas(p.a.data() + problem<T>::guard, p.b.data() + problem<T>::guard,
+                                   p.c.data() + problem<T>::guard, want.data() + p.d_base,
+                                   want.data() + p.d_base, lay, nrhs, p.rhs_stride, want_info.data());
+          int broke = 0;
+          for (std::int64_t k = 0; k < lay.count; ++k) {
+            std::int32_t const got = out.info[static_cast<std::size_t>(problem<T>::guard + k)];
+            BOOST_TEST(got == want_info[k], "system " << k << ": " << p.describe());
+            broke += want_info[k] != 0;
+            for (std::int64_t rr = 0; rr < nrhs; ++rr)
+              for (std::int64_t i = 0; i < n; ++i) {
+                T const g = out.x[p.vi(i, k, rr)], w = want[p.vi(i, k, rr)];
+                bool const ok =
+                    want_info[k]
+                        ? std::isnan(g) && !is_poison(g)
+                        : std::fabs(g - w) <= 64 * n * std::numeric_limits<T>::epsilon() * (std::fabs(w) + 1);
+                if (!ok) {
+                  BOOST_TEST(ok, "system " << k << " rhs " << rr << " row " << i << ": " << g << " vs " << w
+                                           << " " << p.describe());
+                  break;
+                }
+              }
+          }
+          if (n >= 64) BOOST_TEST(broke > 0, "no breakdown drawn: " << p.describe());
+        }
+      }
+}
+BOOST_AUTO_TEST_CASE(thomas_against_reference_f32) { thomas_against_reference<float>(); }
+BOOST_AUTO_TEST_CASE(thomas_against_reference_f64) { thomas_against_reference<double>(); }
+
+BOOST_AUTO_TEST_CASE(algorithm_names) {
+  BOOST_TEST(std::string(recur::to_string(tridiag_algorithm::automatic)) == "auto");
+  BOOST_TEST(std::string(recur::to_string(tridiag_algorithm::cr_packed)) == "cr_packed");
+  for (tridiag_algorithm const alg : all_algorithms) {
+    auto const back = recur::parse_tridiag_algorithm(recur::to_string(alg));
+    BOOST_TEST((back && *back == alg), recur::to_string(alg));
+  }
+  BOOST_TEST(!recur::parse_tridiag_algorithm("automatic"));  // the name is "auto"
+  BOOST_TEST(!recur::parse_tridiag_algorithm("Thomas"));
+  BOOST_TEST(!recur::parse_tridiag_algorithm(""));
+}
+
+BOOST_AUTO_TEST_CASE(host_resolution) {
+  layout const lay = layout::interleaved(512, 512);
+  for (tridiag_algorithm const alg : all_algorithms) {
+    tridiag_algorithm const got = recur::resolve_tridiag_algorithm(recur::host{}, lay, sizeof(float), alg);
+    BOOST_TEST((got == (alg == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : alg)),
+               recur::to_string(alg));
+  }
+  expect_invalid([&] { (void)recur::resolve_tridiag_algorithm(recur::host{}, lay, 2); },
+                 [] { return std::vector<int>{}; }, {"value_bytes = 2"},
+                 "recur::resolve_tridiag_algorithm: ");
+  expect_invalid(
+      [&] {
+        (void)recur::resolve_tridiag_algorithm(recur::host{}, lay, 4, static_cast<tridiag_algorithm>(-1));
+      },
+      [] { return std::vector<int>{}; }, {"algorithm = -1"}, "recur::resolve_tridiag_algorithm: ");
+  expect_invalid(
+      [&] {
+        (void)recur::resolve_tridiag_algorithm(recur::host{}, layout{-3, 1, 1, 0}, 8);
+      },
+      [] { return std::vector<int>{}; }, {"layout.n = -3"}, "recur::resolve_tridiag_algorithm: ");
+}
+
+#if RECUR_HAS_CUDA == 0
+// A CPU-only build: every recur::cuda entry point throws not_compiled,
+// whatever the shape, and writes nothing.
+BOOST_AUTO_TEST_CASE(cuda_entry_points_not_compiled) {
+  std::vector<float> a(8, 1), b(8, 4), c(8, 1), d(8, 1), x(8, poison<float>());
+  std::vector<std::int32_t> info(2, info_poison);
+  recur::tridiag_options opt;
+  opt.info = info.data();
+  recur::cuda const ex{};
+  BOOST_CHECK_THROW(recur::solve_batched(ex, a.data(), b.data(), c.data(), d.data(), x.data(),
+                                         layout::contiguous(4, 2), opt),
+                    recur::not_compiled);
+  BOOST_CHECK_THROW(recur::solve_batched(ex, a.data(), b.data(), c.data(), d.data(), x.data(),
+                                         layout::contiguous(0, 2), opt),
+                    recur::not_compiled);
+  std::vector<double> ad(8, 1), xd(8);
+  BOOST_CHECK_THROW(
+      recur::solve_batched(ex, ad.data(), ad.data(), ad.data(), ad.data(), xd.data(), layout::contiguous(8)),
+      recur::not_compiled);
+  BOOST_CHECK_THROW((void)recur::resolve_tridiag_algorithm(ex, layout::contiguous(4, 2), sizeof(float)),
+                    recur::not_compiled);
+  BOOST_CHECK_THROW(recur::tridiag_plan<float>(layout::contiguous(4, 2)), recur::not_compiled);
+  BOOST_CHECK_THROW(recur::tridiag_plan<double>(layout::contiguous(0, 2)), recur::not_compiled);
+  for (float const v : x) BOOST_TEST(is_poison(v));
+  for (std::int32_t const v : info) BOOST_TEST(v == info_poison);
+}
+#endif
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,804 @@
+#pragma once
+// Shared by the batched tridiagonal suites: test_tridiag_host.cpp runs these
+// cases through recur::host, test_tridiag_cuda.cpp through recur::cuda. A
+// suite is instantiated with a Backend that says where memory lives:
+//
+//   struct Backend {
+//     using executor_type = recur::host;          // or recur::cuda
+//     static executor_type executor();
+//     static char const* name();
+//     template <class T> struct array {           // memory the executor reads and writes
+//       explicit array(std::vector<T> const& contents);
+//       T* data() const;
+//       std::vector<T> read() const;              // after finish()
+//     };
+//     static void finish();                       // wait for the work, surface asynchronous errors
+//     // An independent solution of system k, right-hand side r, for the
+//     // agreement check (host: LAPACK's ?gtsv; CUDA: Thomas in long double).
+//     template <class T> static std::vector<long double> oracle(problem<T> const&, std::int64_t k,
+//     std::int64_t r);
+//   };
+//
+// What every case checks (check()):
+// - x starts poisoned (all-ones bytes, a NaN no solver writes); every element
+//   of every right-hand side of every system is written, and nothing else in
+//   its buffer (guards either side, the layout's gaps, the gaps between
+//   right-hand side sets) changes. info starts as -1 (the same bytes), gets
+//   a value >= 0 for every system, and its guards stay.
+// - a, b, c (and d unless x == d) are not written.
+// - a[0] and c[n-1] of every system hold NaN: a solver that reads them
+//   produces NaN and fails.
+// - info 0: every x finite and the relative residual
+//     ||A x - d||_inf / (||A||_inf ||x||_inf) <= C n eps,  C = 4
+//   (the references reach a tenth of it, test_reference_tridiag.cpp); on
+//   diagonally dominant systems, agreement with the oracle,
+//     ||x - x_oracle|| <= C n eps kappa ||x_oracle||,
+//   kappa = ||A|| / min_i (|b_i| - |a_i| - |c_i|) >= ||A|| ||A^-1|| (Varah).
+//   RD and CR+RD accept their result only up to a componentwise backward
+//   error of 2^(digits/4) eps (reference/tridiag.hpp), so their tolerances
+//   carry that factor, and they run on Zhang et al.'s matrices with close
+//   values in rows (on dominant rows RD's products overflow or lose x_0).
+// - info > 0: every x of the system (all right-hand sides) is NaN.
+//
+// Sizes: n in {1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000, 4096} x counts
+// {1, 3, 37, 1000} x three layouts, bounded in total work per case (a
+// budget in unknowns times right-hand sides, large only for Thomas, whose
+// big batches are what it is for). Each case rotates the right-hand sides
+// (1; 3 one after the other; 3 with a gap between sets; 2 with a negative
+// stride) and in-place use (x == d).
+//
+// Inputs come from recur_test::seed_for (RECUR_TEST_SEED draws other ones);
+// failures print the case and its seed.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <boost/test/unit_test.hpp>
+#include <recur/error.hpp>
+#include <recur/reference/tridiag.hpp>
+#include <recur/tridiag.hpp>
+
+#include "linrec_harness.hpp"  // rng, seed_for, poison
+
+namespace tridiag_test {
+
+using recur::layout;
+using recur::tridiag_algorithm;
+using recur_test::is_poison;
+using recur_test::poison;
+using recur_test::rng;
+using recur_test::seed_for;
+
+inline constexpr tridiag_algorithm all_algorithms[] = {
+    tridiag_algorithm::automatic,  tridiag_algorithm::thomas,    tridiag_algorithm::cr,
+    tridiag_algorithm::pcr,        tridiag_algorithm::rd,        tridiag_algorithm::cr_pcr,
+    tridiag_algorithm::cr_rd,      tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme,
+    tridiag_algorithm::thomas_pcr,
+};
+
+// RD and CR+RD: a looser tolerance, close-values matrices, breakdown allowed.
+inline bool rd_like(tridiag_algorithm a) {
+  return a == tridiag_algorithm::rd || a == tridiag_algorithm::cr_rd;
+}
+// Thomas' pivots: a zero pivot is reported at its own row.
+inline bool thomas_pivots(tridiag_algorithm a) {
+  return a == tridiag_algorithm::thomas || a == tridiag_algorithm::pscheme;
+}
+
+template <class T>
+inline constexpr char const* type_name = sizeof(T) == 4 ? "f32" : "f64";
+
+// ---------------------------------------------------------------- layouts ---
+
+enum class layout_kind { contiguous, interleaved, strided_gaps };
+inline constexpr layout_kind layout_kinds[] = {layout_kind::contiguous, layout_kind::interleaved,
+                                               layout_kind::strided_gaps};
+
+inline char const* name(layout_kind k) {
+  switch (k) {
+    case layout_kind::contiguous:
+      return "contiguous";
+    case layout_kind::interleaved:
+      return "interleaved";
+    case layout_kind::strided_gaps:
+      return "strided_gaps";
+  }
+  return "?";
+}
+
+inline layout make_layout(layout_kind k, std::int64_t n, std::int64_t count) {
+  switch (k) {
+    case layout_kind::contiguous:
+      return layout::contiguous(n, count);
+    case layout_kind::interleaved:
+      return layout::interleaved(n, count);
+    case layout_kind::strided_gaps:  // every other element, 3 unused ones between systems
+      return layout::strided(n, count, 2, 2 * n + 3);
+  }
+  return {};
+}
+
+// Elements from the first to the last of the layout (0 when empty).
+inline std::int64_t extent(layout const& l) {
+  if (l.n == 0 || l.count == 0) return 0;
+  return (l.n - 1) * l.element_stride + (l.count - 1) * l.batch_stride + 1;
+}
+
+// --------------------------------------------------------------- problems ---
+
+enum class matrix_kind {
+  dominant,      // |b| >= |a| + |c| + 1 + U[0, 1), random signs
+  close_values,  // Zhang et al.: a, b, c of a row within 10% of one value in [1, 2]
+};
+
+// A batch in host memory: the buffers as they are handed to the executor,
+// guards included (poison outside the layout).
+template <class T>
+struct problem {
+  static constexpr std::int64_t guard = 16;
+
+  layout lay;
+  std::int64_t nrhs = 1;
+  std::int64_t rhs_stride_arg = 0;  // what the call passes (0: the default)
+  std::int64_t rhs_stride = 0;      // what it means
+  matrix_kind kind = matrix_kind::dominant;
+  std::uint64_t seed = 0;
+  std::int64_t ext = 0;
+  std::vector<T> a, b, c;   // guard + ext + guard
+  std::vector<T> d;         // every right-hand side set, guards either side
+  std::int64_t d_base = 0;  // index in d of set 0's element (0, 0)
+
+  std::size_t mi(std::int64_t i, std::int64_t k) const {
+    return static_cast<std::size_t>(guard + lay.offset(i, k));
+  }
+  std::size_t vi(std::int64_t i, std::int64_t k, std::int64_t r) const {
+    return static_cast<std::size_t>(d_base + lay.offset(i, k) + r * rhs_stride);
+  }
+  // Row i of system k with the unread ends as zero.
+  T sub(std::int64_t i, std::int64_t k) const { return i > 0 ? a[mi(i, k)] : T(0); }
+  T sup(std::int64_t i, std::int64_t k) const { return i + 1 < lay.n ? c[mi(i, k)] : T(0); }
+
+  std::string describe() const {
+    return fmt::format("{} layout {{n={}, count={}, es={}, bs={}}} nrhs={} rhs_stride={} {} seed={:#x}",
+                       type_name<T>, lay.n, lay.count, lay.element_stride, lay.batch_stride, nrhs,
+                       rhs_stride_arg, kind == matrix_kind::dominant ? "dominant" : "close_values", seed);
+  }
+};
+
+template <class T>
+problem<T> make_problem(layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride_arg, matrix_kind kind,
+                        std::uint64_t seed) {
+  problem<T> p;
+  constexpr std::int64_t g = problem<T>::guard;
+  p.lay = lay;
+  p.nrhs = nrhs;
+  p.kind = kind;
+  p.seed = seed;
+  p.ext = extent(lay);
+  p.rhs_stride_arg = rhs_stride_arg;
+  p.rhs_stride = rhs_stride_arg == 0 ? p.ext : rhs_stride_arg;
+  std::int64_t const mag = p.rhs_stride < 0 ? -p.rhs_stride : p.rhs_stride;
+  std::int64_t const sets_span = nrhs > 0 ? (nrhs - 1) * mag + p.ext : 0;
+  p.a.assign(static_cast<std::size_t>(p.ext + 2 * g), poison<T>());
+  p.b = p.a;
+  p.c = p.a;
+  p.d.assign(static_cast<std::size_t>(sets_span + 2 * g), poison<T>());
+  p.d_base = g + (p.rhs_stride < 0 && nrhs > 1 ? (nrhs - 1) * mag : 0);
+  rng r(seed);
+  T const nan = std::numeric_limits<T>::quiet_NaN();
+  for (std::int64_t k = 0; k < lay.count; ++k)
+    for (std::int64_t i = 0; i < lay.n; ++i) {
+      std::size_t const o = p.mi(i, k);
+      if (kind == matrix_kind::dominant) {
+        double const av = r.symmetric(), cv = r.symmetric();
+        double const m = std::fabs(av) * (i > 0) + std::fabs(cv) * (i + 1 < lay.n) + 1 + r.uniform();
+        p.a[o] = static_cast<T>(av);
+        p.c[o] = static_cast<T>(cv);
+        p.b[o] = static_cast<T>(r.sign() * m);
+      } else {
+        double const v = 1 + r.uniform();
+        p.a[o] = static_cast<T>(v * (1 + 0.1 * r.symmetric()));
+        p.b[o] = static_cast<T>(v * (1 + 0.1 * r.symmetric()));
+        p.c[o] = static_cast<T>(v * (1 + 0.1 * r.symmetric()));
+      }
+      if (i == 0) p.a[o] = nan;  // never read
+      if (i + 1 == lay.n) p.c[o] = nan;
+    }
+  for (std::int64_t rr = 0; rr < nrhs; ++rr)
+    for (std::int64_t k = 0; k < lay.count; ++k)
+      for (std::int64_t i = 0; i < lay.n; ++i) p.d[p.vi(i, k, rr)] = static_cast<T>(r.symmetric());
+  return p;
+}
+
+// ------------------------------------------------------------------ oracle ---
+
+// Thomas in long double: for diagonally dominant rows (no pivoting needed)
+// accurate to ~ n 1e-19 kappa, far below any tolerance here.
+template <class T>
+std::vector<long double> thomas_long_double(problem<T> const& p, std::int64_t k, std::int64_t r) {
+  std::int64_t const n = p.lay.n;
+  std::vector<long double> cp(n), x(n);
+  long double c_prev = 0, d_prev = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    long double const ai = p.sub(i, k);
+    long double const piv = p.b[p.mi(i, k)] - ai * c_prev;
+    c_prev = cp[i] = static_cast<long double>(p.sup(i, k)) / piv;
+    d_prev = x[i] = (p.d[p.vi(i, k, r)] - ai * d_prev) / piv;
+  }
+  for (std::int64_t i = n - 2; i >= 0; --i) x[i] -= cp[i] * x[i + 1];
+  return x;
+}
+
+// --------------------------------------------------------------- running ----
+
+template <class T>
+struct outputs {
+  std::vector<T> x;                // the whole buffer x lives in (d's when in place)
+  std::vector<std::int32_t> info;  // guard + count + guard
+  std::string inputs_written;      // which input changed, if any
+};
+
+inline constexpr std::int32_t info_poison = -1;  // the bytes 0xFF
+
+// One call through the backend; x starts poisoned (or is d).
+template <class Backend, class T>
+outputs<T> run(problem<T> const& p, tridiag_algorithm alg, bool in_place,
+               typename Backend::executor_type const& ex = Backend::executor(), bool with_info = true) {
+  constexpr std::int64_t g = problem<T>::guard;
+  using array_t = typename Backend::template array<T>;
+  array_t const da(p.a), db(p.b), dc(p.c), dd(p.d);
+  std::optional<array_t> dx;
+  if (!in_place) dx.emplace(std::vector<T>(p.d.size(), poison<T>()));
+  typename Backend::template array<std::int32_t> const di(
+      std::vector<std::int32_t>(static_cast<std::size_t>(p.lay.count + 2 * g), info_poison));
+  recur::tridiag_options opt;
+  opt.nrhs = p.nrhs;
+  opt.rhs_stride = p.rhs_stride_arg;
+  opt.info = with_info ? di.data() + g : nullptr;
+  opt.algorithm = alg;
+  T* const x = (in_place ? dd.data() : dx->data()) + p.d_base;
+  recur::solve_batched(ex, da.data() + g, db.data() + g, dc.data() + g, dd.data() + p.d_base, x, p.lay, opt);
+  Backend::finish();
+  outputs<T> out;
+  out.x = in_place ? dd.read() : dx->read();
+  out.info = di.read();
+  auto const same = [](std::vector<T> const& u, std::vector<T> const& v) {
+    return u.size() == v.size() && std::memcmp(u.data(), v.data(), u.size() * sizeof(T)) == 0;
+  };
+  if (!same(da.read(), p.a)) out.inputs_written += "a ";
+  if (!same(db.read(), p.b)) out.inputs_written += "b ";
+  if (!same(dc.read(), p.c)) out.inputs_written += "c ";
+  if (!in_place && !same(dd.read(), p.d)) out.inputs_written += "d ";
+  return out;
+}
+
+// ------------------------------------------------------------------ check ---
+
+inline constexpr double residual_c = 4;
+
+template <class T>
+double rd_factor(tridiag_algorithm alg) {
+  return rd_like(alg) ? std::ldexp(1.0, recur::reference::detail::rd_backward_error_exponent<T>) : 1.0;
+}
+
+// What a system's info must be.
+inline constexpr int info_zero = 0;       // solved
+inline constexpr int info_positive = -2;  // broke down (any row)
+inline constexpr int info_any = -3;       // either; checked for consistency with x only
+
+struct tally {
+  std::int64_t solved = 0, broke = 0;
+  double worst_residual = 0, worst_error = 0;  // in units of their tolerances
+};
+
+// Failures as text (empty when all is well), at most a few described.
+struct failures {
+  std::int64_t count = 0;
+  std::string text;
+  template <class F>
+  void add(F&& describe) {
+    if (++count <= 6) text += describe() + "\n";
+  }
+  std::string report() const {
+    return count ? text + fmt::format("{} failures in total", count) : std::string();
+  }
+};
+
+// expected(k): info_zero, info_positive, info_any, or the exact row (> 0).
+// oracle(p, k, r): the independent solution (only called for dominant
+// matrices, on a sample of the systems).
+template <class T, class ExpectedT, class OracleT>
+std::string check(problem<T> const& p, outputs<T> const& out, tridiag_algorithm alg, ExpectedT&& expected,
+                  OracleT&& oracle, tally& t) {
+  constexpr std::int64_t g = problem<T>::guard;
+  layout const& lay = p.lay;
+  std::int64_t const n = lay.n;
+  failures f;
+  if (!out.inputs_written.empty()) f.add([&] { return "inputs written: " + out.inputs_written; });
+  if (out.x.size() != p.d.size() || out.info.size() != static_cast<std::size_t>(lay.count + 2 * g))
+    return "output buffers have the wrong size";
+
+  // Everything outside the layout's right-hand sides keeps its poison.
+  std::vector<bool> inside(out.x.size(), false);
+  for (std::int64_t r = 0; r < p.nrhs; ++r)
+    for (std::int64_t k = 0; k < lay.count; ++k)
+      for (std::int64_t i = 0; i < n; ++i) inside[p.vi(i, k, r)] = true;
+  for (std::size_t j = 0; j < out.x.size(); ++j)
+    if (!inside[j] && !is_poison(out.x[j]))
+      f.add([&] {
+        return fmt::format("x buffer element {} outside the systems was written: {}", j, out.x[j]);
+      });
+  for (std::int64_t j = 0; j < g; ++j)
+    if (out.info[static_cast<std::size_t>(j)] != info_poison ||
+        out.info[static_cast<std::size_t>(g + lay.count + j)] != info_poison)
+      f.add([&] { return fmt::format("info guard element {} was written", j); });
+
+  double const eps = std::numeric_limits<T>::epsilon(), loose = rd_factor<T>(alg);
+  double const res_tol = residual_c * static_cast<double>(n) * eps * loose;
+  bool const compare = p.kind == matrix_kind::dominant;
+  for (std::int64_t k = 0; k < lay.count; ++k) {
+    std::int32_t const info = out.info[static_cast<std::size_t>(g + k)];
+    int const want = expected(k);
+    bool const info_ok =
+        info >= 0 && info <= n &&
+        (want == info_any || (want == info_positive && info > 0) || (want >= 0 && info == want));
+    if (!info_ok)
+      f.add([&] {
+        return fmt::format("system {}: info = {}, expected {}", k, info,
+                           want == info_positive ? std::string("> 0")
+                           : want == info_any    ? "0..n"
+                                                 : std::to_string(want));
+      });
+    if (info < 0) continue;
+    (info == 0 ? t.solved : t.broke)++;
+    if (info > 0) {
+      for (std::int64_t r = 0; r < p.nrhs; ++r)
+        for (std::int64_t i = 0; i < n; ++i) {
+          T const v = out.x[p.vi(i, k, r)];
+          if (!std::isnan(v) || is_poison(v))
+            f.add([&] {
+              return fmt::format("system {} (info {}) rhs {} element {}: {} where NaN must be written", k,
+                                 info, r, i,
+                                 is_poison(v) ? std::string("poison (not written)") : fmt::format("{}", v));
+            });
+        }
+      continue;
+    }
+    // Solved: finite, small residual, close to the oracle.
+    bool const sample = k < 8 || k % 37 == 0 || k == lay.count - 1;
+    for (std::int64_t r = 0; r < p.nrhs; ++r) {
+      long double res = 0, anorm = 0, xnorm = 0;
+      bool finite = true;
+      for (std::int64_t i = 0; i < n; ++i) {
+        long double const xi = out.x[p.vi(i, k, r)];
+        if (!std::isfinite(xi)) finite = false;
+        long double const ai = p.sub(i, k), bi = p.b[p.mi(i, k)], ci = p.sup(i, k);
+        long double acc = bi * xi;
+        if (i > 0) acc += ai * static_cast<long double>(out.x[p.vi(i - 1, k, r)]);
+        if (i + 1 < n) acc += ci * static_cast<long double>(out.x[p.vi(i + 1, k, r)]);
+        // std::max, not fmax (a library call for long double); x is checked
+        // finite before the result is used.
+        res = std::max(res, std::fabs(acc - static_cast<long double>(p.d[p.vi(i, k, r)])));
+        anorm = std::max(anorm, std::fabs(ai) + std::fabs(bi) + std::fabs(ci));
+        xnorm = std::max(xnorm, std::fabs(xi));
+      }
+      if (!finite) {
+        f.add([&] {
+          return fmt::format("system {} rhs {}: info 0 but x is not finite (or not written)", k, r);
+        });
+        continue;
+      }
+      double const rel = static_cast<double>(res / (anorm * xnorm + std::numeric_limits<long double>::min()));
+      t.worst_residual = std::max(t.worst_residual, rel / res_tol);
+      if (!(rel <= res_tol))
+        f.add([&] {
+          return fmt::format("system {} rhs {}: relative residual {:.3g} > {:.3g} (C n eps)", k, r, rel,
+                             res_tol);
+        });
+      if (!compare || !sample) continue;
+      double anorm_d = 0, margin = std::numeric_limits<double>::infinity();
+      for (std::int64_t i = 0; i < n; ++i) {
+        double const off = std::fabs(double(p.sub(i, k))) + std::fabs(double(p.sup(i, k)));
+        anorm_d = std::max(anorm_d, off + std::fabs(double(p.b[p.mi(i, k)])));
+        margin = std::min(margin, std::fabs(double(p.b[p.mi(i, k)])) - off);
+      }
+      double const kappa = anorm_d / margin;
+      std::vector<long double> const want_x = oracle(p, k, r);
+      long double err = 0, wn = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        err = std::max(err, std::fabs(static_cast<long double>(out.x[p.vi(i, k, r)]) - want_x[i]));
+        wn = std::max(wn, std::fabs(want_x[i]));
+      }
+      double const tol = residual_c * static_cast<double>(n) * eps * kappa * loose * static_cast<double>(wn);
+      t.worst_error = std::max(t.worst_error, static_cast<double>(err) / tol);
+      if (!(static_cast<double>(err) <= tol))
+        f.add([&] {
+          return fmt::format(
+              "system {} rhs {}: differs from the oracle by {:.3g} (relative), tolerance {:.3g}", k, r,
+              static_cast<double>(err / wn), tol / static_cast<double>(wn));
+        });
+    }
+  }
+  return f.report();
+}
+
+// ----------------------------------------------------------------- support ---
+
+// Whether the backend runs alg for this shape (resolve_tridiag_algorithm does
+// not throw invalid_argument); why not otherwise.
+template <class Backend>
+std::optional<std::string> unsupported(tridiag_algorithm alg, layout const& lay, std::size_t value_bytes) {
+  try {
+    (void)recur::resolve_tridiag_algorithm(Backend::executor(), lay, value_bytes, alg);
+    return std::nullopt;
+  } catch (recur::invalid_argument const& e) {
+    return std::string(e.what());
+  }
+}
+
+// Per-shape skips, reported once per case: "skipped <alg>: <why>".
+struct skips {
+  std::map<std::string, std::int64_t> why;
+  void add(std::string const& w) { ++why[w]; }
+  void report(tridiag_algorithm alg) const {
+    for (auto const& [w, count] : why)
+      BOOST_TEST_MESSAGE("skipped " << recur::to_string(alg) << ": " << w << " (" << count << " shapes)");
+  }
+};
+
+// A Boost.Test precondition: the case runs if the backend implements alg for
+// some common shape, and is reported skipped (with the reason) otherwise.
+template <class Backend>
+struct implemented {
+  tridiag_algorithm alg;
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    std::optional<std::string> why;
+    for (layout const& lay :
+         {layout::contiguous(512, 8), layout::interleaved(64, 64), layout::contiguous(31, 3)}) {
+      why = unsupported<Backend>(alg, lay, sizeof(float));
+      if (!why) return true;
+    }
+    boost::test_tools::assertion_result r(false);
+    r.message() << "skipped " << recur::to_string(alg) << ": " << *why;
+    return r;
+  }
+};
+
+// ------------------------------------------------------------------ cases ---
+
+// The unknowns times right-hand sides a case may have: Thomas takes the big
+// batches; the others' references cost more per unknown on the CPU.
+inline std::int64_t work_budget(tridiag_algorithm alg) {
+  return alg == tridiag_algorithm::thomas ? (std::int64_t{1} << 22) : (std::int64_t{1} << 16);
+}
+
+// Every layout x n x count within the budget; see the top.
+template <class Backend, class T>
+void sweep(tridiag_algorithm alg) {
+  static constexpr std::int64_t ns[] = {1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000, 4096};
+  static constexpr std::int64_t counts[] = {1, 3, 37, 1000};
+  tally t;
+  skips sk;
+  int idx = 0, cases = 0;
+  for (layout_kind const kind : layout_kinds)
+    for (std::int64_t const n : ns)
+      for (std::int64_t const count : counts) {
+        layout const lay = make_layout(kind, n, count);
+        int const rot = idx++;
+        std::int64_t nrhs = 1, stride = 0;
+        switch (rot % 4) {
+          case 1:
+            nrhs = 3;  // sets one after the other (rhs_stride 0)
+            break;
+          case 2:
+            nrhs = 3, stride = extent(lay) + 5;  // gaps between sets
+            break;
+          case 3:
+            if (rot % 8 == 7) nrhs = 2, stride = -(extent(lay) + 2);  // sets below the base pointer
+            break;
+        }
+        if (n * count * nrhs > work_budget(alg)) {
+          if (n * count > work_budget(alg)) continue;
+          nrhs = 1, stride = 0;
+        }
+        if (auto const why = unsupported<Backend>(alg, lay, sizeof(T))) {
+          sk.add(*why);
+          continue;
+        }
+        bool const in_place = rot % 3 == 1;
+        matrix_kind const mk = rd_like(alg) ? matrix_kind::close_values : matrix_kind::dominant;
+        auto const p =
+            make_problem<T>(lay, nrhs, stride, mk, seed_for(400 + static_cast<int>(alg), rot, sizeof(T)));
+        auto const out = run<Backend>(p, alg, in_place);
+        ++cases;
+        auto const msg = check(
+            p, out, alg, [&](std::int64_t) { return rd_like(alg) ? info_any : info_zero; },
+            [](auto const& q, std::int64_t k, std::int64_t r) { return Backend::oracle(q, k, r); }, t);
+        BOOST_TEST(msg.empty(), Backend::name() << " " << recur::to_string(alg) << " " << name(kind)
+                                                << (in_place ? " in place " : " ") << p.describe() << "\n"
+                                                << msg);
+      }
+  sk.report(alg);
+  BOOST_TEST_MESSAGE(Backend::name() << " " << recur::to_string(alg) << " " << type_name<T> << ": " << cases
+                                     << " cases, " << t.solved << " systems solved, " << t.broke
+                                     << " broke down; worst residual " << t.worst_residual << " and error "
+                                     << t.worst_error << " of their tolerances");
+  // RD's self check may refuse some close-values systems; most must pass.
+  if (rd_like(alg) && cases > 0) BOOST_TEST(2 * t.solved >= t.solved + t.broke, "too few systems solved");
+  if (!rd_like(alg)) BOOST_TEST(t.broke == 0);
+}
+
+// Singular and zero-pivot systems in a batch (see the comments below); the
+// other systems are solved, and only broken systems get NaN.
+template <class Backend, class T>
+void breakdown(tridiag_algorithm requested) {
+  std::int64_t const n = 33, count = 6, nrhs = 2, zero_row = 16, pivot_row = 5;
+  int idx = 0;
+  for (layout_kind const kind : {layout_kind::contiguous, layout_kind::interleaved}) {
+    layout const lay = make_layout(kind, n, count);
+    if (auto const why = unsupported<Backend>(requested, lay, sizeof(T))) {
+      BOOST_TEST_MESSAGE("skipped " << recur::to_string(requested) << ": " << *why);
+      continue;
+    }
+    tridiag_algorithm const alg =
+        recur::resolve_tridiag_algorithm(Backend::executor(), lay, sizeof(T), requested);
+    matrix_kind const mk = rd_like(alg) ? matrix_kind::close_values : matrix_kind::dominant;
+    auto p = make_problem<T>(lay, nrhs, 0, mk, seed_for(450, idx++, sizeof(T)));
+    std::map<std::int64_t, int> want;
+    // System 1: an all-zero row (a singular matrix). Every algorithm breaks
+    // down; Thomas' pivot of that row is exactly 0.
+    p.a[p.mi(zero_row, 1)] = p.b[p.mi(zero_row, 1)] = p.c[p.mi(zero_row, 1)] = 0;
+    want[1] = thomas_pivots(alg) ? static_cast<int>(zero_row + 1) : info_positive;
+    if (!rd_like(alg)) {
+      // System 3: b_0 = 0. Every algorithm that divides by b breaks down at
+      // row 1 (RD divides by c only and solves it).
+      p.b[p.mi(0, 3)] = 0;
+      want[3] = 1;
+    } else if (alg == tridiag_algorithm::rd) {
+      // RD's divisor: c_0 = 0, row 1.
+      p.c[p.mi(0, 3)] = 0;
+      want[3] = 1;
+    }
+    if (thomas_pivots(alg)) {
+      // System 4: a zero pivot with a non-zero diagonal. a_4 = 0 makes
+      // p_4 = b_4 = 2 and c'_4 = 1 / 2; a_5 = 1, b_5 = 1/2 give
+      // p_5 = 1/2 - 1/2 = 0 exactly (and (b_5 p_4 - a_5 c_4) / p_4 = 0).
+      p.a[p.mi(pivot_row - 1, 4)] = 0;
+      p.b[p.mi(pivot_row - 1, 4)] = 2;
+      p.c[p.mi(pivot_row - 1, 4)] = 1;
+      p.a[p.mi(pivot_row, 4)] = 1;
+      p.b[p.mi(pivot_row, 4)] = T(0.5);
+      want[4] = static_cast<int>(pivot_row + 1);
+    }
+    auto const expected = [&](std::int64_t k) {
+      auto const it = want.find(k);
+      return it == want.end() ? info_zero : it->second;
+    };
+    tally t;
+    auto const oracle = [](auto const& q, std::int64_t k, std::int64_t r) {
+      return Backend::oracle(q, k, r);
+    };
+    for (bool const in_place : {false, true}) {
+      auto const out = run<Backend>(p, requested, in_place);
+      auto const msg = check(p, out, alg, expected, oracle, t);
+      BOOST_TEST(msg.empty(), Backend::name() << " " << recur::to_string(requested) << " ("
+                                              << recur::to_string(alg) << ") " << name(kind)
+                                              << (in_place ? " in place " : " ") << p.describe() << "\n"
+                                              << msg);
+    }
+    // Without info, broken systems still get NaN.
+    auto const out = run<Backend>(p, requested, false, Backend::executor(), false);
+    for (auto const& [k, w] : want) {
+      (void)w;
+      bool all_nan = true;
+      for (std::int64_t r = 0; r < nrhs; ++r)
+        for (std::int64_t i = 0; i < n; ++i)
+          all_nan &= std::isnan(out.x[p.vi(i, k, r)]) && !is_poison(out.x[p.vi(i, k, r)]);
+      BOOST_TEST(all_nan, recur::to_string(requested) << " without info: system " << k << " not NaN");
+    }
+  }
+}
+
+// Same input, same backend and algorithm: the same bits (API guarantee).
+template <class Backend, class T>
+void deterministic(tridiag_algorithm alg) {
+  int idx = 0;
+  for (layout const& lay : {layout::contiguous(513, 37), layout::interleaved(1000, 37),
+                            make_layout(layout_kind::strided_gaps, 127, 3)}) {
+    if (unsupported<Backend>(alg, lay, sizeof(T))) continue;
+    matrix_kind const mk = rd_like(alg) ? matrix_kind::close_values : matrix_kind::dominant;
+    auto const p = make_problem<T>(lay, 2, 0, mk, seed_for(460, idx++, sizeof(T)));
+    auto const x1 = run<Backend>(p, alg, false), x2 = run<Backend>(p, alg, false);
+    bool const same =
+        std::memcmp(x1.x.data(), x2.x.data(), x1.x.size() * sizeof(T)) == 0 && x1.info == x2.info;
+    BOOST_TEST(same,
+               Backend::name() << " " << recur::to_string(alg) << " not reproducible: " << p.describe());
+  }
+}
+
+// ------------------------------------------------------------- arguments ---
+
+// Byte for byte (poison is a NaN, so == would never hold).
+template <class T>
+bool same_bytes(std::vector<T> const& u, std::vector<T> const& v) {
+  return u.size() == v.size() && std::memcmp(u.data(), v.data(), u.size() * sizeof(T)) == 0;
+}
+
+// Runs call, which must throw recur::invalid_argument whose message starts
+// with "recur::solve_batched: " and contains every needle; snapshot() must
+// read the same before and after (nothing written).
+template <class CallT, class SnapshotT>
+void expect_invalid(CallT&& call, SnapshotT&& snapshot, std::initializer_list<char const*> needles,
+                    char const* prefix = "recur::solve_batched: ") {
+  auto const before = snapshot();
+  bool threw = false;
+  std::string what;
+  try {
+    call();
+  } catch (recur::invalid_argument const& e) {
+    threw = true;
+    what = e.what();
+  } catch (std::exception const& e) {
+    BOOST_ERROR("threw something other than recur::invalid_argument: " << e.what());
+    return;
+  }
+  BOOST_TEST(threw, "no exception; expected one mentioning \"" << *needles.begin() << "\"");
+  if (!threw) return;
+  BOOST_TEST(what.rfind(prefix, 0) == 0,
+             "message \"" << what << "\" does not start with \"" << prefix << "\"");
+  for (char const* needle : needles)
+    BOOST_TEST(what.find(needle) != std::string::npos,
+               "message \"" << what << "\" lacks \"" << needle << "\"");
+  BOOST_TEST(same_bytes(snapshot(), before), "memory changed by a call that threw: " << what);
+}
+
+// One allocation holds a, b, c, d, x and info, so that overlaps can be made
+// and one snapshot covers everything a bad call could write.
+template <class Backend, class T>
+struct arena {
+  static constexpr std::int64_t region = 256;
+  typename Backend::template array<T> mem;
+  static std::vector<T> initial() {
+    std::vector<T> v(static_cast<std::size_t>(8 * region), poison<T>());
+    rng r(seed_for(470));
+    for (std::int64_t j = 0; j < 4 * region; ++j) v[static_cast<std::size_t>(j)] = T(r.symmetric());
+    for (std::int64_t j = region; j < 2 * region; ++j) v[static_cast<std::size_t>(j)] += T(4);  // b: dominant
+    return v;
+  }
+  arena() : mem(initial()) {}
+  T* a() const { return mem.data(); }
+  T* b() const { return mem.data() + region; }
+  T* c() const { return mem.data() + 2 * region; }
+  T* d() const { return mem.data() + 3 * region; }
+  T* x() const { return mem.data() + 4 * region; }                                                 // poisoned
+  std::int32_t* info() const { return reinterpret_cast<std::int32_t*>(mem.data() + 6 * region); }  // poisoned
+  static T* misaligned(T* p) { return reinterpret_cast<T*>(reinterpret_cast<char*>(p) + 1); }
+  std::vector<T> snapshot() const { return mem.read(); }
+};
+
+template <class Backend, class T>
+void bad_arguments() {
+  arena<Backend, T> m;
+  auto const snap = [&] { return m.snapshot(); };
+  std::int64_t const n = 50, count = 2;
+  layout const lay = layout::contiguous(n, count);
+  auto const ex = Backend::executor();
+  struct args {
+    T const *a, *b, *c, *d;
+    T* x;
+    layout lay;
+    recur::tridiag_options opt;
+  };
+  args good{m.a(), m.b(), m.c(), m.d(), m.x(), lay, {}};
+  good.opt.info = m.info();
+  auto const call = [&](args const& g) {
+    return [&ex, g] { recur::solve_batched(ex, g.a, g.b, g.c, g.d, g.x, g.lay, g.opt); };
+  };
+  auto with = [&](auto&& change) {
+    args g = good;
+    change(g);
+    return call(g);
+  };
+  std::int64_t const big = std::int64_t{1} << 40;
+  // Sizes and strides.
+  expect_invalid(with([](args& g) { g.lay = layout{-1, 1, 1, 0}; }), snap, {"layout.n = -1", "negative"});
+  expect_invalid(with([](args& g) { g.lay = layout{4, -2, 1, 4}; }), snap, {"layout.count = -2", "negative"});
+  expect_invalid(with([](args& g) { g.lay = layout{4, 1, 0, 4}; }), snap, {"layout.element_stride = 0"});
+  expect_invalid(with([](args& g) { g.lay = layout{4, 1, -1, 4}; }), snap, {"layout.element_stride = -1"});
+  expect_invalid(with([](args& g) { g.lay = layout{4, 2, 1, 0}; }), snap, {"layout.batch_stride = 0"});
+  expect_invalid(with([](args& g) { g.lay = layout{4, 2, 1, -4}; }), snap, {"layout.batch_stride = -4"});
+  expect_invalid(with([](args& g) { g.lay = layout{4, 2, 1, 2}; }), snap, {"layout", "one address"});
+  expect_invalid(with([&](args& g) { g.lay = layout{big, big, 1, big}; }), snap, {"overflows"});
+  expect_invalid(with([](args& g) { g.opt.nrhs = -1; }), snap, {"nrhs = -1", "negative"});
+  expect_invalid(with([](args& g) { g.opt.nrhs = 2, g.opt.rhs_stride = 2 * 50 - 1; }), snap,
+                 {"rhs_stride = 99"});
+  expect_invalid(with([](args& g) { g.opt.nrhs = 2, g.opt.rhs_stride = -3; }), snap, {"rhs_stride = -3"});
+  expect_invalid(with([&](args& g) { g.opt.nrhs = big, g.opt.rhs_stride = big; }), snap,
+                 {"rhs_stride", "overflows"});
+  expect_invalid(with([](args& g) { g.opt.algorithm = static_cast<tridiag_algorithm>(99); }), snap,
+                 {"algorithm = 99"});
+  // Pointers: null, misaligned.
+  expect_invalid(with([](args& g) { g.a = nullptr; }), snap, {"a is null"});
+  expect_invalid(with([](args& g) { g.b = nullptr; }), snap, {"b is null"});
+  expect_invalid(with([](args& g) { g.c = nullptr; }), snap, {"c is null"});
+  expect_invalid(with([](args& g) { g.d = nullptr; }), snap, {"d is null"});
+  expect_invalid(with([](args& g) { g.x = nullptr; }), snap, {"x is null"});
+  expect_invalid(with([&](args& g) { g.a = m.misaligned(m.a()); }), snap, {"a = ", "not aligned"});
+  expect_invalid(with([&](args& g) { g.b = m.misaligned(m.b()); }), snap, {"b = ", "not aligned"});
+  expect_invalid(with([&](args& g) { g.c = m.misaligned(m.c()); }), snap, {"c = ", "not aligned"});
+  expect_invalid(with([&](args& g) { g.d = m.misaligned(m.d()); }), snap, {"d = ", "not aligned"});
+  expect_invalid(with([&](args& g) { g.x = m.misaligned(m.x()); }), snap, {"x = ", "not aligned"});
+  expect_invalid(with([&](args& g) {
+                   g.opt.info = reinterpret_cast<std::int32_t*>(reinterpret_cast<char*>(m.info()) + 2);
+                 }),
+                 snap, {"info = ", "not aligned"});
+  // Overlaps: x on a diagonal, x straddling d, info inside x.
+  expect_invalid(with([&](args& g) { g.x = m.a() + 3; }), snap, {"x = ", "overlaps a"});
+  expect_invalid(with([&](args& g) { g.x = m.b() - 5; }), snap, {"x = ", "overlaps b"});
+  expect_invalid(with([&](args& g) { g.x = m.c() + 2 * n - 1; }), snap, {"x = ", "overlaps c"});
+  expect_invalid(with([&](args& g) { g.x = m.d() + 1; }), snap, {"x = ", "overlaps d"});
+  expect_invalid(with([&](args& g) { g.x = m.d() - 2 * n + 1; }), snap, {"x = ", "overlaps d"});
+  expect_invalid(with([&](args& g) { g.x = m.d() + 2 * n, g.opt.nrhs = 2; }), snap, {"x = ", "overlaps d"});
+  expect_invalid(with([&](args& g) { g.opt.info = reinterpret_cast<std::int32_t*>(m.x() + 5); }), snap,
+                 {"info = ", "overlaps x"});
+  expect_invalid(with([&](args& g) { g.opt.info = reinterpret_cast<std::int32_t*>(m.b() + 2 * n - 1); }),
+                 snap, {"info = ", "overlaps b"});
+  // Not errors: x == d (in place), and null pointers for an empty batch.
+  BOOST_CHECK_NO_THROW(recur::solve_batched(ex, static_cast<T const*>(nullptr), nullptr, nullptr, nullptr,
+                                            static_cast<T*>(nullptr), layout::contiguous(0, 0)));
+  BOOST_CHECK_NO_THROW(recur::solve_batched(ex, static_cast<T const*>(nullptr), nullptr, nullptr, nullptr,
+                                            static_cast<T*>(nullptr), layout::contiguous(5, 0)));
+  Backend::finish();
+}
+
+// Empty problems: info = 0 for every system, nothing else written.
+template <class Backend, class T>
+void empty_problems() {
+  arena<Backend, T> m;
+  auto const ex = Backend::executor();
+  std::int64_t const count = 5;
+  for (int which = 0; which < 3; ++which) {
+    auto const before = m.snapshot();
+    recur::tridiag_options opt;
+    opt.info = m.info();
+    layout lay = layout::contiguous(10, count);
+    T* x = m.x();
+    if (which == 0) lay = layout::contiguous(0, count), x = nullptr;  // n == 0: no pointer needed
+    if (which == 1) opt.nrhs = 0;
+    if (which == 2) lay = layout::interleaved(0, count);
+    recur::solve_batched(ex, which == 1 ? m.a() : nullptr, which == 1 ? m.b() : nullptr,
+                         which == 1 ? m.c() : nullptr, which == 1 ? m.d() : nullptr, x, lay, opt);
+    Backend::finish();
+    auto after = m.snapshot();
+    std::vector<std::int32_t> info(static_cast<std::size_t>(count + 1));
+    std::memcpy(info.data(), after.data() + 6 * arena<Backend, T>::region,
+                info.size() * sizeof(std::int32_t));
+    for (std::int64_t k = 0; k < count; ++k)
+      BOOST_TEST(info[k] == 0, "empty case " << which << " system " << k);
+    BOOST_TEST(info[count] == info_poison, "empty case " << which << ": info written past count");
+    // Everything else as it was; then restore the poison for the next case.
+    std::memcpy(after.data() + 6 * arena<Backend, T>::region, before.data() + 6 * arena<Backend, T>::region,
+                info.size() * sizeof(std::int32_t));
+    BOOST_TEST(same_bytes(after, before), "empty case " << which << " wrote outside info");
+    m.mem = typename Backend::template array<T>(before);
+  }
+  // count == 0: nothing at all; with info it is not touched.
+  auto const before = m.snapshot();
+  recur::tridiag_options opt;
+  opt.info = m.info();
+  recur::solve_batched(ex, m.a(), m.b(), m.c(), m.d(), m.x(), layout::contiguous(10, 0), opt);
+  Backend::finish();
+  BOOST_TEST(same_bytes(m.snapshot(), before));
+}
+
+}  // namespace tridiag_test
