@@ -224,14 +224,14 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas global", TA::thomas, [](tridiag_tuning& t) { t.thomas_min_systems = 1 << 30; });
     add("thomas loadstore", TA::thomas, [](tridiag_tuning& t) { t.phases = 1; });
     add("thomas_pcr", TA::thomas_pcr, none);
-    add("thomas_pcr 2stage", TA::thomas_pcr, [](tridiag_tuning& t) { t.stages = 2; });
     add("thomas_pcr smem24K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 24 << 10; });
-    add("thomas_pcr smem32K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 32 << 10; });
+    add("thomas_pcr rows8", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 8; });
+    add("thomas_pcr rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 32; });
+    add("thomas_pcr 1warp", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_max_threads = 32; });
     add("thomas_pcr loadstore", TA::thomas_pcr, [](tridiag_tuning& t) { t.phases = 1; });
     add("cr", TA::cr, none);
     add("pcr", TA::pcr, none);
     add("cr_pcr", TA::cr_pcr, none);
-    add("cr_pcr 2stage", TA::cr_pcr, [](tridiag_tuning& t) { t.stages = 2; });
     add("cr_pcr smem24K", TA::cr_pcr, [](tridiag_tuning& t) { t.cr_smem = 24 << 10; });
     add("cr_pcr loadstore", TA::cr_pcr, [](tridiag_tuning& t) { t.phases = 1; });
     for (cfg const& c : cfgs) {

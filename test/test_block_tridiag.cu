@@ -206,6 +206,16 @@ BOOST_AUTO_TEST_CASE(thomas_pcr) {
   sweep<float>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 3, 37});
   sweep<double>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 5});
   sweep<float>(tridiag_algorithm::thomas_pcr, {4, 63, 64, 65, 95, 96, 97, 2049}, {2});
+  // Several warps per system (the boundary system in shared memory), and one.
+  recur::device::tridiag_tuning t;
+  for (int rows : {2, 4, 8}) {
+    t.thomas_pcr_rows = rows;
+    sweep<float>(tridiag_algorithm::thomas_pcr, {1, 2, 3, 65, 130, 255, 256, 1000, 4096}, {1, 9}, t);
+    sweep<double>(tridiag_algorithm::thomas_pcr, {129, 1000}, {9}, t);
+  }
+  t = {};
+  t.thomas_pcr_max_threads = 32;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {3}, t);
 }
 
 // Two stages (the next tile's copies overlap the solve) solve the same systems;

@@ -49,18 +49,21 @@ struct tridiag_tile_params {
   int systems;         // per tile
   int group_threads;   // threads per system (1 for Thomas)
   int ld;              // shared-memory column length, >= tridiag_pos(n), odd
+  int red_ld;          // thomas_pcr with several warps: column length of the boundary system, else 0
   int switch_size;     // cr_pcr: PCR below this many equations
   bool rows_fast;      // the copy runs along rows (element_stride == 1)
   int stages;          // 1, or 2: the next tile's copies overlap this one's solve
   int phases;          // 2: load, solve, store; 1: load and store only (per-phase timing)
 };
 
-// Dynamic shared memory of a tile: four columns per system and the systems'
-// breakdown rows.
-// breakdown rows, rounded up to 16 bytes so the next stage stays aligned.
+// Dynamic shared memory of a tile: four columns per system, the systems'
+// breakdown rows and, for a multi-warp Thomas-PCR, four columns of the
+// boundary system per system; rounded up to 16 bytes so the next stage
+// stays aligned.
 template <class T>
-constexpr std::size_t tridiag_tile_smem(int systems, int ld) {
-  return (4 * std::size_t(systems) * ld * sizeof(T) + std::size_t(systems) * sizeof(int) + 15) / 16 * 16;
+constexpr std::size_t tridiag_tile_smem(int systems, int ld, int red_ld = 0) {
+  std::size_t const info = (std::size_t(systems) * sizeof(int) + sizeof(T) - 1) / sizeof(T) * sizeof(T);
+  return (4 * std::size_t(systems) * (ld + red_ld) * sizeof(T) + info + 15) / 16 * 16;
 }
 
 template <class T>
@@ -73,6 +76,7 @@ struct tridiag_tile_agent {
     T* c;
     T* d;
     int* info;
+    T* red;  // boundary systems (red_ld > 0)
   };
 
   tridiag_tile_params<T> const& p;
@@ -82,8 +86,11 @@ struct tridiag_tile_agent {
 
   __device__ buffer stage(int i) const {
     std::size_t const col = std::size_t(p.systems) * p.ld;
-    T* base = reinterpret_cast<T*>(smem + i * tridiag_tile_smem<T>(p.systems, p.ld));
-    return {base, base + col, base + 2 * col, base + 3 * col, reinterpret_cast<int*>(base + 4 * col)};
+    unsigned char* const s = smem + i * tridiag_tile_smem<T>(p.systems, p.ld, p.red_ld);
+    T* base = reinterpret_cast<T*>(s);
+    std::size_t const info = (std::size_t(p.systems) * sizeof(int) + sizeof(T) - 1) / sizeof(T);
+    return {base, base + col, base + 2 * col, base + 3 * col, reinterpret_cast<int*>(base + 4 * col),
+            base + 4 * col + info};
   }
 
   // Visits every (row i, system k) of the tile, k < g, along the layout's
@@ -154,7 +161,9 @@ struct tridiag_tile_agent {
         if (r) atomicMin(info, r);
       }
     } else if constexpr (Solver == tile_solver::thomas_pcr) {
-      warp_thomas_pcr(sys, n, rank, active, info);
+      std::size_t const rc = std::size_t(p.systems) * p.red_ld, ro = std::size_t(k) * p.red_ld;
+      tridiag_rows<T> const red{buf.red + ro, buf.red + rc + ro, buf.red + 2 * rc + ro, buf.red + 3 * rc + ro};
+      group_thomas_pcr(sys, red, n, rank, p.group_threads, active, info);
     } else {
       group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, info);
     }

@@ -15,6 +15,8 @@
 //   warp_thomas_pcr one warp, one system: each lane eliminates a run of rows
 //                   (Thomas), PCR on the 2 boundary rows per lane, then
 //                   substitution; O(n) work, n / 32 sequential steps.
+//   group_thomas_pcr several warps, one system: the same with the boundary
+//                   system in shared memory, solved by warp_thomas_pcr.
 //   group_cr_pcr    a group of threads, one system: cyclic reduction
 //                   (in place, Zhang et al. 2010 sec. 2.1) while the reduced
 //                   system has more than `switch_size` equations, then PCR
@@ -217,125 +219,157 @@ __device__ void group_cr_pcr(tridiag_rows<T> const& sys, int n, int switch_size,
   }
 }
 
-// ------------------------------------------------- Thomas-PCR (one warp) ---
+// ------------------------------------------------------------ Thomas-PCR ---
 
-// One warp, one system (Laszlo, Giles and Appleyard 2016; the PCR-Thomas
-// hybrid Davidson and Owens compare with): each lane takes a run of
-// consecutive rows (a chunk, at least 2 rows) and eliminates it with a
-// modified Thomas sweep, forward then backward, so that every row of the
-// chunk reads
+// Laszlo, Giles and Appleyard 2016 (the PCR-Thomas hybrid Davidson and Owens
+// compare with): each thread takes a run of consecutive rows (a chunk, at
+// least 2 rows) and eliminates it with a modified Thomas sweep, forward then
+// backward, so that every row of the chunk reads
 //     a'_i x_first + x_i + c'_i x_last = d'_i          (interior rows)
 // and its first and last rows couple only to the neighbouring chunks' last
 // and first rows:
 //     a'_0 x_(first-1) + x_first + c'_0 x_last = d'_0
 //     a'_L x_first + x_last + c'_L x_(last+1) = d'_L.
-// Those 2 equations per lane form a tridiagonal system of 2P unknowns
-// (first_0, last_0, first_1, ...), solved by PCR through shuffles; then each
-// lane substitutes x_first and x_last into its interior rows. Work is O(n)
-// like Thomas, the sequential chain n / 32 rows long instead of n.
-// Rows: a' replaces a, c' replaces c, d' and then x replace d.
+// Those 2 equations per chunk form a tridiagonal system of 2P unknowns
+// (first_0, last_0, first_1, ...), all normalised (b = 1); once it is solved
+// each thread substitutes x_first and x_last into its interior rows. Work is
+// O(n) like Thomas; the sequential chain is one chunk long.
+// In the arrays a' replaces a, c' replaces c, d' and then x replace d.
+
+// A normalised equation (b = 1).
 template <class T>
-__device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, bool active, int* info) {
+struct tridiag_eq3 {
+  T a, c, d;
+};
+
+template <class T>
+struct chunk_ends {
+  tridiag_eq3<T> first, last;
+};
+
+// The chunk [first, first + len) of sys, len >= 2: forward and backward
+// sweeps; returns its two boundary equations.
+template <class T, class Sink>
+__device__ chunk_ends<T> chunk_reduce(tridiag_rows<T> const& sys, int first, int len, Sink breakdown) {
+  auto at = [first](int i) { return tridiag_pos(first + i); };
+  // Forward: rows 0 and 1 normalised; rows i >= 2 lose x_(i-1), keep x_first.
+  T a_prev = 0, c_prev = 0, d_prev = 0;
+  for (int i = 0; i < len; ++i) {
+    int const q = at(i);
+    T const ai = sys.a[q], bi = sys.b[q], ci = sys.c[q], di = sys.d[q];
+    T p = bi, num_d = di, num_a = ai;
+    if (i >= 2) {
+      p = bi - ai * c_prev;
+      num_d = di - ai * d_prev;
+      num_a = -ai * a_prev;
+    }
+    if (!usable_pivot(p)) breakdown(first + i);
+    T const r = T(1) / p;
+    a_prev = num_a * r;
+    c_prev = ci * r;
+    d_prev = num_d * r;
+    sys.a[q] = a_prev;
+    sys.c[q] = c_prev;
+    sys.d[q] = d_prev;
+  }
+  chunk_ends<T> e;
+  e.last = {a_prev, c_prev, d_prev};
+  // Backward: rows len-3 .. 1 lose x_(i+1), gain x_last.
+  int const q2 = at(len - 2);
+  T an1 = sys.a[q2], cn1 = sys.c[q2], dn1 = sys.d[q2];
+  for (int i = len - 3; i >= 1; --i) {
+    int const q = at(i);
+    T const ci = sys.c[q];
+    dn1 = sys.d[q] - ci * dn1;
+    an1 = sys.a[q] - ci * an1;
+    cn1 = -ci * cn1;
+    sys.a[q] = an1;
+    sys.c[q] = cn1;
+    sys.d[q] = dn1;
+  }
+  // Row 0 loses x_1 (when row 1 is interior) in favour of x_last.
+  int const q0 = at(0);
+  e.first = {sys.a[q0], sys.c[q0], sys.d[q0]};
+  if (len >= 3) {
+    T const p = T(1) - e.first.c * an1;
+    if (!usable_pivot(p)) breakdown(first);
+    T const r = T(1) / p;
+    e.first = {r * e.first.a, -r * e.first.c * cn1, r * (e.first.d - e.first.c * dn1)};
+  }
+  return e;
+}
+
+template <class T>
+__device__ void chunk_substitute(tridiag_rows<T> const& sys, int first, int len, T xf, T xl) {
+  sys.d[tridiag_pos(first)] = xf;
+  sys.d[tridiag_pos(first + len - 1)] = xl;
+  for (int i = 1; i + 1 < len; ++i) {
+    int const q = tridiag_pos(first + i);
+    sys.d[q] = sys.d[q] - sys.a[q] * xf - sys.c[q] * xl;
+  }
+}
+
+// How n rows split into `chunks` chunks: the first n % chunks get one more.
+struct chunk_split {
+  int base, extra;
+  __device__ int first(int p) const { return p * base + min(p, extra); }
+  __device__ int len(int p) const { return base + (p < extra ? 1 : 0); }
+};
+
+struct identity_rows {
+  __device__ int operator()(int r) const { return r; }
+};
+
+// One warp, one system. row_map turns a row of this system into the row
+// reported in info (the identity, or the original row when the system is a
+// reduced one).
+template <class T, class RowMap = identity_rows>
+__device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, bool active, int* info,
+                                RowMap row_map = {}) {
   if (!active) return;
   if (n == 1) {
     if (lane == 0) {
       T const b = sys.b[0];
-      if (!usable_pivot(b)) record_breakdown(info, 0);
+      if (!usable_pivot(b)) record_breakdown(info, row_map(0));
       sys.d[0] = sys.d[0] / b;
     }
     __syncwarp();
     return;
   }
   int const chunks = min(32, n / 2);
-  int const base = n / chunks, extra = n % chunks;
+  chunk_split const split{n / chunks, n % chunks};
   bool const mine = lane < chunks;
-  int const len = base + (lane < extra ? 1 : 0);
-  int const first = lane * base + min(lane, extra);
-  auto at = [first](int i) { return tridiag_pos(first + i); };
-  // Reduced equations (first row, last row) of this lane's chunk.
-  tridiag_equation<T> e0{T(0), T(1), T(0), T(0)}, e1{T(0), T(1), T(0), T(0)};
-  if (mine) {
-    // Forward: rows 0 and 1 normalised; rows i >= 2 lose x_(i-1), keep x_first.
-    T a_prev = 0, c_prev = 0, d_prev = 0;
-    for (int i = 0; i < len; ++i) {
-      int const q = at(i);
-      T const ai = sys.a[q], bi = sys.b[q], ci = sys.c[q], di = sys.d[q];
-      T an, cn, dn;
-      if (i < 2) {
-        if (!usable_pivot(bi)) record_breakdown(info, first + i);
-        T const r = T(1) / bi;
-        an = ai * r;
-        cn = ci * r;
-        dn = di * r;
-      } else {
-        T const p = bi - ai * c_prev;
-        if (!usable_pivot(p)) record_breakdown(info, first + i);
-        T const r = T(1) / p;
-        dn = r * (di - ai * d_prev);
-        an = -r * ai * a_prev;
-        cn = r * ci;
-      }
-      sys.a[q] = an;
-      sys.c[q] = cn;
-      sys.d[q] = dn;
-      a_prev = an;
-      c_prev = cn;
-      d_prev = dn;
-    }
-    e1 = {a_prev, T(1), c_prev, d_prev};
-    // Backward: rows len-3 .. 1 lose x_(i+1), gain x_last.
-    T an1 = sys.a[at(len - 2)], cn1 = sys.c[at(len - 2)], dn1 = sys.d[at(len - 2)];
-    for (int i = len - 3; i >= 1; --i) {
-      int const q = at(i);
-      T const ci = sys.c[q];
-      dn1 = sys.d[q] - ci * dn1;
-      an1 = sys.a[q] - ci * an1;
-      cn1 = -ci * cn1;
-      sys.a[q] = an1;
-      sys.c[q] = cn1;
-      sys.d[q] = dn1;
-    }
-    // Row 0 loses x_1 (when row 1 is interior) in favour of x_last.
-    int const q0 = at(0);
-    e0 = {sys.a[q0], T(1), sys.c[q0], sys.d[q0]};
-    if (len >= 3) {
-      T const p = T(1) - e0.c * an1;
-      if (!usable_pivot(p)) record_breakdown(info, first);
-      T const r = T(1) / p;
-      e0 = {r * e0.a, T(1), -r * e0.c * cn1, r * (e0.d - e0.c * dn1)};
-    }
-  }
+  int const first = mine ? split.first(lane) : 0, len = mine ? split.len(lane) : 0;
+  chunk_ends<T> e{{T(0), T(0), T(0)}, {T(0), T(0), T(0)}};
+  if (mine) e = chunk_reduce(sys, first, len, [&](int r) { record_breakdown(info, row_map(r)); });
   // PCR on the 2 * chunks reduced equations; lane p holds 2p and 2p + 1.
   // Every equation is kept normalised (b = 1), so a step needs one
   // reciprocal per equation and b never travels: x_j = d_j at the end.
   int const m = 2 * chunks;
-  struct eq3 {
-    T a, c, d;
+  auto shfl = [](tridiag_eq3<T> const& q, int src) {
+    return tridiag_eq3<T>{__shfl_sync(0xffffffffu, q.a, src), __shfl_sync(0xffffffffu, q.c, src),
+                          __shfl_sync(0xffffffffu, q.d, src)};
   };
-  auto shfl = [](eq3 const& e, int src) {
-    return eq3{__shfl_sync(0xffffffffu, e.a, src), __shfl_sync(0xffffffffu, e.c, src),
-               __shfl_sync(0xffffffffu, e.d, src)};
-  };
-  auto row_of = [&](int j) {  // the matrix row of reduced equation j (for info)
+  auto row_of = [&](int j) {  // the row of reduced equation j
     int const p = j / 2;
-    int const f = p * base + min(p, extra);
-    return (j & 1) ? f + base + (p < extra ? 1 : 0) - 1 : f;
+    return row_map((j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p));
   };
-  auto combine = [&](eq3 const& e, int j, bool has_lo, eq3 const& lo, bool has_hi, eq3 const& hi) {
-    T const k1 = has_lo ? e.a : T(0), k2 = has_hi ? e.c : T(0);
+  auto combine = [&](tridiag_eq3<T> const& q, int j, bool has_lo, tridiag_eq3<T> const& lo, bool has_hi,
+                     tridiag_eq3<T> const& hi) {
+    T const k1 = has_lo ? q.a : T(0), k2 = has_hi ? q.c : T(0);
     T const b = T(1) - (has_lo ? lo.c * k1 : T(0)) - (has_hi ? hi.a * k2 : T(0));
     if (!usable_pivot(b)) record_breakdown(info, row_of(j));
-    T const q = T(1) / b;
-    return eq3{has_lo ? -lo.a * k1 * q : T(0), has_hi ? -hi.c * k2 * q : T(0),
-               (e.d - (has_lo ? lo.d * k1 : T(0)) - (has_hi ? hi.d * k2 : T(0))) * q};
+    T const r = T(1) / b;
+    return tridiag_eq3<T>{has_lo ? -lo.a * k1 * r : T(0), has_hi ? -hi.c * k2 * r : T(0),
+                          (q.d - (has_lo ? lo.d * k1 : T(0)) - (has_hi ? hi.d * k2 : T(0))) * r};
   };
-  eq3 f0{e0.a, e0.c, e0.d}, f1{e1.a, e1.c, e1.d};
+  tridiag_eq3<T> f0 = e.first, f1 = e.last;
   for (int t = 1; t < m; t *= 2) {
-    eq3 lo0, hi0, lo1, hi1;
+    tridiag_eq3<T> lo0, hi0, lo1, hi1;
     if (t == 1) {
-      lo0 = shfl(f1, max(lane - 1, 0));  // 2p - 1: the previous lane's second
-      hi0 = f1;                          // 2p + 1: own second
-      lo1 = f0;                          // 2p: own first
+      lo0 = shfl(f1, max(lane - 1, 0));   // 2p - 1: the previous lane's second
+      hi0 = f1;                           // 2p + 1: own second
+      lo1 = f0;                           // 2p: own first
       hi1 = shfl(f0, min(lane + 1, 31));  // 2p + 2: the next lane's first
     } else {
       int const h = t / 2;
@@ -346,23 +380,50 @@ __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, boo
     }
     int const j0 = 2 * lane, j1 = 2 * lane + 1;
     if (mine) {
-      eq3 const n0 = combine(f0, j0, j0 - t >= 0, lo0, j0 + t < m, hi0);
+      tridiag_eq3<T> const n0 = combine(f0, j0, j0 - t >= 0, lo0, j0 + t < m, hi0);
       f1 = combine(f1, j1, j1 - t >= 0, lo1, j1 + t < m, hi1);
       f0 = n0;
     }
   }
-  e0 = {T(0), T(1), T(0), f0.d};
-  e1 = {T(0), T(1), T(0), f1.d};
-  if (mine) {
-    T const xf = e0.d, xl = e1.d;  // normalised: b = 1
-    sys.d[at(0)] = xf;
-    sys.d[at(len - 1)] = xl;
-    for (int i = 1; i + 1 < len; ++i) {
-      int const q = at(i);
-      sys.d[q] = sys.d[q] - sys.a[q] * xf - sys.c[q] * xl;
-    }
-  }
+  if (mine) chunk_substitute(sys, first, len, f0.d, f1.d);
   __syncwarp();
+}
+
+// A group of 32 W threads (W warps), one system: every thread reduces a
+// chunk, the 2 boundary equations per chunk go to `red` (a system of
+// 64 W rows in shared memory, at tridiag_pos), warp 0 of the group solves it
+// with warp_thomas_pcr, then every thread substitutes. All groups of the
+// block run this together (it has __syncthreads); inactive groups pass the
+// barriers.
+template <class T>
+__device__ void group_thomas_pcr(tridiag_rows<T> const& sys, tridiag_rows<T> const& red, int n, int rank,
+                                 int group_threads, bool active, int* info) {
+  if (group_threads == 32) {
+    warp_thomas_pcr(sys, n, rank, active, info);
+    return;
+  }
+  int const chunks = n >= 2 ? min(group_threads, n / 2) : 1;
+  chunk_split const split{n / chunks, n % chunks};
+  bool const mine = active && rank < chunks && n >= 2;
+  int const first = mine ? split.first(rank) : 0, len = mine ? split.len(rank) : 0;
+  if (mine) {
+    chunk_ends<T> const e = chunk_reduce(sys, first, len, [&](int r) { record_breakdown(info, r); });
+    int const q0 = tridiag_pos(2 * rank), q1 = tridiag_pos(2 * rank + 1);
+    red.a[q0] = e.first.a, red.b[q0] = T(1), red.c[q0] = e.first.c, red.d[q0] = e.first.d;
+    red.a[q1] = e.last.a, red.b[q1] = T(1), red.c[q1] = e.last.c, red.d[q1] = e.last.d;
+  }
+  __syncthreads();
+  if (active && rank < 32) {
+    if (n >= 2)
+      warp_thomas_pcr(red, 2 * chunks, rank, true, info, [split](int j) {
+        int const p = j / 2;
+        return (j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p);
+      });
+    else
+      warp_thomas_pcr(sys, 1, rank, true, info);
+  }
+  __syncthreads();
+  if (mine) chunk_substitute(sys, first, len, red.d[tridiag_pos(2 * rank)], red.d[tridiag_pos(2 * rank + 1)]);
 }
 
 }  // namespace recur::kernels

@@ -77,6 +77,8 @@ struct tridiag_tuning {
   int cr_target_threads = 512;           // threads of a CR/PCR block, at least one group
   std::size_t cr_smem = 48 * 1024;       // target shared memory of a CR/PCR tile (one stage)
   std::size_t thomas_pcr_smem = 48 * 1024;  // target shared memory of a Thomas-PCR tile (one stage)
+  int thomas_pcr_rows = 16;              // target rows per thread of a Thomas-PCR chunk (sets the warps per system)
+  int thomas_pcr_max_threads = 256;      // threads per system at most
   int cr_pcr_switch = 128;               // cr_pcr: PCR once the system has <= this many equations
 };
 
@@ -85,7 +87,7 @@ struct tridiag_launch_plan {
   int stages = 1, phases = 2;
   bool global_thomas = false;
   kernels::tile_solver solver = kernels::tile_solver::thomas;
-  int systems = 0, group_threads = 1, threads = 0, ld = 0, switch_size = 0;
+  int systems = 0, group_threads = 1, threads = 0, ld = 0, red_ld = 0, switch_size = 0;
   std::size_t smem = 0;
 };
 
@@ -108,11 +110,11 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   std::size_t const stage_max = max_smem / pl.stages;
   bool const rows_fast = lay.element_stride == 1 || n == 1;
   // Interleaved tiles: whole 32-byte sectors of systems per row when possible.
-  auto align_systems = [&](int sys, int max_sys) {
+  auto align_systems = [&](int sys, int max_sys, std::size_t per = 0) {
     int const unit = int(32 / sizeof(T));
     if (rows_fast || sys % unit == 0 || lay.count <= sys) return sys;
     int const up = (sys + unit - 1) / unit * unit;
-    if (up <= max_sys && std::size_t(up) * per_system <= stage_max) return up;
+    if (up <= max_sys && std::size_t(up) * (per ? per : per_system) <= stage_max) return up;
     return sys > unit ? sys / unit * unit : sys;
   };
   if (alg == tridiag_algorithm::automatic) alg = tridiag_algorithm::cr_pcr;  // resolved by the host layer
@@ -135,12 +137,17 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   }
   if (!fits) return pl;
   if (alg == tridiag_algorithm::thomas_pcr) {
+    int const gt = std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / tune.thomas_pcr_rows)))),
+                              32, std::max(32, tune.thomas_pcr_max_threads));
     pl.solver = kernels::tile_solver::thomas_pcr;
-    pl.group_threads = 32;
-    int const sys = int(std::min<std::size_t>({std::max<std::size_t>(1, tune.thomas_pcr_smem / per_system),
-                                               stage_max / per_system, 16}));
-    pl.systems = int(std::min<std::int64_t>(align_systems(sys, 16), lay.count));
-    pl.threads = 32 * pl.systems;
+    pl.group_threads = gt;
+    pl.red_ld = gt > 32 ? (kernels::tridiag_pos(2 * gt) | 1) : 0;
+    std::size_t const per = kernels::tridiag_tile_smem<T>(1, ld, pl.red_ld);
+    if (per > stage_max) return pl;
+    int const sys = int(std::min<std::size_t>({std::max<std::size_t>(1, tune.thomas_pcr_smem / per),
+                                               stage_max / per, std::size_t(512 / gt)}));
+    pl.systems = int(std::min<std::int64_t>(std::max(1, align_systems(sys, 512 / gt, per)), lay.count));
+    pl.threads = gt * pl.systems;
     pl.supported = true;
     return pl;
   }
@@ -209,9 +216,9 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
   }
   kernels::tridiag_tile_params<T> p{a, b, c, d, x, info, lay, nrhs, rhs_stride,
                                     (lay.count + pl.systems - 1) / pl.systems,
-                                    pl.systems, pl.group_threads, pl.ld, pl.switch_size,
+                                    pl.systems, pl.group_threads, pl.ld, pl.red_ld, pl.switch_size,
                                     lay.element_stride == 1 || lay.n == 1, pl.stages, pl.phases};
-  std::size_t const smem = pl.stages * kernels::tridiag_tile_smem<T>(pl.systems, pl.ld);
+  std::size_t const smem = pl.stages * kernels::tridiag_tile_smem<T>(pl.systems, pl.ld, pl.red_ld);
   auto kernel = pl.solver == kernels::tile_solver::thomas       ? kernels::tridiag_tile_thomas_kernel<T>
                 : pl.solver == kernels::tile_solver::thomas_pcr ? kernels::tridiag_tile_thomas_pcr_kernel<T>
                                                                 : kernels::tridiag_tile_cr_pcr_kernel<T>;

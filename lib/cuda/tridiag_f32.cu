@@ -10,11 +10,11 @@ namespace recur::detail {
 template void tridiag_cuda<float>(tridiag_problem<float> const&, CUstream_st*, void*);
 template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, tridiag_algorithm);
 
-// `automatic`: Thomas on a shared-memory tile when the layout is not
-// row-contiguous and a tile holds enough systems (one thread per system,
-// loads coalesced across systems); CR+PCR when a system fits in shared
-// memory; the global-memory Thomas otherwise. (Tuned on the H100:
-// doc/performance.md, "Tridiagonal solvers".)
+// `automatic` (from bench/tune_tridiag on the H100, doc/performance.md,
+// "Tridiagonal solvers"): Thomas on a shared-memory tile below 128 rows
+// (n = 64: 56% of copy, Thomas-PCR 20%); Thomas-PCR when a system fits in
+// shared memory (n = 256 .. 4096 contiguous: 47-61%, CR+PCR 17-35%); the
+// global-memory Thomas otherwise.
 tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested) {
   std::size_t const smem = tridiag_device_max_smem();
   auto plan = [&](tridiag_algorithm a) {
@@ -23,11 +23,10 @@ tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_byte
   };
   if (lay.n <= 0) return requested == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : requested;
   if (requested == tridiag_algorithm::automatic) {
-    if (lay.element_stride != 1 && lay.n > 1) {
-      auto const t = plan(tridiag_algorithm::thomas);
-      if (!t.global_thomas) return tridiag_algorithm::thomas;
-    }
-    if (plan(tridiag_algorithm::cr_pcr).supported) return tridiag_algorithm::cr_pcr;
+    // Short systems: Thomas on a shared-memory tile (one thread per system).
+    if (lay.n < 128 && !plan(tridiag_algorithm::thomas).global_thomas) return tridiag_algorithm::thomas;
+    // Otherwise Thomas-PCR, whose tile holds a system per warp group.
+    if (plan(tridiag_algorithm::thomas_pcr).supported) return tridiag_algorithm::thomas_pcr;
     return tridiag_algorithm::thomas;
   }
   switch (requested) {
