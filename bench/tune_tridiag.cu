@@ -225,9 +225,11 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas loadstore", TA::thomas, [](tridiag_tuning& t) { t.phases = 1; });
     add("thomas_pcr", TA::thomas_pcr, none);
     add("thomas_pcr smem24K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 24 << 10; });
-    add("thomas_pcr rows8", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 8; });
     add("thomas_pcr rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 32; });
-    add("thomas_pcr 1warp", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_max_threads = 32; });
+    add("thomas_pcr partition", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = 1; });
+    add("thomas_pcr partition c64", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = 1; t.partition_chunk = 64; });
+    add("thomas_pcr partition c16", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = 1; t.partition_chunk = 16; });
+    add("thomas_pcr nopartition", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = -1; });
     add("thomas_pcr loadstore", TA::thomas_pcr, [](tridiag_tuning& t) { t.phases = 1; });
     add("cr", TA::cr, none);
     add("pcr", TA::pcr, none);

@@ -229,6 +229,41 @@ BOOST_AUTO_TEST_CASE(two_stages_and_many_tiles) {
     sweep<double>(alg, {33, 64}, {20000});
 }
 
+// The partitioned Thomas-PCR (3 passes through global memory), forced, on
+// every layout; and on its own where a tile cannot hold the system (one
+// system of 2^22 rows: the reduced batches recurse three levels).
+BOOST_AUTO_TEST_CASE(partitioned) {
+  recur::device::tridiag_tuning t;
+  t.partition = 1;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {4, 5, 63, 64, 65, 127, 513, 4096}, {1, 3, 37}, t);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {4, 100, 1000}, {1, 40}, t);
+  t.partition_chunk = 5;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {11, 1000}, {3, 33}, t);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {std::int64_t(1) << 22}, {1});
+  sweep<float>(tridiag_algorithm::thomas_pcr, {300000}, {2});
+}
+
+// Breakdown through the passes of the partitioned form: b_0 = 0 (pass 1),
+// and a zero pivot inside a chunk; the other systems solved.
+BOOST_AUTO_TEST_CASE(partitioned_breakdown) {
+  for (layout lay : {layout::contiguous(1000, 5), layout::interleaved(1000, 5)}) {
+    std::mt19937_64 g(5);
+    system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+    s.b[lay.offset(0, 1)] = 0;
+    s.a[lay.offset(500, 3)] = 0;
+    s.b[lay.offset(500, 3)] = 0;
+    run_args r{tridiag_algorithm::thomas_pcr, lay, 1};
+    r.tune.partition = 1;
+    auto const [x, info] = solve_gpu<double>(s, r);
+    BOOST_TEST(info[1] == 1);
+    BOOST_TEST(info[3] > 0);
+    for (int k : {0, 2, 4}) BOOST_TEST(info[k] == 0);
+    BOOST_TEST(std::isnan(x[lay.offset(999, 1)]));
+    BOOST_TEST(std::isnan(x[lay.offset(0, 3)]));
+    BOOST_TEST(std::isfinite(x[lay.offset(999, 4)]));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(long_systems) {
   // Longer than a tile's shared memory in f64: Thomas falls back to global memory.
   sweep<double>(tridiag_algorithm::thomas, {20000}, {3});

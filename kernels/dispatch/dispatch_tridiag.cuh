@@ -35,6 +35,7 @@
 
 #include <recur/layout/layout.hpp>
 #include <recur/tridiag.hpp>
+#include "../agent/agent_tridiag_partition.cuh"
 #include "../agent/agent_tridiag_tile.cuh"
 
 namespace recur::kernels {
@@ -79,11 +80,17 @@ struct tridiag_tuning {
   std::size_t thomas_pcr_smem = 48 * 1024;  // target shared memory of a Thomas-PCR tile (one stage)
   int thomas_pcr_rows = 16;              // target rows per thread of a Thomas-PCR chunk (sets the warps per system)
   int thomas_pcr_max_threads = 256;      // threads per system at most
+  int partition = 0;                     // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
+  int partition_chunk = 32;              // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;               // cr_pcr: PCR once the system has <= this many equations
 };
 
 struct tridiag_launch_plan {
   bool supported = false;
+  bool partition = false;  // thomas_pcr in 3 passes (agent_tridiag_partition.cuh)
+  int window_systems = 0, window_chunks = 0, chunks = 0;
+  std::size_t max_smem = 0;
+  tridiag_tuning tune{};
   int stages = 1, phases = 2;
   bool global_thomas = false;
   kernels::tile_solver solver = kernels::tile_solver::thomas;
@@ -101,6 +108,8 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   std::int64_t const n = lay.n;
   if (n <= 0) return pl;
   pl.phases = tune.phases;
+  pl.max_smem = max_smem;
+  pl.tune = tune;
   // One system must fit in a stage; two stages when two fit.
   int const ld = n < (std::int64_t(1) << 24) ? kernels::tridiag_pos(int(n)) | 1 : 0;
   std::size_t const per_system = kernels::tridiag_tile_smem<T>(1, ld);
@@ -135,22 +144,57 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     pl.supported = true;
     return pl;
   }
-  if (!fits) return pl;
   if (alg == tridiag_algorithm::thomas_pcr) {
+    // The partitioned form: windows of chunks, one thread per chunk.
+    auto partitioned = [&] {
+      if (n < 4 || n >= (std::int64_t(1) << 30)) return false;  // chunks of >= 2 rows; int row indices
+      pl = {};
+      pl.max_smem = max_smem;
+      pl.tune = tune;
+      pl.phases = tune.phases;
+      pl.partition = true;
+      pl.chunks = int(std::max<std::int64_t>(2, n / std::max(4, tune.partition_chunk)));  // 2 chunks < n rows
+      int const base = int(n / pl.chunks);
+      pl.threads = 128;
+      pl.window_systems = rows_fast ? 1 : std::min<std::int64_t>(lay.count, 32 * 4 / std::int64_t(sizeof(T)));
+      pl.window_chunks = std::max(1, std::min(pl.threads / pl.window_systems, pl.chunks));
+      for (;;) {
+        int const rows = pl.window_chunks * (base + 1);
+        pl.ld = kernels::tridiag_pos(rows) | 1;
+        pl.smem = kernels::tridiag_partition_smem<T>(pl.window_systems, pl.ld);
+        if (pl.smem <= std::min<std::size_t>(max_smem, 100 * 1024) || pl.window_chunks == 1) break;
+        pl.window_chunks /= 2;
+      }
+      if (pl.smem > max_smem) return false;
+      pl.supported = true;
+      return true;
+    };
+    if (tune.partition > 0) {
+      partitioned();
+      return pl;
+    }
     int const gt = std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / tune.thomas_pcr_rows)))),
                               32, std::max(32, tune.thomas_pcr_max_threads));
     pl.solver = kernels::tile_solver::thomas_pcr;
     pl.group_threads = gt;
     pl.red_ld = gt > 32 ? (kernels::tridiag_pos(2 * gt) | 1) : 0;
     std::size_t const per = kernels::tridiag_tile_smem<T>(1, ld, pl.red_ld);
-    if (per > stage_max) return pl;
+    if (!fits || per > stage_max) {
+      if (tune.partition == 0) partitioned();
+      return pl;
+    }
     int const sys = int(std::min<std::size_t>({std::max<std::size_t>(1, tune.thomas_pcr_smem / per),
                                                stage_max / per, std::size_t(512 / gt)}));
     pl.systems = int(std::min<std::int64_t>(std::max(1, align_systems(sys, 512 / gt, per)), lay.count));
     pl.threads = gt * pl.systems;
     pl.supported = true;
+    // A tile too narrow for whole 32-byte sectors of an interleaved batch
+    // copies 4 or 8 bytes per sector: the partitioned form reads twice but
+    // coalesced.
+    if (tune.partition == 0 && !rows_fast && pl.systems < lay.count && pl.systems * sizeof(T) < 32) partitioned();
     return pl;
   }
+  if (!fits) return pl;
   int const cap = kernels::pcr_items_per_thread;
   int gt = 0, sw = 0;
   switch (alg) {
@@ -182,10 +226,37 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   return pl;
 }
 
-// Temporary storage the solve needs (0 for the tile algorithms).
+// Temporary storage the solve needs (0 for the tile algorithms). The
+// partitioned form holds the reduced batch (4 arrays of 2 * chunks values per
+// system), two ints per system and what the reduced batch's own solve needs.
+template <class T>
+std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl);
+
+template <class T>
+struct tridiag_partition_workspace {
+  layout reduced;
+  std::size_t arrays = 0, ints = 0, nested = 0;
+  tridiag_launch_plan nested_plan;
+  tridiag_partition_workspace(layout const& lay, tridiag_launch_plan const& pl)
+      : reduced(layout::contiguous(2 * std::int64_t(pl.chunks), lay.count)) {
+    auto up = [](std::size_t v) { return (v + 255) / 256 * 256; };
+    arrays = up(std::size_t(reduced.n) * reduced.count * sizeof(T));
+    ints = up(std::size_t(lay.count) * sizeof(std::int32_t));
+    // The reduced batch chooses its own form (never forced to partition:
+    // it is shorter than the original, so the recursion ends).
+    tridiag_tuning tune = pl.tune;
+    tune.partition = 0;
+    nested_plan = plan_tridiag<T>(reduced, tridiag_algorithm::thomas_pcr, pl.max_smem, tune);
+    nested = tridiag_workspace_bytes<T>(reduced, nested_plan);
+  }
+  std::size_t total() const { return 4 * arrays + 2 * ints + nested; }
+};
+
 template <class T>
 std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl) {
-  return pl.global_thomas ? std::size_t(lay.n) * std::size_t(lay.count) * sizeof(T) : 0;
+  if (pl.global_thomas) return std::size_t(lay.n) * std::size_t(lay.count) * sizeof(T);
+  if (pl.partition) return tridiag_partition_workspace<T>(lay, pl).total();
+  return 0;
 }
 
 inline cudaError_t tridiag_max_smem(std::size_t& bytes) {
@@ -208,6 +279,51 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     return info ? cudaMemsetAsync(info, 0, std::size_t(lay.count) * sizeof(std::int32_t), stream) : cudaSuccess;
   if (!pl.supported) return cudaErrorNotSupported;
   constexpr std::int64_t max_grid = 1 << 30;
+  if (pl.partition) {
+    tridiag_partition_workspace<T> const ws(lay, pl);
+    auto* base = static_cast<unsigned char*>(workspace);
+    T* ra = reinterpret_cast<T*>(base);
+    T* rb = reinterpret_cast<T*>(base + ws.arrays);
+    T* rc = reinterpret_cast<T*>(base + 2 * ws.arrays);
+    T* rd = reinterpret_cast<T*>(base + 3 * ws.arrays);
+    auto* row_info = reinterpret_cast<unsigned*>(base + 4 * ws.arrays);
+    auto* rinfo = reinterpret_cast<std::int32_t*>(base + 4 * ws.arrays + ws.ints);
+    void* nested = base + 4 * ws.arrays + 2 * ws.ints;
+    kernels::chunk_split const split{int(lay.n / pl.chunks), int(lay.n % pl.chunks)};
+    std::int64_t const windows = (lay.count + pl.window_systems - 1) / pl.window_systems *
+                                 ((pl.chunks + pl.window_chunks - 1) / pl.window_chunks);
+    auto reduce = kernels::tridiag_partition_reduce_kernel<T>;
+    auto substitute = kernels::tridiag_partition_substitute_kernel<T>;
+    int dev = 0, sms = 0, per_sm = 0;
+    if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess) return e;
+    if (pl.smem > 48 * 1024)
+      for (auto k : {reduce, substitute})
+        if (cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.smem));
+            e != cudaSuccess)
+          return e;
+    if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce, pl.threads, pl.smem);
+        e != cudaSuccess)
+      return e;
+    std::int64_t const blocks = std::min({windows, std::int64_t(std::max(1, per_sm)) * sms, max_grid});
+    for (std::int64_t r = 0; r < nrhs; ++r) {
+      kernels::tridiag_partition_params<T> p{a, b, c, d + r * rhs_stride, x + r * rhs_stride, lay, split,
+                                             pl.chunks, pl.window_systems, pl.window_chunks, pl.ld, windows,
+                                             ra, rb, rc, rd, row_info, rinfo, r + 1 == nrhs ? info : nullptr};
+      if (cudaError_t e = cudaMemsetAsync(row_info, 0xff, std::size_t(lay.count) * sizeof(unsigned), stream);
+          e != cudaSuccess)
+        return e;
+      reduce<<<unsigned(blocks), pl.threads, pl.smem, stream>>>(p);
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+      if (cudaError_t e = tridiag_launch<T>(ws.nested_plan, nested, ra, rb, rc, rd, rd, ws.reduced, 1,
+                                            ws.reduced.n * ws.reduced.count, rinfo, stream);
+          e != cudaSuccess)
+        return e;
+      substitute<<<unsigned(blocks), pl.threads, pl.smem, stream>>>(p);
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+  }
   if (pl.global_thomas) {
     kernels::tridiag_global_thomas_params<T> p{a, b, c, d, x, static_cast<T*>(workspace), info, lay, nrhs, rhs_stride};
     std::int64_t const blocks = std::min((lay.count + pl.threads - 1) / pl.threads, max_grid);

@@ -13,8 +13,10 @@ template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, 
 // `automatic` (from bench/tune_tridiag on the H100, doc/performance.md,
 // "Tridiagonal solvers"): Thomas on a shared-memory tile below 128 rows
 // (n = 64: 56% of copy, Thomas-PCR 20%); Thomas-PCR when a system fits in
-// shared memory (n = 256 .. 4096 contiguous: 47-61%, CR+PCR 17-35%); the
-// global-memory Thomas otherwise.
+// shared memory (n = 256 .. 4096 contiguous: 47-61%, CR+PCR 17-35%), in its
+// partitioned form when the system does not fit or an interleaved tile
+// would be narrower than a 32-byte sector (n = 4096 interleaved: 27% against
+// 5% for the tile); the global-memory Thomas beyond 2^30 rows.
 tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested) {
   std::size_t const smem = tridiag_device_max_smem();
   auto plan = [&](tridiag_algorithm a) {
@@ -34,12 +36,16 @@ tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_byte
     case tridiag_algorithm::cr:
     case tridiag_algorithm::pcr:
     case tridiag_algorithm::cr_pcr:
-    case tridiag_algorithm::thomas_pcr:
       if (!plan(requested).supported)
         throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
                                " needs one system (n = " + std::to_string(lay.n) +
                                ") to fit in shared memory on this device" +
                                (requested == tridiag_algorithm::pcr ? " and n <= 4096" : ""));
+      return requested;
+    case tridiag_algorithm::thomas_pcr:
+      if (!plan(requested).supported)
+        throw invalid_argument(std::string("recur::solve_batched: algorithm thomas_pcr needs 4 <= n < 2^30 (n = ") +
+                               std::to_string(lay.n) + ")");
       return requested;
     default:
       throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
