@@ -297,9 +297,12 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     int dev = 0, sms = 0, per_sm = 0;
     if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
     if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess) return e;
+    // The limit goes to the device's maximum, not this launch's size: the
+    // nested solve of the reduced batch launches these kernels too, and a
+    // smaller limit set there would reject this level's second launch.
     if (pl.smem > 48 * 1024)
       for (auto k : {reduce, substitute})
-        if (cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.smem));
+        if (cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
             e != cudaSuccess)
           return e;
     if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce, pl.threads, pl.smem);
@@ -338,8 +341,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
   auto kernel = pl.solver == kernels::tile_solver::thomas       ? kernels::tridiag_tile_thomas_kernel<T>
                 : pl.solver == kernels::tile_solver::thomas_pcr ? kernels::tridiag_tile_thomas_pcr_kernel<T>
                                                                 : kernels::tridiag_tile_cr_pcr_kernel<T>;
-  if (smem > 48 * 1024)
-    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  if (smem > 48 * 1024)  // the device's maximum, as for the partitioned kernels above
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
         e != cudaSuccess)
       return e;
   // Persistent blocks: as many as are resident at once (the blocks walk the
