@@ -92,7 +92,7 @@ constexpr tri_shape lapack_shapes[] = {{512, 512}, {64, i64(1) << 20}, {512, i64
 constexpr tridiag_algorithm explicit_algorithms[] = {
     tridiag_algorithm::thomas, tridiag_algorithm::cr,     tridiag_algorithm::pcr,
     tridiag_algorithm::rd,     tridiag_algorithm::cr_pcr, tridiag_algorithm::cr_rd,
-    tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme};
+    tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme, tridiag_algorithm::thomas_pcr};
 
 constexpr std::uint64_t system_seed = 0x7d1a6000ull;
 
