@@ -100,6 +100,19 @@ BOOST_AUTO_TEST_CASE(first_difference_by_hand) {
 
 BOOST_AUTO_TEST_CASE(integer_round_trip_int16) { integer_round_trip<std::int16_t>(seed_for(401)); }
 BOOST_AUTO_TEST_CASE(integer_round_trip_int32) { integer_round_trip<std::int32_t>(seed_for(402)); }
+BOOST_AUTO_TEST_CASE(integer_round_trip_uint8) { integer_round_trip<std::uint8_t>(seed_for(405)); }
+BOOST_AUTO_TEST_CASE(integer_round_trip_uint16) { integer_round_trip<std::uint16_t>(seed_for(406)); }
+
+// Unsigned samples wrap modulo 2^B into [0, 2^B): 0 - 255 is 1, 255 - 0 is 255.
+BOOST_AUTO_TEST_CASE(uint8_wraps_by_hand) {
+  std::vector<std::uint8_t> const x = {10, 7, 255, 0, 0};
+  std::vector<std::uint8_t> e(5), back(5);
+  std::vector<std::int64_t> const c = {1};
+  ref::dpcm_encode<std::uint8_t>(c, 0, x.data(), e.data(), layout::contiguous(5));
+  BOOST_TEST(e == (std::vector<std::uint8_t>{10, 253, 248, 1, 0}), boost::test_tools::per_element());
+  ref::dpcm_decode<std::uint8_t>(c, 0, e.data(), back.data(), layout::contiguous(5));
+  BOOST_TEST(back == x, boost::test_tools::per_element());
+}
 
 // An image-like field: rows are the sequences (layout::contiguous(width,
 // height)), a smooth gradient plus noise, saturated in one corner; the

@@ -5,8 +5,10 @@
 // precision, tridiagonal solutions by their residual), and prints a table. It
 // is a smoke test for an installation as much as a demonstration, so it exits
 // non-zero when a check fails. `recur tridiag` solves the batched tridiagonal
-// systems of .npy files.
+// systems of .npy files; `recur filter`, `recur sosfilt` and `recur dpcm` run
+// IIR filters and DPCM codecs along one axis of .npy arrays, on the CPU.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <limits>
 #include <span>
 #include <stdexcept>
@@ -26,6 +29,8 @@
 #include <fmt/format.h>
 
 #include <recur/recur.hpp>
+#include <recur/reference/dpcm.hpp>
+#include <recur/reference/lfilter.hpp>
 
 #if RECUR_HAS_CUDA
 #include <cuda_runtime_api.h>
@@ -50,7 +55,9 @@ constexpr char const* usage_text =
     "                 batched tridiagonal systems (512 systems of 512 unknowns, Zhang et al.'s\n"
     "                 shape, in f32 and f64, and 2^16 systems of 64 unknowns interleaved),\n"
     "                 checked by their residual; prints time, bandwidth and error. Runs on\n"
-    "                 the GPU when a CUDA device is present, on the CPU otherwise.\n"
+    "                 the GPU when a CUDA device is present, on the CPU otherwise. Then an\n"
+    "                 order-2 IIR filter over batches and a DPCM round trip of a 16-bit image\n"
+    "                 (always on the CPU), checked against the sequential references.\n"
     "    --cpu        run on the CPU even when a CUDA device is present\n"
     "  tridiag DL D DU RHS -o X [--algorithm NAME] [--device cpu|gpu]\n"
     "                 solve the tridiagonal systems dl_i x_{i-1} + d_i x_i + du_i x_{i+1} = rhs_i\n"
@@ -65,6 +72,31 @@ constexpr char const* usage_text =
     "    --algorithm NAME       auto (default), thomas, cr, pcr, rd, cr_pcr, cr_rd, cr_packed,\n"
     "                           pscheme, thomas_pcr (the GPU runs some of them only)\n"
     "    --device cpu|gpu       default: gpu when a CUDA device is present, else cpu\n"
+    "  filter --b B0,B1,... [--a A0,A1,...] IN OUT [--axis N]\n"
+    "                 y = scipy.signal.lfilter(b, a, x, axis=N) on the CPU: b and a divided by\n"
+    "                 a[0] (a defaults to 1, an FIR filter), zero initial state, direct form II\n"
+    "                 transposed. IN is a float32 or float64 .npy array in C order (integer\n"
+    "                 arrays are rejected: convert them first); the coefficients are rounded to\n"
+    "                 its dtype; OUT gets IN's shape and dtype.\n"
+    "    --axis N               the axis to filter along, negative counting from the end\n"
+    "                           (default -1, the last)\n"
+    "  sosfilt --sos SOS IN OUT [--axis N]\n"
+    "                 y = scipy.signal.sosfilt(sos, x, axis=N) on the CPU: SOS is a .npy array of\n"
+    "                 shape (n_sections, 6), rows [b0 b1 b2 a0 a1 a2] (float32 or float64, rounded\n"
+    "                 to IN's dtype); IN and OUT as for filter.\n"
+    "  dpcm encode|decode [--order K] [--coeffs C1,...,CK] [--shift S] IN OUT [--axis N]\n"
+    "                 DPCM along axis N (default the last) on the CPU, with the predictor\n"
+    "                 p_i = (C1 x_(i-1) + ... + CK x_(i-K)) >> S: encode writes the residuals\n"
+    "                 e_i = x_i - p_i, decode rebuilds x from them; samples before the first\n"
+    "                 are 0. int16, int32 and uint8 arrays are coded losslessly (residuals wrap\n"
+    "                 around modulo 2^bits, so decode(encode(x)) == x exactly, and OUT has IN's\n"
+    "                 dtype); float32 and float64 arrays with real coefficients (no shift), exact\n"
+    "                 to rounding.\n"
+    "    --order K              0 to 4: the fixed polynomial predictor of order K (1: x_(i-1);\n"
+    "                           2: 2 x_(i-1) - x_(i-2); 3: 3, -3, 1; 4: 4, -6, 4, -1); default 1.\n"
+    "                           With --coeffs, K must be their number\n"
+    "    --coeffs C1,...,CK     the predictor's coefficients (integers for integer arrays)\n"
+    "    --shift S              0 to 62 fractional bits of integer coefficients (default 0)\n"
     "\n"
     "options:\n"
     "  -h, --help     print this help\n"
@@ -541,6 +573,133 @@ bool tridiag_demo(backend be, std::string const& backend_name) {
   return all_ok;
 }
 
+// ---------------------------------------------------------------------------
+// IIR filter and DPCM (demo section; on the CPU: the CUDA executor is not
+// wired for these yet)
+
+struct filter_row {
+  std::string problem, check;
+  double ms = 0, gbps = 0;
+  bool repeatable = true, ok = false;
+};
+
+// Median of `runs` timed calls after a warm-up, each result compared with
+// the warm-up's bit for bit. `call` writes `out`.
+template <class T, class F>
+timing time_host(std::vector<T>& out, int runs, F&& call) {
+  call();
+  std::vector<T> const first = out;
+  std::vector<double> ms;
+  bool repeatable = true;
+  for (int r = 0; r < runs; ++r) {
+    auto const t0 = std::chrono::steady_clock::now();
+    call();
+    auto const t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    repeatable = repeatable && same_bits(first, out);
+  }
+  return {median(ms), repeatable};
+}
+
+// An order-2 low-pass (a Butterworth-like pair of poles at radius 0.9) over
+// a batch of f32 sequences; the check: the sequential reference's bits.
+filter_row run_lfilter_demo(std::string problem, recur::layout const& lay, std::uint64_t stream_id) {
+  std::vector<float> const b = {0.0675f, 0.135f, 0.0675f}, a = {1.0f, -1.1430f, 0.4128f};
+  std::vector<float> x(static_cast<std::size_t>(lay.size())),
+      y(x.size(), std::numeric_limits<float>::quiet_NaN());
+  splitmix64 rng{seed ^ (stream_id * 0xd1b54a32d192ed03ull)};
+  for (auto& v : x) v = static_cast<float>(rng.uniform(-1, 1));
+  filter_row r;
+  r.problem = std::move(problem);
+  timing const tm =
+      time_host(y, cpu_runs, [&] { recur::lfilter(recur::host{}, b, a, x.data(), y.data(), lay); });
+  r.ms = tm.median_ms;
+  r.repeatable = tm.repeatable;
+  r.gbps = r.ms > 0 ? 8.0 * static_cast<double>(lay.size()) / (r.ms * 1e-3) / 1e9 : 0;  // x read, y written
+  std::vector<float> want(x.size());
+  recur::reference::lfilter<float>(b, a, x.data(), want.data(), lay, nullptr, nullptr);
+  bool const same = same_bits(y, want);
+  r.check = same ? "== reference::lfilter, bitwise" : "DIFFERS from reference::lfilter";
+  r.ok = same && r.repeatable;
+  return r;
+}
+
+// A 16-bit image (rows as lanes): a smooth field plus noise, coded with the
+// gradient predictor 2 x_(i-1) - x_(i-2). Encode is checked against the
+// reference's bits, decode by the round trip (exactly the image).
+std::vector<filter_row> run_dpcm_demo(std::int64_t width, std::int64_t height, std::uint64_t stream_id) {
+  recur::layout const lay = recur::layout::contiguous(width, height);
+  std::vector<std::int16_t> img(static_cast<std::size_t>(lay.size()));
+  splitmix64 rng{seed ^ (stream_id * 0xd1b54a32d192ed03ull)};
+  for (std::int64_t yy = 0; yy < height; ++yy)
+    for (std::int64_t xx = 0; xx < width; ++xx) {
+      double const v =
+          8000.0 * std::sin(0.003 * static_cast<double>(xx)) * std::cos(0.002 * static_cast<double>(yy)) +
+          rng.uniform(-20, 20);
+      img[static_cast<std::size_t>(yy * width + xx)] = static_cast<std::int16_t>(v);
+    }
+  std::vector<std::int64_t> const c = {2, -1};
+  std::vector<std::int16_t> e(img.size(), -1), back(img.size(), -1);
+  std::string const shape = fmt::format("{} x {} rows", width, height);
+  double const bytes = 4.0 * static_cast<double>(lay.size());  // 2 B read, 2 B written per sample
+
+  filter_row enc;
+  enc.problem = "i16  DPCM encode order 2, " + shape;
+  timing const te =
+      time_host(e, cpu_runs, [&] { recur::dpcm_encode(recur::host{}, c, 0, img.data(), e.data(), lay); });
+  std::vector<std::int16_t> want(img.size());
+  recur::reference::dpcm_encode<std::int16_t>(c, 0, img.data(), want.data(), lay);
+  bool const same = same_bits(e, want);
+  enc.ms = te.median_ms;
+  enc.repeatable = te.repeatable;
+  enc.gbps = enc.ms > 0 ? bytes / (enc.ms * 1e-3) / 1e9 : 0;
+  enc.check = same ? "== reference::dpcm_encode, bitwise" : "DIFFERS from reference::dpcm_encode";
+  enc.ok = same && enc.repeatable;
+
+  filter_row dec;
+  dec.problem = "i16  DPCM decode order 2, " + shape;
+  timing const td =
+      time_host(back, cpu_runs, [&] { recur::dpcm_decode(recur::host{}, c, 0, e.data(), back.data(), lay); });
+  bool const exact = back == img;
+  dec.ms = td.median_ms;
+  dec.repeatable = td.repeatable;
+  dec.gbps = dec.ms > 0 ? bytes / (dec.ms * 1e-3) / 1e9 : 0;
+  dec.check = exact ? "decode(encode(x)) == x, exact" : "ROUND TRIP NOT EXACT";
+  dec.ok = exact && dec.repeatable;
+  return {enc, dec};
+}
+
+// Runs the filter and DPCM section and prints its table; false when a check failed.
+bool filter_demo() {
+  std::vector<filter_row> rows;
+  auto report = [&](filter_row r) {
+    fmt::print("  {:<46} done\n", r.problem);
+    std::fflush(stdout);
+    rows.push_back(std::move(r));
+  };
+  report(run_lfilter_demo("f32  lfilter order 2, 1024 x 2^14 contiguous",
+                          recur::layout::contiguous(std::int64_t{1} << 14, 1024), 21));
+  report(run_lfilter_demo("f32  lfilter order 2, 2^14 x 1024 interleaved",
+                          recur::layout::interleaved(std::int64_t{1} << 14, 1024), 22));
+  for (auto& r : run_dpcm_demo(2048, 2048, 23)) report(std::move(r));
+
+  fmt::print("\n{:<8} {:<46} {:>10} {:>9} {:<36} {:>10} {:>6}\n", "backend", "problem", "time (ms)", "GB/s",
+             "check against", "repeatable", "check");
+  bool all_ok = true;
+  for (filter_row const& r : rows) {
+    fmt::print("{:<8} {:<46} {:>10.3f} {:>9.2f} {:<36} {:>10} {:>6}\n", "host", r.problem, r.ms, r.gbps,
+               r.check, r.repeatable ? "yes" : "NO", r.ok ? "ok" : "FAIL");
+    all_ok = all_ok && r.ok;
+  }
+  fmt::print(
+      "\nn x count: count sequences of n samples (inputs U[-1, 1], seed {}). lfilter: b = [0.0675 0.135\n"
+      "0.0675], a = [1 -1.143 0.4128]. GB/s: 8 B per f32 sample (x read, y written), 4 B per int16\n"
+      "sample. Each sequence runs sequentially on one thread, with the reference's arithmetic, so\n"
+      "the results equal the references bit for bit.\n",
+      seed);
+  return all_ok;
+}
+
 int demo(bool force_cpu) {
   int const devices = recur::cuda_device_count();
   backend const be = (!force_cpu && devices > 0) ? backend::cuda : backend::host;
@@ -594,6 +753,12 @@ int demo(bool force_cpu) {
       "\nbatched tridiagonal systems a_i x_(i-1) + b_i x_i + c_i x_(i+1) = d_i, recur::solve_batched\n");
   std::fflush(stdout);
   all_ok = tridiag_demo(be, backend_name) && all_ok;
+
+  fmt::print(
+      "\nIIR filter and DPCM: recur::lfilter, recur::dpcm_encode, recur::dpcm_decode (on the CPU: the CUDA\n"
+      "executor is not wired for these yet)\n");
+  std::fflush(stdout);
+  all_ok = filter_demo() && all_ok;
   if (!all_ok) {
     fmt::print(stderr,
                "recur demo: FAILED: a result is outside its tolerance, not repeatable, or a run failed\n");
@@ -781,6 +946,315 @@ int tridiag_command(int argc, char** argv) {
   return exit_ok;
 }
 
+// ---------------------------------------------------------------------------
+// recur filter, recur sosfilt, recur dpcm: along one axis of .npy arrays, on
+// the CPU (the CUDA executor is not wired for these yet)
+
+// The command being run, for messages about its inputs.
+std::string_view command_name = "tridiag";
+
+// "1,-0.5,2e-3" -> doubles; false when an item is empty or not a number.
+bool parse_reals(std::string_view text, std::vector<double>& out) {
+  out.clear();
+  std::size_t start = 0;
+  while (true) {
+    std::size_t const comma = text.find(',', start);
+    std::string const item(text.substr(start, comma == std::string_view::npos ? text.npos : comma - start));
+    if (item.empty()) return false;
+    char* end = nullptr;
+    double const v = std::strtod(item.c_str(), &end);
+    if (end != item.c_str() + item.size()) return false;
+    out.push_back(v);
+    if (comma == std::string_view::npos) return true;
+    start = comma + 1;
+  }
+}
+
+// A whole number in base 10 (strtoll's syntax), within int64.
+bool parse_integer(std::string_view text, std::int64_t& v) {
+  std::string const item(text);
+  if (item.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  long long const r = std::strtoll(item.c_str(), &end, 10);
+  if (end != item.c_str() + item.size() || errno == ERANGE) return false;
+  v = r;
+  return true;
+}
+
+// The array seen as `outer` blocks of `n` x `inner` elements (C order): axis
+// `axis` of length n, the axes before it flattened into outer, the axes after
+// it into inner.
+struct axis_view {
+  std::int64_t outer = 1, n = 1, inner = 1;
+};
+
+axis_view view_along(std::vector<std::int64_t> const& shape, std::int64_t axis, std::string const& file) {
+  std::int64_t const dims = static_cast<std::int64_t>(shape.size());
+  if (dims == 0) throw input_error(fmt::format("{} is a scalar; it needs an axis to run along", file));
+  if (axis < -dims || axis >= dims)
+    throw input_error(fmt::format("--axis {} is out of range for {} of shape {} ({} axes)", axis, file,
+                                  shape_string(shape), dims));
+  std::size_t const a = static_cast<std::size_t>(axis < 0 ? axis + dims : axis);
+  axis_view v;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i < a) v.outer *= shape[i];
+    if (i > a) v.inner *= shape[i];
+  }
+  v.n = shape[a];
+  return v;
+}
+
+// Calls f(offset, layout) for every block of sequences along the axis: one
+// call for the last axis (contiguous sequences) or the first (interleaved),
+// one per outer index otherwise.
+template <class F>
+void for_each_block(axis_view const& v, F&& f) {
+  if (v.inner == 1) {
+    f(std::int64_t{0}, recur::layout::contiguous(v.n, v.outer));
+    return;
+  }
+  for (std::int64_t o = 0; o < v.outer; ++o) f(o * v.n * v.inner, recur::layout::interleaved(v.n, v.inner));
+}
+
+bool is_float_dtype(recur::npy_dtype t) { return t == recur::npy_dtype::f32 || t == recur::npy_dtype::f64; }
+
+// What the filter commands share: IN OUT and --axis, plus their own options
+// (name -> where its value goes).
+struct array_command {
+  std::vector<std::string> files;
+  std::string axis_text = "-1";
+  std::int64_t axis = -1;
+};
+
+// Parses argv[first..] into cmd and the named options; returns -1 on success,
+// else the exit status (usage printed).
+int parse_array_command(int argc, char** argv, int first, std::string_view name, array_command& cmd,
+                        std::initializer_list<std::pair<std::string_view, std::string*>> options) {
+  for (int i = first; i < argc; ++i) {
+    std::string_view const a = argv[i];
+    if (a == "-h" || a == "--help") {
+      fmt::print("{}", usage_text);
+      return exit_ok;
+    }
+    std::string* into = nullptr;
+    if (a == "--axis") into = &cmd.axis_text;
+    for (auto const& [opt, where] : options)
+      if (a == opt) into = where;
+    if (into) {
+      if (i + 1 >= argc) return usage_error(fmt::format("{} needs a value", a));
+      *into = argv[++i];
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      return usage_error(fmt::format("unknown option '{}' for {}", a, name));
+    } else {
+      cmd.files.emplace_back(a);
+    }
+  }
+  if (cmd.files.size() != 2)
+    return usage_error(fmt::format("{} takes two files, IN and OUT ({} given)", name, cmd.files.size()));
+  if (!parse_integer(cmd.axis_text, cmd.axis))
+    return usage_error(fmt::format("--axis needs an integer, not '{}'", cmd.axis_text));
+  return -1;
+}
+
+template <class T>
+recur::npy_array filter_npy(recur::npy_array const& in, axis_view const& v, std::vector<double> const& bd,
+                            std::vector<double> const& ad) {
+  std::vector<T> const b(bd.begin(), bd.end()), a(ad.begin(), ad.end());
+  std::span<T const> const x = in.as<T>();
+  std::vector<T> y(x.size());
+  for_each_block(v, [&](std::int64_t off, recur::layout const& lay) {
+    recur::lfilter(recur::host{}, b, a, x.data() + off, y.data() + off, lay);
+  });
+  return recur::make_npy<T>(in.shape, std::span<T const>(y));
+}
+
+recur::npy_array read_float_input(std::string const& file, std::string_view cmd) {
+  recur::npy_array in = recur::read_npy(file);
+  if (!is_float_dtype(in.dtype))
+    throw input_error(
+        fmt::format("{} holds {}; recur {} filters float32 or float64 arrays (convert it first, "
+                    "e.g. with numpy's x.astype(np.float32))",
+                    file, recur::npy_dtype_name(in.dtype), cmd));
+  return in;
+}
+
+int filter_command(int argc, char** argv) {
+  command_name = "filter";
+  array_command cmd;
+  std::string b_text, a_text = "1";
+  if (int const rc = parse_array_command(argc, argv, 2, "filter", cmd, {{"--b", &b_text}, {"--a", &a_text}});
+      rc >= 0)
+    return rc;
+  if (b_text.empty()) return usage_error("filter needs --b B0,B1,... (the numerator coefficients)");
+  std::vector<double> b, a;
+  if (!parse_reals(b_text, b))
+    return usage_error(fmt::format("--b needs numbers separated by commas, not '{}'", b_text));
+  if (!parse_reals(a_text, a))
+    return usage_error(fmt::format("--a needs numbers separated by commas, not '{}'", a_text));
+  recur::npy_array const in = read_float_input(cmd.files[0], "filter");
+  axis_view const v = view_along(in.shape, cmd.axis, cmd.files[0]);
+  recur::write_npy(cmd.files[1], in.dtype == recur::npy_dtype::f32 ? filter_npy<float>(in, v, b, a)
+                                                                   : filter_npy<double>(in, v, b, a));
+  return exit_ok;
+}
+
+template <class T>
+recur::npy_array sosfilt_npy(recur::npy_array const& in, axis_view const& v,
+                             std::vector<double> const& sosd) {
+  std::vector<T> const sos(sosd.begin(), sosd.end());
+  std::span<T const> const x = in.as<T>();
+  std::vector<T> y(x.size());
+  for_each_block(v, [&](std::int64_t off, recur::layout const& lay) {
+    recur::sosfilt(recur::host{}, sos, x.data() + off, y.data() + off, lay);
+  });
+  return recur::make_npy<T>(in.shape, std::span<T const>(y));
+}
+
+int sosfilt_command(int argc, char** argv) {
+  command_name = "sosfilt";
+  array_command cmd;
+  std::string sos_file;
+  if (int const rc = parse_array_command(argc, argv, 2, "sosfilt", cmd, {{"--sos", &sos_file}}); rc >= 0)
+    return rc;
+  if (sos_file.empty()) return usage_error("sosfilt needs --sos SOS (a .npy array of shape (n_sections, 6))");
+  recur::npy_array const sos = recur::read_npy(sos_file);
+  if (!is_float_dtype(sos.dtype))
+    throw input_error(fmt::format("--sos {} holds {}; float32 or float64 is needed", sos_file,
+                                  recur::npy_dtype_name(sos.dtype)));
+  if (sos.shape.size() != 2 || sos.shape[1] != 6 || sos.shape[0] < 1)
+    throw input_error(fmt::format("--sos {} has shape {}; (n_sections, 6) with n_sections >= 1 is needed",
+                                  sos_file, shape_string(sos.shape)));
+  std::vector<double> sosd;
+  if (sos.dtype == recur::npy_dtype::f32)
+    for (float const v : sos.as<float>()) sosd.push_back(v);
+  else
+    for (double const v : sos.as<double>()) sosd.push_back(v);
+  recur::npy_array const in = read_float_input(cmd.files[0], "sosfilt");
+  axis_view const v = view_along(in.shape, cmd.axis, cmd.files[0]);
+  recur::write_npy(cmd.files[1], in.dtype == recur::npy_dtype::f32 ? sosfilt_npy<float>(in, v, sosd)
+                                                                   : sosfilt_npy<double>(in, v, sosd));
+  return exit_ok;
+}
+
+template <class S>
+recur::npy_array dpcm_int_npy(bool encode, recur::npy_array const& in, axis_view const& v,
+                              std::vector<std::int64_t> const& c, int shift) {
+  std::span<S const> const x = in.as<S>();
+  std::vector<S> y(x.size());
+  for_each_block(v, [&](std::int64_t off, recur::layout const& lay) {
+    if (encode)
+      recur::dpcm_encode(recur::host{}, c, shift, x.data() + off, y.data() + off, lay);
+    else
+      recur::dpcm_decode(recur::host{}, c, shift, x.data() + off, y.data() + off, lay);
+  });
+  return recur::make_npy<S>(in.shape, std::span<S const>(y));
+}
+
+template <class T>
+recur::npy_array dpcm_float_npy(bool encode, recur::npy_array const& in, axis_view const& v,
+                                std::vector<double> const& cd) {
+  std::vector<T> const c(cd.begin(), cd.end());
+  std::span<T const> const x = in.as<T>();
+  std::vector<T> y(x.size());
+  for_each_block(v, [&](std::int64_t off, recur::layout const& lay) {
+    if (encode)
+      recur::dpcm_encode(recur::host{}, c, x.data() + off, y.data() + off, lay);
+    else
+      recur::dpcm_decode(recur::host{}, c, x.data() + off, y.data() + off, lay);
+  });
+  return recur::make_npy<T>(in.shape, std::span<T const>(y));
+}
+
+int dpcm_command(int argc, char** argv) {
+  command_name = "dpcm";
+  if (argc < 3) return usage_error("dpcm needs encode or decode");
+  std::string_view const mode = argv[2];
+  if (mode == "-h" || mode == "--help") {
+    fmt::print("{}", usage_text);
+    return exit_ok;
+  }
+  if (mode != "encode" && mode != "decode")
+    return usage_error(fmt::format("dpcm needs encode or decode, not '{}'", mode));
+  bool const encode = mode == "encode";
+  array_command cmd;
+  std::string order_text, coeffs_text, shift_text = "0";
+  if (int const rc = parse_array_command(
+          argc, argv, 3, "dpcm", cmd,
+          {{"--order", &order_text}, {"--coeffs", &coeffs_text}, {"--shift", &shift_text}});
+      rc >= 0)
+    return rc;
+  std::int64_t order = 1, shift = 0;
+  if (!order_text.empty() && !parse_integer(order_text, order))
+    return usage_error(fmt::format("--order needs an integer, not '{}'", order_text));
+  if (!parse_integer(shift_text, shift) || shift < 0 || shift > 62)
+    return usage_error(fmt::format("--shift needs an integer from 0 to 62, not '{}'", shift_text));
+  std::vector<std::string> items;  // the coefficients as typed, read once the dtype is known
+  if (!coeffs_text.empty()) {
+    std::vector<double> check;
+    if (!parse_reals(coeffs_text, check))
+      return usage_error(fmt::format("--coeffs needs numbers separated by commas, not '{}'", coeffs_text));
+    std::size_t start = 0;
+    while (true) {
+      std::size_t const comma = coeffs_text.find(',', start);
+      items.push_back(
+          coeffs_text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (!order_text.empty() && order != static_cast<std::int64_t>(items.size()))
+      return usage_error(fmt::format("--order {} but --coeffs gives {} coefficients", order, items.size()));
+  } else {
+    if (order < 0 || order > 4)
+      return usage_error(
+          fmt::format("--order {} has no fixed predictor (0 to 4; give --coeffs for others)", order));
+    // The binomial predictors: (1 - z^-1)^K = 1 - sum_j c_j z^-j.
+    std::int64_t binom = 1;
+    for (std::int64_t j = 1; j <= order; ++j) {
+      binom = binom * (order - j + 1) / j;
+      items.push_back(std::to_string(j % 2 ? binom : -binom));
+    }
+  }
+
+  recur::npy_array const in = recur::read_npy(cmd.files[0]);
+  axis_view const v = view_along(in.shape, cmd.axis, cmd.files[0]);
+  recur::npy_array out;
+  if (is_float_dtype(in.dtype)) {
+    if (shift != 0)
+      throw input_error(fmt::format("--shift {} applies to integer arrays; {} holds {}", shift, cmd.files[0],
+                                    recur::npy_dtype_name(in.dtype)));
+    std::vector<double> c;
+    for (auto const& item : items) c.push_back(std::strtod(item.c_str(), nullptr));
+    out = in.dtype == recur::npy_dtype::f32 ? dpcm_float_npy<float>(encode, in, v, c)
+                                            : dpcm_float_npy<double>(encode, in, v, c);
+  } else {
+    std::vector<std::int64_t> c;
+    for (auto const& item : items) {
+      std::int64_t value = 0;
+      if (!parse_integer(item, value))
+        throw input_error(
+            fmt::format("{} holds {}, whose codec needs integer coefficients (fixed point with "
+                        "--shift), not '{}'",
+                        cmd.files[0], recur::npy_dtype_name(in.dtype), item));
+      c.push_back(value);
+    }
+    int const sh = static_cast<int>(shift);
+    switch (in.dtype) {
+      case recur::npy_dtype::i16:
+        out = dpcm_int_npy<std::int16_t>(encode, in, v, c, sh);
+        break;
+      case recur::npy_dtype::i32:
+        out = dpcm_int_npy<std::int32_t>(encode, in, v, c, sh);
+        break;
+      default:
+        out = dpcm_int_npy<std::uint8_t>(encode, in, v, c, sh);
+        break;
+    }
+  }
+  recur::write_npy(cmd.files[1], out);
+  return exit_ok;
+}
+
 int run(int argc, char** argv) {
   if (argc < 2) return usage_error("no command given");
   std::string_view const cmd = argv[1];
@@ -811,6 +1285,9 @@ int run(int argc, char** argv) {
     return demo(force_cpu);
   }
   if (cmd == "tridiag") return tridiag_command(argc, argv);
+  if (cmd == "filter") return filter_command(argc, argv);
+  if (cmd == "sosfilt") return sosfilt_command(argc, argv);
+  if (cmd == "dpcm") return dpcm_command(argc, argv);
   if (!cmd.empty() && cmd[0] == '-') return usage_error(fmt::format("unknown option '{}'", cmd));
   return usage_error(fmt::format("unknown command '{}'", cmd));
 }
@@ -821,7 +1298,7 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (input_error const& e) {
-    fmt::print(stderr, "recur tridiag: {}\n", e.what());
+    fmt::print(stderr, "recur {}: {}\n", command_name, e.what());
   } catch (recur::error const& e) {
     fmt::print(stderr, "recur: {}\n", e.what());
   } catch (std::exception const& e) {

@@ -4,18 +4,24 @@
 // past samples); decoding is a k-th order recurrence, the part that needs a
 // scan in parallel.
 //
-// Integer codec, samples of a signed type S of B bits (int16_t, int32_t):
+// Integer codec, samples of an integer type S of B bits: signed of up to 32
+// bits (int8_t, int16_t, int32_t) or unsigned of up to 16 (uint8_t, uint16_t;
+// images):
 //   p_i = (sum_j c_j x_{i-j}) >> shift     exact, in int64 (an arithmetic
 //                                          shift: floor division by 2^shift)
 //   e_i = wrap(x_i - p_i)                  encode
 //   x_i = wrap(e_i + p_i)                  decode
-// where wrap reduces modulo 2^B into S's range (two's complement wrap-around;
-// conversion to a signed type is modular since C++20). Both sides compute p_i
+// where wrap reduces modulo 2^B into S's range (two's complement wrap-around
+// for signed S, conversion to a signed type being modular since C++20; plain
+// reduction modulo 2^B into [0, 2^B) for unsigned S, so a uint8_t residual of
+// -3 is stored as 253). Both sides compute p_i
 // from the same samples x, so e_i + p_i == x_i modulo 2^B and decode(encode(x))
 // == x exactly for every input, extreme values included: residuals that do not
 // fit wrap around instead of saturating, and wrap back on decoding. With shift
 // = 0 the coefficients are plain integers; a shift makes them fixed point
-// (c_j / 2^shift). To keep the int64 sum exact, sum |c_j| <= 2^31 is required.
+// (c_j / 2^shift). To keep the int64 sum exact, sum |c_j| <= 2^31 is required
+// (samples are below 2^31 in magnitude, which is why unsigned samples stop at
+// 16 bits).
 //
 // Floating-point codec: p_i = sum_j c_j x_{i-j} (summed j = 1 .. k), e_i = x_i
 // - p_i, x_i = e_i + p_i. Decoding is reference::linrec_order_k with a = c and
@@ -85,7 +91,8 @@ T float_prediction(std::span<T const> c, std::vector<T> const& h) {
 }
 
 template <class S>
-concept dpcm_sample = std::signed_integral<S> && sizeof(S) <= 4;
+concept dpcm_sample = (std::signed_integral<S> && sizeof(S) <= 4) ||
+                      (std::unsigned_integral<S> && !std::same_as<S, bool> && sizeof(S) <= 2);
 
 }  // namespace detail
 

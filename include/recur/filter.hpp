@@ -1,0 +1,136 @@
+#pragma once
+// IIR filtering with scipy.signal's semantics, and DPCM codecs, over batches.
+//
+//   std::vector<float> b = {0.2f, 0.4f, 0.2f}, a = {1.0f, -0.5f, 0.1f};
+//   recur::lfilter(recur::host{}, b, a, x, y, recur::layout::contiguous(n, count));
+//   recur::sosfilt(recur::host{}, sos, x, x, recur::layout::interleaved(n, count));  // in place
+//   recur::dpcm_encode(recur::host{}, c, shift, pixels, residuals, recur::layout::contiguous(w, h));
+//
+// Executors. Only recur::host (OpenMP, sequences spread over threads, each
+// sequence filtered sequentially) is declared here: the CUDA executor is not
+// wired for these functions yet. On the GPU, recur::device::lfilter
+// (kernels/dispatch/dispatch_lfilter.cuh, device level, orders 0-4) is the
+// path for now.
+//
+// Semantics: those of the sequential references, include/recur/reference/
+// lfilter.hpp and dpcm.hpp, whose arithmetic these functions run, operation
+// for operation: the results equal the references' bit for bit, whatever the
+// layout and the number of threads (so they are also bitwise identical from
+// run to run).
+//
+// - lfilter: y = scipy.signal.lfilter(b, a, x, zi=zi) along the layout's
+//   element axis of every sequence: b and a are divided by a[0] and padded
+//   with zeros to m + 1 values, m = max(len(a), len(b)) - 1 the order, and
+//   each sample goes through direct form II transposed. The state is m values
+//   per sequence, sequence k's at zi[k * m .. k * m + m) (zf likewise):
+//   scipy's zi with the lane axis first. Empty zi: zero initial state
+//   (scipy's default); empty zf: not wanted; otherwise each must hold exactly
+//   count * m values. zf receives the state after the last sample, so
+//   filtering x[0, h) with zf, then x[h, n) with that as zi, gives the same
+//   bits as filtering x at once. zi may be zf itself (the state updated in
+//   place).
+// - lfilter_zi: scipy.signal.lfilter_zi, the steady-state state for a unit
+//   step: lfilter with zi = c * lfilter_zi(b, a) (per sequence) on a
+//   constant c input is constant from the first sample.
+// - sosfilt: the cascade of second-order sections, sos holding n_sections
+//   rows [b0 b1 b2 a0 a1 a2] (row-major, 6 * n_sections values, each row
+//   normalised by its a0, which must be nonzero; scipy requires 1). One pass
+//   over memory: every sample goes through all sections before the next is
+//   read. The state is 2 values per section per sequence, sequence k's
+//   section j at zi[(k * n_sections + j) * 2]; it equals lfilter applied
+//   section after section, bit for bit.
+// - dpcm_encode / dpcm_decode with an order-k linear predictor,
+//   k = c.size(). Integer samples (int16_t, int32_t, uint8_t): the prediction
+//   p_i = (sum_j c_j x_{i-j}) >> shift is exact in int64, residuals are
+//   e_i = x_i - p_i reduced modulo 2^bits into the sample type (wrap-around,
+//   no saturation), and decode(encode(x)) == x exactly for every input.
+//   Floating point: p_i = sum_j c_j x_{i-j}, e_i = x_i - p_i; the round trip
+//   is exact only to rounding (decode is a k-th order recurrence). Samples
+//   before the first are 0, or k values per sequence from init, newest first
+//   (sequence k's x_{-1} at init[k * order]).
+//
+// Guarantees, as for linrec: inputs are never written; the output may be the
+// input itself (y == x, e == x, x == e: in place), any other overlap of an
+// output with an input or with another output is rejected (zf == zi exactly
+// is allowed); on a bad argument nothing is written and recur::invalid_argument
+// names the argument and its value. Checked: empty a or b, a[0] == 0,
+// non-finite coefficients (also after the division by a[0]), sos not a
+// positive multiple of 6 values, negative sizes, null or misaligned pointers
+// for a non-empty batch, zi/zf/init of the wrong size, a DPCM shift outside
+// [0, 62] or sum |c_j| > 2^31 (the int64 prediction would not be exact),
+// layouts (negative sizes, non-positive strides, self-overlap, 64-bit
+// overflow), negative host.threads. Non-finite samples are not rejected: they
+// propagate through the arithmetic.
+//
+// Pointers are host memory. Sizes are 64-bit.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <recur/error.hpp>
+#include <recur/executor.hpp>
+#include <recur/layout/layout.hpp>
+
+namespace recur {
+
+// --- lfilter ---------------------------------------------------------------
+
+void lfilter(host const& ex, std::span<float const> b, std::span<float const> a, float const* x, float* y,
+             layout const& lay, std::span<float const> zi = {}, std::span<float> zf = {});
+void lfilter(host const& ex, std::span<double const> b, std::span<double const> a, double const* x, double* y,
+             layout const& lay, std::span<double const> zi = {}, std::span<double> zf = {});
+
+// b and a as pointer and length (nb, na >= 1); zi and zf, when not null,
+// hold count * (max(na, nb) - 1) values each.
+void lfilter(host const& ex, float const* b, std::int64_t nb, float const* a, std::int64_t na, float const* x,
+             float* y, layout const& lay, float const* zi = nullptr, float* zf = nullptr);
+void lfilter(host const& ex, double const* b, std::int64_t nb, double const* a, std::int64_t na,
+             double const* x, double* y, layout const& lay, double const* zi = nullptr, double* zf = nullptr);
+
+// The order max(len(a), len(b)) - 1: the state values per sequence.
+constexpr std::int64_t lfilter_order(std::int64_t nb, std::int64_t na) noexcept {
+  return (nb > na ? nb : na) - 1;
+}
+
+// scipy.signal.lfilter_zi(b, a): order values. Throws recur::invalid_argument
+// for the coefficients lfilter rejects, and when the filter has a pole at
+// z = 1 (sum(a) == 0: no steady state).
+std::vector<float> lfilter_zi(std::span<float const> b, std::span<float const> a);
+std::vector<double> lfilter_zi(std::span<double const> b, std::span<double const> a);
+
+// --- sosfilt ---------------------------------------------------------------
+
+void sosfilt(host const& ex, std::span<float const> sos, float const* x, float* y, layout const& lay,
+             std::span<float const> zi = {}, std::span<float> zf = {});
+void sosfilt(host const& ex, std::span<double const> sos, double const* x, double* y, layout const& lay,
+             std::span<double const> zi = {}, std::span<double> zf = {});
+
+// --- DPCM ------------------------------------------------------------------
+
+// Integer codecs. c: the predictor's coefficients c_1 .. c_k (fixed point with
+// `shift` fractional bits).
+void dpcm_encode(host const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* x,
+                 std::int16_t* e, layout const& lay, std::span<std::int16_t const> init = {});
+void dpcm_encode(host const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* x,
+                 std::int32_t* e, layout const& lay, std::span<std::int32_t const> init = {});
+void dpcm_encode(host const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* x,
+                 std::uint8_t* e, layout const& lay, std::span<std::uint8_t const> init = {});
+void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* e,
+                 std::int16_t* x, layout const& lay, std::span<std::int16_t const> init = {});
+void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* e,
+                 std::int32_t* x, layout const& lay, std::span<std::int32_t const> init = {});
+void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* e,
+                 std::uint8_t* x, layout const& lay, std::span<std::uint8_t const> init = {});
+
+// Floating-point codecs.
+void dpcm_encode(host const& ex, std::span<float const> c, float const* x, float* e, layout const& lay,
+                 std::span<float const> init = {});
+void dpcm_encode(host const& ex, std::span<double const> c, double const* x, double* e, layout const& lay,
+                 std::span<double const> init = {});
+void dpcm_decode(host const& ex, std::span<float const> c, float const* e, float* x, layout const& lay,
+                 std::span<float const> init = {});
+void dpcm_decode(host const& ex, std::span<double const> c, double const* e, double* x, layout const& lay,
+                 std::span<double const> init = {});
+
+}  // namespace recur
