@@ -3,6 +3,7 @@
 #include <recur/config.hpp>
 #include <recur/error.hpp>
 #include <recur/executor.hpp>
+#include <recur/chain.hpp>
 #include <recur/filter.hpp>
 #include <recur/io/npy.hpp>
 #include <recur/layout/layout.hpp>
