@@ -118,12 +118,13 @@ struct problem {
 
 char const* filter = nullptr;
 
-void report(char const* what, char const* ty, layout const& lay, bool inter, float ms, double res, double best_peer) {
+void report(char const* what, char const* ty, layout const& lay, bool inter, float ms, double res,
+            double best_peer) {
   double const bytes = 5.0 * lay.n * lay.count * (ty[1] == '3' ? 4 : 8);
   double const gbs = bytes / (ms * 1e-3) / 1e9;
-  std::printf("%-34s %s %-5s n=%5lld batch=%8lld %9.4f ms %7.1f GB/s %5.1f%% copy  x%5.2f peer  res %.1e\n", what,
-              ty, inter ? "inter" : "contig", (long long)lay.n, (long long)lay.count, ms, gbs, 100 * gbs / copy_gbs,
-              best_peer > 0 ? best_peer / ms : 0.0, res);
+  std::printf("%-34s %s %-5s n=%5lld batch=%8lld %9.4f ms %7.1f GB/s %5.1f%% copy  x%5.2f peer  res %.1e\n",
+              what, ty, inter ? "inter" : "contig", (long long)lay.n, (long long)lay.count, ms, gbs,
+              100 * gbs / copy_gbs, best_peer > 0 ? best_peer / ms : 0.0, res);
   std::fflush(stdout);
 }
 
@@ -227,8 +228,14 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr smem24K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 24 << 10; });
     add("thomas_pcr rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 32; });
     add("thomas_pcr partition", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = 1; });
-    add("thomas_pcr partition c64", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = 1; t.partition_chunk = 64; });
-    add("thomas_pcr partition c16", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = 1; t.partition_chunk = 16; });
+    add("thomas_pcr partition c64", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.partition = 1;
+      t.partition_chunk = 64;
+    });
+    add("thomas_pcr partition c16", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.partition = 1;
+      t.partition_chunk = 16;
+    });
     add("thomas_pcr nopartition", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = -1; });
     add("thomas_pcr loadstore", TA::thomas_pcr, [](tridiag_tuning& t) { t.phases = 1; });
     add("cr", TA::cr, none);
@@ -254,8 +261,8 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
       double const res = c.t.phases > 1 ? P.residual(P.x) : 0.0;
       float const ms = median_ms(
           [&] {
-            CK(recur::device::tridiag_solve<T>(temp, bytes, P.a, P.b, P.c, P.d, P.x, P.lay, 1, 0, nullptr, c.alg,
-                                               nullptr, c.t));
+            CK(recur::device::tridiag_solve<T>(temp, bytes, P.a, P.b, P.c, P.d, P.x, P.lay, 1, 0, nullptr,
+                                               c.alg, nullptr, c.t));
           },
           20);
       report(c.name, ty, P.lay, inter, ms, res, best);
@@ -283,7 +290,8 @@ int main(int argc, char** argv) {
   }
   cusparseHandle_t h;
   SK(cusparseCreate(&h));
-  long long const shapes[][2] = {{512, 512}, {64, 1 << 20}, {256, 1 << 17}, {512, 1 << 16}, {1024, 1 << 15}, {4096, 8192}};
+  long long const shapes[][2] = {{512, 512},     {64, 1 << 20},   {256, 1 << 17},
+                                 {512, 1 << 16}, {1024, 1 << 15}, {4096, 8192}};
   for (auto const& s : shapes) {
     if (s[0] < min_n || (s[0] == 512 && s[1] == 512 && min_n > 0)) continue;
     shape<float>(s[0], s[1], h);

@@ -19,7 +19,8 @@ namespace {
 using recur::layout;
 using recur::tridiag_algorithm;
 
-#define CUDA_OK(x) BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
+#define CUDA_OK(x) \
+  BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
 
 template <class T>
 struct dvec {
@@ -87,12 +88,12 @@ std::pair<std::vector<T>, std::vector<std::int32_t>> solve_gpu(system_set const&
   dvec<std::int32_t> info(std::vector<std::int32_t>(r.lay.count, -99));
   T* out = r.in_place ? d.p : x.p;
   std::size_t bytes = 0;
-  CUDA_OK(recur::device::tridiag_solve<T>(nullptr, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p,
-                                          r.alg, nullptr, r.tune));
+  CUDA_OK(recur::device::tridiag_solve<T>(nullptr, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride,
+                                          info.p, r.alg, nullptr, r.tune));
   void* temp = nullptr;
   CUDA_OK(cudaMalloc(&temp, bytes));
-  CUDA_OK(recur::device::tridiag_solve<T>(temp, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p,
-                                          r.alg, nullptr, r.tune));
+  CUDA_OK(recur::device::tridiag_solve<T>(temp, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride,
+                                          info.p, r.alg, nullptr, r.tune));
   CUDA_OK(cudaDeviceSynchronize());
   cudaFree(temp);
   // Inputs untouched (d too, unless in place).
@@ -123,7 +124,8 @@ double worst_residual(system_set const& s, std::vector<T> const& x, layout const
         dn = std::max(dn, std::abs(dv));
       }
       double const rel = rn / (an * xn + dn);
-      if (!(rel <= worst)) worst = std::isnan(rel) ? std::numeric_limits<double>::infinity() : std::max(worst, rel);
+      if (!(rel <= worst))
+        worst = std::isnan(rel) ? std::numeric_limits<double>::infinity() : std::max(worst, rel);
     }
   return worst;
 }
@@ -136,8 +138,8 @@ std::vector<layout> layouts_for(std::int64_t n, std::int64_t count) {
 std::string name(tridiag_algorithm a) { return recur::to_string(a); }
 
 template <class T>
-void sweep(tridiag_algorithm alg, std::vector<std::int64_t> const& ns, std::vector<std::int64_t> const& counts,
-           recur::device::tridiag_tuning tune = {}) {
+void sweep(tridiag_algorithm alg, std::vector<std::int64_t> const& ns,
+           std::vector<std::int64_t> const& counts, recur::device::tridiag_tuning tune = {}) {
   std::mt19937_64 g(1234 + int(alg));
   double const tol = 64 * std::numeric_limits<T>::epsilon();
   for (std::int64_t n : ns)
@@ -148,8 +150,8 @@ void sweep(tridiag_algorithm alg, std::vector<std::int64_t> const& ns, std::vect
           std::int64_t const span = span_of(lay), rhs_stride = span + 3;
           system_set const s = random_dominant(span, std::size_t(rhs_stride * (nrhs - 1) + span), g);
           run_args const r{alg, lay, nrhs, in_place, tune};
-          BOOST_TEST_CONTEXT(name(alg) << " n " << n << " count " << count << " strides " << lay.element_stride
-                                       << "," << lay.batch_stride << " nrhs " << nrhs) {
+          BOOST_TEST_CONTEXT(name(alg) << " n " << n << " count " << count << " strides "
+                                       << lay.element_stride << "," << lay.batch_stride << " nrhs " << nrhs) {
             auto const [x, info] = solve_gpu<T>(s, r);
             for (std::int64_t k = 0; k < count; ++k) BOOST_REQUIRE_EQUAL(info[k], 0);
             // Every element of x written; the gaps of the strided layout kept.

@@ -45,15 +45,15 @@
 namespace recur {
 
 enum class tridiag_algorithm {
-  automatic,  // chosen by shape, layout and type (tuning tables, doc/performance.md)
-  thomas,     // Gaussian elimination without pivoting, one thread per system
-  cr,         // cyclic reduction (Hockney; Zhang et al. 2010 sec. 2.1)
-  pcr,        // parallel cyclic reduction (sec. 2.2)
-  rd,         // recursive doubling: a scan over 3x3 matrices (sec. 2.3)
-  cr_pcr,     // CR down to a small system, PCR on it, CR back substitution
-  cr_rd,      // CR down to a small system, RD on it
-  cr_packed,  // register-packed CR (Davidson and Owens 2011)
-  pscheme,    // forward elimination as Moebius and affine recurrences (Wakatani 2012)
+  automatic,   // chosen by shape, layout and type (tuning tables, doc/performance.md)
+  thomas,      // Gaussian elimination without pivoting, one thread per system
+  cr,          // cyclic reduction (Hockney; Zhang et al. 2010 sec. 2.1)
+  pcr,         // parallel cyclic reduction (sec. 2.2)
+  rd,          // recursive doubling: a scan over 3x3 matrices (sec. 2.3)
+  cr_pcr,      // CR down to a small system, PCR on it, CR back substitution
+  cr_rd,       // CR down to a small system, RD on it
+  cr_packed,   // register-packed CR (Davidson and Owens 2011)
+  pscheme,     // forward elimination as Moebius and affine recurrences (Wakatani 2012)
   thomas_pcr,  // chunks of rows by Thomas, their boundary rows by PCR (Laszlo et al. 2016)
 };
 

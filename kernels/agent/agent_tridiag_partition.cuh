@@ -50,7 +50,7 @@ struct tridiag_partition_params {
   T* ra;
   T* rb;
   T* rc;
-  T* rd;  // in pass 3: the reduced solution
+  T* rd;                      // in pass 3: the reduced solution
   unsigned* row_info;         // per system: smallest 1-based row with a bad pivot in pass 1, ~0u if none
   std::int32_t const* rinfo;  // pass 3: the reduced solve's info
   std::int32_t* info;         // pass 3: the caller's info (may be null)
@@ -150,7 +150,8 @@ __device__ void tridiag_partition(tridiag_partition_params<T> const& p, unsigned
         int const i = rows_fast ? e % fast : e / fast, k = rows_fast ? e / fast : e % fast;
         std::int64_t const ks = k0 + k;
         bool const ok = broken_row(ks) == ~0u;
-        p.x[p.lay.offset(i0 + i, ks)] = ok ? sd[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
+        p.x[p.lay.offset(i0 + i, ks)] =
+            ok ? sd[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
       }
       if (p.info && p0 == 0)
         for (int k = threadIdx.x; k < g; k += blockDim.x) {
@@ -163,14 +164,15 @@ __device__ void tridiag_partition(tridiag_partition_params<T> const& p, unsigned
 }
 
 template <class T>
-__global__ void __launch_bounds__(256) tridiag_partition_reduce_kernel(__grid_constant__ tridiag_partition_params<T> const p) {
+__global__ void __launch_bounds__(256)
+    tridiag_partition_reduce_kernel(__grid_constant__ tridiag_partition_params<T> const p) {
   extern __shared__ __align__(16) unsigned char smem[];
   tridiag_partition<T, false>(p, smem);
 }
 
 template <class T>
-__global__ void __launch_bounds__(256) tridiag_partition_substitute_kernel(
-    __grid_constant__ tridiag_partition_params<T> const p) {
+__global__ void __launch_bounds__(256)
+    tridiag_partition_substitute_kernel(__grid_constant__ tridiag_partition_params<T> const p) {
   extern __shared__ __align__(16) unsigned char smem[];
   tridiag_partition<T, true>(p, smem);
 }

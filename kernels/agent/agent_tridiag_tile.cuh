@@ -82,14 +82,19 @@ struct tridiag_tile_agent {
   tridiag_tile_params<T> const& p;
   unsigned char* smem;
 
-  __device__ tridiag_tile_agent(tridiag_tile_params<T> const& params, unsigned char* s) : p(params), smem(s) {}
+  __device__ tridiag_tile_agent(tridiag_tile_params<T> const& params, unsigned char* s)
+      : p(params), smem(s) {}
 
   __device__ buffer stage(int i) const {
     std::size_t const col = std::size_t(p.systems) * p.ld;
     unsigned char* const s = smem + i * tridiag_tile_smem<T>(p.systems, p.ld, p.red_ld);
     T* base = reinterpret_cast<T*>(s);
     std::size_t const info = (std::size_t(p.systems) * sizeof(int) + sizeof(T) - 1) / sizeof(T);
-    return {base, base + col, base + 2 * col, base + 3 * col, reinterpret_cast<int*>(base + 4 * col),
+    return {base,
+            base + col,
+            base + 2 * col,
+            base + 3 * col,
+            reinterpret_cast<int*>(base + 4 * col),
             base + 4 * col + info};
   }
 
@@ -141,7 +146,8 @@ struct tridiag_tile_agent {
 
   __device__ void store(buffer const& buf, std::int64_t k0, int g, std::int64_t rhs) const {
     for_each_element(g, [&](int i, int k) {
-      T const v = buf.info[k] == INT_MAX ? buf.d[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
+      T const v =
+          buf.info[k] == INT_MAX ? buf.d[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
       p.x[p.lay.offset(i, k0 + k) + rhs] = v;
     });
   }
@@ -162,7 +168,8 @@ struct tridiag_tile_agent {
       }
     } else if constexpr (Solver == tile_solver::thomas_pcr) {
       std::size_t const rc = std::size_t(p.systems) * p.red_ld, ro = std::size_t(k) * p.red_ld;
-      tridiag_rows<T> const red{buf.red + ro, buf.red + rc + ro, buf.red + 2 * rc + ro, buf.red + 3 * rc + ro};
+      tridiag_rows<T> const red{buf.red + ro, buf.red + rc + ro, buf.red + 2 * rc + ro,
+                                buf.red + 3 * rc + ro};
       group_thomas_pcr(sys, red, n, rank, p.group_threads, active, info);
     } else {
       group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, info);
@@ -269,7 +276,8 @@ __device__ void tridiag_global_thomas(tridiag_global_thomas_params<T> const& p) 
     }
     if (status)  // the pivots are the matrix's: every right-hand side broke down
       for (std::int64_t r = 0; r < p.nrhs; ++r)
-        for (std::int64_t i = 0; i < n; ++i) p.x[p.lay.offset(i, k) + r * p.rhs_stride] = std::numeric_limits<T>::quiet_NaN();
+        for (std::int64_t i = 0; i < n; ++i)
+          p.x[p.lay.offset(i, k) + r * p.rhs_stride] = std::numeric_limits<T>::quiet_NaN();
     if (p.info) p.info[k] = status;
   }
 }

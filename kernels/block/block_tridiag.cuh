@@ -97,7 +97,8 @@ __device__ __forceinline__ tridiag_equation<T> load_equation(tridiag_rows<T> con
   return {s.a[q], s.b[q], s.c[q], s.d[q]};
 }
 template <class T>
-__device__ __forceinline__ void store_equation(tridiag_rows<T> const& s, int r, tridiag_equation<T> const& e) {
+__device__ __forceinline__ void store_equation(tridiag_rows<T> const& s, int r,
+                                               tridiag_equation<T> const& e) {
   int const q = tridiag_pos(r);
   s.a[q] = e.a;
   s.b[q] = e.b;
@@ -108,8 +109,9 @@ __device__ __forceinline__ void store_equation(tridiag_rows<T> const& s, int r, 
 // Equation e absorbs its neighbours lo (row rl) and hi (row rh); either may
 // be absent (has_lo / has_hi false): the update of Zhang et al. sec. 2.1.
 template <class T>
-__device__ __forceinline__ tridiag_equation<T> eliminate(tridiag_equation<T> const& e, tridiag_rows<T> const& s,
-                                                         bool has_lo, int rl, bool has_hi, int rh, int* info) {
+__device__ __forceinline__ tridiag_equation<T> eliminate(tridiag_equation<T> const& e,
+                                                         tridiag_rows<T> const& s, bool has_lo, int rl,
+                                                         bool has_hi, int rh, int* info) {
   tridiag_equation<T> r{T(0), e.b, T(0), e.d};
   if (has_lo) {
     tridiag_equation<T> const lo = load_equation(s, rl);
@@ -150,7 +152,8 @@ __device__ void group_pcr(tridiag_rows<T> const& sys, int m, int s, int rank, in
     for (int q = 0; q < items; ++q) {
       int const j = rank + q * group_threads;
       if (j < m)
-        nx[q] = eliminate(load_equation(sys, row(j)), sys, j - t >= 0, row(j - t), j + t < m, row(j + t), info);
+        nx[q] =
+            eliminate(load_equation(sys, row(j)), sys, j - t >= 0, row(j - t), j + t < m, row(j + t), info);
     }
     __syncthreads();
 #pragma unroll

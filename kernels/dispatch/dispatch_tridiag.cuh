@@ -47,13 +47,15 @@ __global__ void tridiag_tile_thomas_kernel(__grid_constant__ tridiag_tile_params
 }
 
 template <class T>
-__global__ void __launch_bounds__(512) tridiag_tile_thomas_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+__global__ void __launch_bounds__(512)
+    tridiag_tile_thomas_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
   extern __shared__ __align__(16) unsigned char smem[];
   tridiag_tile_agent<T>(p, smem).template run<tile_solver::thomas_pcr>();
 }
 
 template <class T>
-__global__ void __launch_bounds__(1024) tridiag_tile_cr_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+__global__ void __launch_bounds__(1024)
+    tridiag_tile_cr_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
   extern __shared__ __align__(16) unsigned char smem[];
   tridiag_tile_agent<T>(p, smem).template run<tile_solver::cr_pcr>();
 }
@@ -70,19 +72,19 @@ namespace recur::device {
 // The shape of the tiles; the defaults are the tuned values
 // (doc/performance.md, "Tridiagonal solvers", cites the run).
 struct tridiag_tuning {
-  int stages = 1;                        // tiles in flight per block (2: copy the next while solving)
-  int phases = 2;                        // 1: load and store only (the differential per-phase timing)
-  std::size_t thomas_smem = 32 * 1024;   // target shared memory of a Thomas tile (one stage)
-  int thomas_max_systems = 256;          // systems (threads) of a Thomas tile at most
-  int thomas_min_systems = 16;           // below this the global-memory Thomas runs
-  int cr_target_threads = 512;           // threads of a CR/PCR block, at least one group
-  std::size_t cr_smem = 48 * 1024;       // target shared memory of a CR/PCR tile (one stage)
+  int stages = 1;                           // tiles in flight per block (2: copy the next while solving)
+  int phases = 2;                           // 1: load and store only (the differential per-phase timing)
+  std::size_t thomas_smem = 32 * 1024;      // target shared memory of a Thomas tile (one stage)
+  int thomas_max_systems = 256;             // systems (threads) of a Thomas tile at most
+  int thomas_min_systems = 16;              // below this the global-memory Thomas runs
+  int cr_target_threads = 512;              // threads of a CR/PCR block, at least one group
+  std::size_t cr_smem = 48 * 1024;          // target shared memory of a CR/PCR tile (one stage)
   std::size_t thomas_pcr_smem = 48 * 1024;  // target shared memory of a Thomas-PCR tile (one stage)
-  int thomas_pcr_rows = 16;              // target rows per thread of a Thomas-PCR chunk (sets the warps per system)
-  int thomas_pcr_max_threads = 256;      // threads per system at most
-  int partition = 0;                     // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
-  int partition_chunk = 32;              // rows per chunk of the partitioned form
-  int cr_pcr_switch = 128;               // cr_pcr: PCR once the system has <= this many equations
+  int thomas_pcr_rows = 16;  // target rows per thread of a Thomas-PCR chunk (sets the warps per system)
+  int thomas_pcr_max_threads = 256;  // threads per system at most
+  int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
+  int partition_chunk = 32;          // rows per chunk of the partitioned form
+  int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
 };
 
 struct tridiag_launch_plan {
@@ -98,7 +100,9 @@ struct tridiag_launch_plan {
   std::size_t smem = 0;
 };
 
-inline int tridiag_ceil_pow2(long long v) { return v <= 1 ? 1 : int(std::bit_ceil(static_cast<unsigned long long>(v))); }
+inline int tridiag_ceil_pow2(long long v) {
+  return v <= 1 ? 1 : int(std::bit_ceil(static_cast<unsigned long long>(v)));
+}
 
 // What runs for this shape; max_smem is the device's opt-in limit per block.
 template <class T>
@@ -129,9 +133,10 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   if (alg == tridiag_algorithm::automatic) alg = tridiag_algorithm::cr_pcr;  // resolved by the host layer
   if (alg == tridiag_algorithm::thomas) {
     std::size_t const budget = std::max(tune.thomas_smem, per_system * tune.thomas_min_systems);
-    int const sys = fits ? int(std::min<std::size_t>(std::min<std::size_t>(tune.thomas_max_systems, budget / per_system),
-                                                      stage_max / per_system))
-                         : 0;
+    int const sys =
+        fits ? int(std::min<std::size_t>(std::min<std::size_t>(tune.thomas_max_systems, budget / per_system),
+                                         stage_max / per_system))
+             : 0;
     if (sys >= tune.thomas_min_systems) {
       pl.solver = kernels::tile_solver::thomas;
       pl.systems = int(std::min<std::int64_t>(align_systems(sys, 1024), lay.count));
@@ -173,8 +178,9 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       partitioned();
       return pl;
     }
-    int const gt = std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / tune.thomas_pcr_rows)))),
-                              32, std::max(32, tune.thomas_pcr_max_threads));
+    int const gt =
+        std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / tune.thomas_pcr_rows)))),
+                   32, std::max(32, tune.thomas_pcr_max_threads));
     pl.solver = kernels::tile_solver::thomas_pcr;
     pl.group_threads = gt;
     pl.red_ld = gt > 32 ? (kernels::tridiag_pos(2 * gt) | 1) : 0;
@@ -183,15 +189,16 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       if (tune.partition == 0) partitioned();
       return pl;
     }
-    int const sys = int(std::min<std::size_t>({std::max<std::size_t>(1, tune.thomas_pcr_smem / per),
-                                               stage_max / per, std::size_t(512 / gt)}));
+    int const sys = int(std::min<std::size_t>(
+        {std::max<std::size_t>(1, tune.thomas_pcr_smem / per), stage_max / per, std::size_t(512 / gt)}));
     pl.systems = int(std::min<std::int64_t>(std::max(1, align_systems(sys, 512 / gt, per)), lay.count));
     pl.threads = gt * pl.systems;
     pl.supported = true;
     // A tile too narrow for whole 32-byte sectors of an interleaved batch
     // copies 4 or 8 bytes per sector: the partitioned form reads twice but
     // coalesced.
-    if (tune.partition == 0 && !rows_fast && pl.systems < lay.count && pl.systems * sizeof(T) < 32) partitioned();
+    if (tune.partition == 0 && !rows_fast && pl.systems < lay.count && pl.systems * sizeof(T) < 32)
+      partitioned();
     return pl;
   }
   if (!fits) return pl;
@@ -262,7 +269,8 @@ std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const
 inline cudaError_t tridiag_max_smem(std::size_t& bytes) {
   int dev = 0, v = 0;
   if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev); e != cudaSuccess)
+  if (cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+      e != cudaSuccess)
     return e;
   bytes = std::size_t(v);
   return cudaSuccess;
@@ -276,7 +284,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
                            std::int32_t* info, cudaStream_t stream) {
   if (lay.count <= 0) return cudaSuccess;
   if (lay.n <= 0 || nrhs <= 0)
-    return info ? cudaMemsetAsync(info, 0, std::size_t(lay.count) * sizeof(std::int32_t), stream) : cudaSuccess;
+    return info ? cudaMemsetAsync(info, 0, std::size_t(lay.count) * sizeof(std::int32_t), stream)
+                : cudaSuccess;
   if (!pl.supported) return cudaErrorNotSupported;
   constexpr std::int64_t max_grid = 1 << 30;
   if (pl.partition) {
@@ -296,13 +305,15 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     auto substitute = kernels::tridiag_partition_substitute_kernel<T>;
     int dev = 0, sms = 0, per_sm = 0;
     if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess) return e;
+    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
+      return e;
     // The limit goes to the device's maximum, not this launch's size: the
     // nested solve of the reduced batch launches these kernels too, and a
     // smaller limit set there would reject this level's second launch.
     if (pl.smem > 48 * 1024)
       for (auto k : {reduce, substitute})
-        if (cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
+        if (cudaError_t e =
+                cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
             e != cudaSuccess)
           return e;
     if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce, pl.threads, pl.smem);
@@ -310,9 +321,25 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
       return e;
     std::int64_t const blocks = std::min({windows, std::int64_t(std::max(1, per_sm)) * sms, max_grid});
     for (std::int64_t r = 0; r < nrhs; ++r) {
-      kernels::tridiag_partition_params<T> p{a, b, c, d + r * rhs_stride, x + r * rhs_stride, lay, split,
-                                             pl.chunks, pl.window_systems, pl.window_chunks, pl.ld, windows,
-                                             ra, rb, rc, rd, row_info, rinfo, r + 1 == nrhs ? info : nullptr};
+      kernels::tridiag_partition_params<T> p{a,
+                                             b,
+                                             c,
+                                             d + r * rhs_stride,
+                                             x + r * rhs_stride,
+                                             lay,
+                                             split,
+                                             pl.chunks,
+                                             pl.window_systems,
+                                             pl.window_chunks,
+                                             pl.ld,
+                                             windows,
+                                             ra,
+                                             rb,
+                                             rc,
+                                             rd,
+                                             row_info,
+                                             rinfo,
+                                             r + 1 == nrhs ? info : nullptr};
       if (cudaError_t e = cudaMemsetAsync(row_info, 0xff, std::size_t(lay.count) * sizeof(unsigned), stream);
           e != cudaSuccess)
         return e;
@@ -328,28 +355,45 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     return cudaSuccess;
   }
   if (pl.global_thomas) {
-    kernels::tridiag_global_thomas_params<T> p{a, b, c, d, x, static_cast<T*>(workspace), info, lay, nrhs, rhs_stride};
+    kernels::tridiag_global_thomas_params<T> p{a,    b,   c,    d,         x, static_cast<T*>(workspace),
+                                               info, lay, nrhs, rhs_stride};
     std::int64_t const blocks = std::min((lay.count + pl.threads - 1) / pl.threads, max_grid);
     kernels::tridiag_global_thomas_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
     return cudaGetLastError();
   }
-  kernels::tridiag_tile_params<T> p{a, b, c, d, x, info, lay, nrhs, rhs_stride,
+  kernels::tridiag_tile_params<T> p{a,
+                                    b,
+                                    c,
+                                    d,
+                                    x,
+                                    info,
+                                    lay,
+                                    nrhs,
+                                    rhs_stride,
                                     (lay.count + pl.systems - 1) / pl.systems,
-                                    pl.systems, pl.group_threads, pl.ld, pl.red_ld, pl.switch_size,
-                                    lay.element_stride == 1 || lay.n == 1, pl.stages, pl.phases};
+                                    pl.systems,
+                                    pl.group_threads,
+                                    pl.ld,
+                                    pl.red_ld,
+                                    pl.switch_size,
+                                    lay.element_stride == 1 || lay.n == 1,
+                                    pl.stages,
+                                    pl.phases};
   std::size_t const smem = pl.stages * kernels::tridiag_tile_smem<T>(pl.systems, pl.ld, pl.red_ld);
   auto kernel = pl.solver == kernels::tile_solver::thomas       ? kernels::tridiag_tile_thomas_kernel<T>
                 : pl.solver == kernels::tile_solver::thomas_pcr ? kernels::tridiag_tile_thomas_pcr_kernel<T>
                                                                 : kernels::tridiag_tile_cr_pcr_kernel<T>;
   if (smem > 48 * 1024)  // the device's maximum, as for the partitioned kernels above
-    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
+    if (cudaError_t e =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
         e != cudaSuccess)
       return e;
   // Persistent blocks: as many as are resident at once (the blocks walk the
   // tiles; a second wave would only delay the first wave's overlap).
   int dev = 0, sms = 0, per_sm = 0;
   if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
+    return e;
   if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, pl.threads, smem);
       e != cudaSuccess)
     return e;
@@ -362,8 +406,9 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
 // nothing.
 template <class T>
 cudaError_t tridiag_solve(void* temp, std::size_t& temp_bytes, T const* a, T const* b, T const* c, T const* d,
-                          T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride, std::int32_t* info,
-                          tridiag_algorithm alg, cudaStream_t stream, tridiag_tuning const& tune = {}) {
+                          T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
+                          std::int32_t* info, tridiag_algorithm alg, cudaStream_t stream,
+                          tridiag_tuning const& tune = {}) {
   std::size_t max_smem = 0;
   if (cudaError_t e = tridiag_max_smem(max_smem); e != cudaSuccess) return e;
   tridiag_launch_plan const pl = plan_tridiag<T>(lay, alg, max_smem, tune);

@@ -19,12 +19,14 @@ inline std::size_t tridiag_device_max_smem() {
 
 template <class T>
 std::size_t tridiag_cuda_workspace(layout const& lay, std::int64_t, tridiag_algorithm algorithm) {
-  return device::tridiag_workspace_bytes<T>(lay, device::plan_tridiag<T>(lay, algorithm, tridiag_device_max_smem()));
+  return device::tridiag_workspace_bytes<T>(
+      lay, device::plan_tridiag<T>(lay, algorithm, tridiag_device_max_smem()));
 }
 
 template <class T>
 void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* workspace) {
-  device::tridiag_launch_plan const pl = device::plan_tridiag<T>(p.lay, p.algorithm, tridiag_device_max_smem());
+  device::tridiag_launch_plan const pl =
+      device::plan_tridiag<T>(p.lay, p.algorithm, tridiag_device_max_smem());
   std::size_t const need = device::tridiag_workspace_bytes<T>(p.lay, pl);
   bool const own = need > 0 && workspace == nullptr;
   if (own) cuda_check(cudaMallocAsync(&workspace, need, stream), "cudaMallocAsync");

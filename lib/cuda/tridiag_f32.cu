@@ -17,7 +17,8 @@ template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, 
 // partitioned form when the system does not fit or an interleaved tile
 // would be narrower than a 32-byte sector (n = 4096 interleaved: 27% against
 // 5% for the tile); the global-memory Thomas beyond 2^30 rows.
-tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested) {
+tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes,
+                                       tridiag_algorithm requested) {
   std::size_t const smem = tridiag_device_max_smem();
   auto plan = [&](tridiag_algorithm a) {
     return value_bytes == sizeof(float) ? device::plan_tridiag<float>(lay, a, smem)
@@ -44,8 +45,9 @@ tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_byte
       return requested;
     case tridiag_algorithm::thomas_pcr:
       if (!plan(requested).supported)
-        throw invalid_argument(std::string("recur::solve_batched: algorithm thomas_pcr needs 4 <= n < 2^30 (n = ") +
-                               std::to_string(lay.n) + ")");
+        throw invalid_argument(
+            std::string("recur::solve_batched: algorithm thomas_pcr needs 4 <= n < 2^30 (n = ") +
+            std::to_string(lay.n) + ")");
       return requested;
     default:
       throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
