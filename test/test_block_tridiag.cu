@@ -4,8 +4,10 @@
 // multiple of any tile, several right-hand sides, in place, unread ends, and
 // breakdown reported in info with NaN x.
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -54,6 +56,22 @@ system_set random_dominant(std::size_t span, std::size_t rhs_span, std::mt19937_
     s.b[e] = u(g) < 0 ? -m : m;
   }
   for (auto& v : s.d) v = u(g);
+  return s;
+}
+
+// Zhang et al.'s matrices for RD: a, b, c of a row within 10% of one value
+// in [1, 2] (the harness's close_values; RD's products stay near 1).
+system_set close_values(std::size_t span, std::size_t rhs_span, std::mt19937_64& g) {
+  std::uniform_real_distribution<double> u(-1, 1), v(1, 2);
+  system_set s{std::vector<double>(span), std::vector<double>(span), std::vector<double>(span),
+               std::vector<double>(rhs_span)};
+  for (std::size_t e = 0; e < span; ++e) {
+    double const m = v(g);
+    s.a[e] = m * (1 + 0.1 * u(g));
+    s.b[e] = m * (1 + 0.1 * u(g));
+    s.c[e] = m * (1 + 0.1 * u(g));
+  }
+  for (auto& x : s.d) x = u(g);
   return s;
 }
 
@@ -204,6 +222,121 @@ BOOST_AUTO_TEST_CASE(cr_pcr) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(cr_packed) {
+  sweep<float>(tridiag_algorithm::cr_packed, issue_sizes, {1, 3, 37});
+  sweep<double>(tridiag_algorithm::cr_packed, issue_sizes, {1, 5});
+  sweep<float>(tridiag_algorithm::cr_packed, {7, 8, 9, 15, 16, 17, 255, 256, 257, 4095}, {2});
+  recur::device::tridiag_tuning t;
+  for (int sw : {8, 64}) {  // PCR on the reduced system below the switch
+    t.cr_packed_switch = sw;
+    sweep<float>(tridiag_algorithm::cr_packed, {31, 513, 1000, 4096}, {2}, t);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(pscheme) {
+  sweep<float>(tridiag_algorithm::pscheme, issue_sizes, {1, 3, 37});
+  sweep<double>(tridiag_algorithm::pscheme, issue_sizes, {1, 5});
+  recur::device::tridiag_tuning t;
+  for (int rows : {1, 3, 64}) {  // runs of 1 row (a scan per row) to long runs
+    t.pscheme_rows = rows;
+    sweep<float>(tridiag_algorithm::pscheme, {1, 2, 31, 100, 1000, 12000}, {2}, t);
+  }
+}
+
+// RD and CR+RD on Zhang's close-values matrices: every system either solved
+// (residual within RD's looser bound) or reported as breakdown with NaN x;
+// solved counts systems solved and broken down, per n.
+struct rd_tally {
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> by_n;  // solved, total
+  void report_and_check(std::string const& what, std::int64_t up_to) const {
+    std::int64_t solved = 0, total = 0;
+    for (auto const& [n, st] : by_n) {
+      BOOST_TEST_MESSAGE(what << " n " << n << ": " << st.first << " of " << st.second << " systems solved");
+      if (n <= up_to) solved += st.first, total += st.second;
+    }
+    // RD's accuracy bound refuses long systems (reference/tridiag.hpp); up to
+    // n = up_to most must be solved.
+    BOOST_TEST(2 * solved >= total, what << ": " << solved << " of " << total << " systems up to n = " << up_to
+                                          << " solved");
+  }
+};
+
+template <class T>
+void sweep_rd(tridiag_algorithm alg, std::vector<std::int64_t> const& ns,
+              std::vector<std::int64_t> const& counts, rd_tally& tally, recur::device::tridiag_tuning tune = {}) {
+  std::mt19937_64 g(99 + int(alg));
+  double const tol =
+      64 * std::ldexp(std::numeric_limits<T>::epsilon(), recur::reference::detail::rd_backward_error_exponent<T>);
+  for (std::int64_t n : ns)
+    for (std::int64_t count : counts)
+      for (layout const& lay : layouts_for(n, count)) {
+        std::int64_t const span = span_of(lay), rhs_stride = span + 3;
+        system_set const s = close_values(span, std::size_t(rhs_stride + span), g);
+        BOOST_TEST_CONTEXT(name(alg) << " n " << n << " count " << count << " strides " << lay.element_stride
+                                     << "," << lay.batch_stride) {
+          auto const [x, info] = solve_gpu<T>(s, run_args{alg, lay, 2, false, tune});
+          auto& [solved, total] = tally.by_n[n];
+          total += count;
+          for (std::int64_t k = 0; k < count; ++k) {
+            BOOST_REQUIRE(info[k] >= 0 && info[k] <= n);
+            if (info[k] == 0) {
+              ++solved;
+              system_set sk;
+              std::vector<T> xk;
+              for (std::int64_t i = 0; i < n; ++i) {
+                std::int64_t const o = lay.offset(i, k);
+                sk.a.push_back(s.a[o]), sk.b.push_back(s.b[o]), sk.c.push_back(s.c[o]);
+                sk.d.push_back(s.d[o]);
+                xk.push_back(x[o]);
+              }
+              double const res = worst_residual<T>(sk, xk, layout::contiguous(n, 1), 1, n);
+              BOOST_TEST(res <= tol, "system " << k << ": relative residual " << res << " > " << tol);
+            } else {
+              for (std::int64_t r = 0; r < 2; ++r)
+                for (std::int64_t i = 0; i < n; ++i)
+                  BOOST_REQUIRE(std::isnan(x[lay.offset(i, k) + r * rhs_stride]));
+            }
+          }
+        }
+      }
+}
+
+BOOST_AUTO_TEST_CASE(rd) {
+  rd_tally f, d;
+  sweep_rd<float>(tridiag_algorithm::rd, issue_sizes, {1, 3, 37}, f);
+  sweep_rd<double>(tridiag_algorithm::rd, issue_sizes, {1, 5}, d);
+  f.report_and_check("rd f32", 1000);
+  d.report_and_check("rd f64", 1000);
+}
+
+BOOST_AUTO_TEST_CASE(rd_reproducible) {
+  layout const lay = layout::interleaved(1000, 40);
+  std::mt19937_64 g(8);
+  system_set const s = close_values(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+  for (auto alg : {tridiag_algorithm::rd, tridiag_algorithm::cr_rd}) {
+    auto const first = solve_gpu<float>(s, run_args{alg, lay, 1});
+    for (int rep = 0; rep < 3; ++rep) {
+      auto const again = solve_gpu<float>(s, run_args{alg, lay, 1});
+      BOOST_TEST((again.second == first.second));
+      BOOST_TEST(std::memcmp(again.first.data(), first.first.data(), first.first.size() * sizeof(float)) == 0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cr_rd) {
+  rd_tally f, d, sw_tally;
+  sweep_rd<float>(tridiag_algorithm::cr_rd, issue_sizes, {1, 3, 37}, f);
+  sweep_rd<double>(tridiag_algorithm::cr_rd, issue_sizes, {1, 5}, d);
+  f.report_and_check("cr_rd f32", 1000);
+  d.report_and_check("cr_rd f64", 1000);
+  recur::device::tridiag_tuning t;
+  for (int sw : {4, 33, 256}) {
+    t.cr_rd_switch = sw;
+    sweep_rd<float>(tridiag_algorithm::cr_rd, {31, 513, 1000}, {2}, sw_tally, t);
+  }
+  sw_tally.report_and_check("cr_rd f32 switch 4, 33, 256", 1000);
+}
+
 BOOST_AUTO_TEST_CASE(thomas_pcr) {
   sweep<float>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 3, 37});
   sweep<double>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 5});
@@ -225,7 +358,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr) {
 BOOST_AUTO_TEST_CASE(two_stages_and_many_tiles) {
   recur::device::tridiag_tuning t;
   t.stages = 2;
-  for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_pcr})
+  for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_pcr,
+                   tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme})
     sweep<float>(alg, {5, 64, 513}, {37, 3000}, t);
   for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_pcr})
     sweep<double>(alg, {33, 64}, {20000});
@@ -277,7 +411,8 @@ BOOST_AUTO_TEST_CASE(long_systems) {
 // system 3 at row 11; the others solved.
 BOOST_AUTO_TEST_CASE(breakdown_info) {
   for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::cr, tridiag_algorithm::pcr,
-                   tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr}) {
+                   tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_packed,
+                   tridiag_algorithm::pscheme}) {
     for (layout lay : {layout::contiguous(100, 5), layout::interleaved(100, 5)}) {
       std::mt19937_64 g(7);
       system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
@@ -294,7 +429,7 @@ BOOST_AUTO_TEST_CASE(breakdown_info) {
           BOOST_TEST(info[k] == 0);
           BOOST_TEST(std::isfinite(x[lay.offset(50, k)]));
         }
-        if (alg == tridiag_algorithm::thomas) BOOST_TEST(info[3] == 11);
+        if (alg == tridiag_algorithm::thomas || alg == tridiag_algorithm::pscheme) BOOST_TEST(info[3] == 11);
         BOOST_TEST(info[3] > 0);
         BOOST_TEST(std::isnan(x[lay.offset(99, 3)]));
       }
@@ -308,7 +443,8 @@ BOOST_AUTO_TEST_CASE(reproducible) {
   std::mt19937_64 g(3);
   system_set const s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
   for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::cr, tridiag_algorithm::pcr,
-                   tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr}) {
+                   tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_packed,
+                   tridiag_algorithm::pscheme}) {
     auto const first = solve_gpu<float>(s, run_args{alg, lay, 1}).first;
     for (int rep = 0; rep < 3; ++rep) BOOST_TEST((solve_gpu<float>(s, run_args{alg, lay, 1}).first == first));
   }
@@ -323,7 +459,8 @@ BOOST_AUTO_TEST_CASE(matches_reference) {
   std::vector<std::int32_t> ir(7);
   recur::reference::thomas(s.a.data(), s.b.data(), s.c.data(), s.d.data(), xr.data(), lay, 1, 0, ir.data());
   for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::cr, tridiag_algorithm::pcr,
-                   tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr}) {
+                   tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_packed,
+                   tridiag_algorithm::pscheme}) {
     auto const x = solve_gpu<double>(s, run_args{alg, lay, 1}).first;
     double worst = 0, scale = 0;
     for (std::int64_t k = 0; k < 7; ++k)

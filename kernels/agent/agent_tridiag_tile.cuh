@@ -29,10 +29,17 @@
 
 #include <recur/layout/layout.hpp>
 #include "../block/block_tridiag.cuh"
+#include "../block/block_tridiag_packed.cuh"
+#include "../block/block_tridiag_scan.cuh"
 
 namespace recur::kernels {
 
-enum class tile_solver : int { thomas, thomas_pcr, cr_pcr };
+// The solver a tile runs on each of its systems (block_tridiag*.cuh).
+enum class tile_solver : int { thomas, thomas_pcr, cr_pcr, cr_packed, rd, cr_rd, pscheme };
+
+// Rows per thread of the register-packed CR (Davidson and Owens found 8
+// best on their GPU).
+inline constexpr int cr_packed_rows = 8;
 
 template <class T>
 struct tridiag_tile_params {
@@ -42,6 +49,12 @@ struct tridiag_tile_params {
   T const* d;
   T* x;
   std::int32_t* info;
+  // Breakdown that depends on the right-hand side (rd, cr_rd: RD's x_0 and
+  // its self check do) with several right-hand sides: every item folds its
+  // rows into status[k] by atomicMin (status starts at tridiag_no_breakdown)
+  // and tridiag_rhs_status finishes info and x; null otherwise (the matrix
+  // alone decides, and the last right-hand side writes info).
+  std::int32_t* status;
   layout lay;
   std::int64_t nrhs;
   std::int64_t rhs_stride;
@@ -49,8 +62,9 @@ struct tridiag_tile_params {
   int systems;         // per tile
   int group_threads;   // threads per system (1 for Thomas)
   int ld;              // shared-memory column length, >= tridiag_pos(n), odd
-  int red_ld;          // thomas_pcr with several warps: column length of the boundary system, else 0
-  int switch_size;     // cr_pcr: PCR below this many equations
+  int red_ld;          // per system 4 red_ld values of scratch: thomas_pcr's boundary system (several
+                       // warps), the group scans of rd, cr_rd and pscheme; else 0
+  int switch_size;     // cr_pcr, cr_rd, cr_packed: PCR (RD) below this many equations
   bool rows_fast;      // the copy runs along rows (element_stride == 1)
   int stages;          // 1, or 2: the next tile's copies overlap this one's solve
   int phases;          // 2: load, solve, store; 1: load and store only (per-phase timing)
@@ -171,8 +185,22 @@ struct tridiag_tile_agent {
       tridiag_rows<T> const red{buf.red + ro, buf.red + rc + ro, buf.red + 2 * rc + ro,
                                 buf.red + 3 * rc + ro};
       group_thomas_pcr(sys, red, n, rank, p.group_threads, active, info);
-    } else {
+    } else if constexpr (Solver == tile_solver::cr_pcr) {
       group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, info);
+    } else if constexpr (Solver == tile_solver::cr_packed) {
+      group_cr_packed<T, cr_packed_rows>(sys, n, p.switch_size, rank, p.group_threads, active, info);
+    } else {
+      void* const scratch = buf.red + std::size_t(k) * 4 * p.red_ld;
+      if constexpr (Solver == tile_solver::rd) {
+        group_rd(sys, n, 1, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch));
+      } else if constexpr (Solver == tile_solver::cr_rd) {
+        group_cr_frame(sys, n, p.switch_size, rank, p.group_threads, active, info, [&](int m, int s) {
+          group_rd(sys, m, s, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch));
+        });
+      } else {
+        static_assert(Solver == tile_solver::pscheme);
+        group_pscheme(sys, n, rank, p.group_threads, active, info, scratch);
+      }
     }
   }
 
@@ -210,9 +238,13 @@ struct tridiag_tile_agent {
       if (p.phases > 1) solve<Solver>(buf, g);
       __syncthreads();
       store(buf, k0, g, rhs);
-      if (p.info && w % p.nrhs == p.nrhs - 1)  // breakdown is the matrix's: the same for every rhs
+      if (p.status) {
+        for (int k = threadIdx.x; k < g; k += blockDim.x)
+          if (buf.info[k] != INT_MAX) atomicMin(p.status + k0 + k, buf.info[k]);
+      } else if (p.info && w % p.nrhs == p.nrhs - 1) {  // breakdown is the matrix's: the same for every rhs
         for (int k = threadIdx.x; k < g; k += blockDim.x)
           p.info[k0 + k] = buf.info[k] == INT_MAX ? 0 : buf.info[k];
+      }
       __syncthreads();  // the stage is free for the copies issued next round
       if (p.stages == 1 && next < items) {
         tile_of(next, nk0, ng, nrhs_off);
@@ -223,6 +255,29 @@ struct tridiag_tile_agent {
     }
   }
 };
+
+// The status value of a system that did not break down (a byte pattern, so
+// cudaMemsetAsync can set it): larger than any row number.
+inline constexpr std::int32_t tridiag_no_breakdown = 0x7f7f7f7f;
+
+// Finishes a solve whose breakdown depends on the right-hand side: info is
+// the smallest row over all right-hand sides, and every right-hand side of a
+// broken system becomes NaN. One thread per system (broken systems are the
+// exception).
+template <class T>
+__device__ void tridiag_rhs_status(std::int32_t const* status, std::int32_t* info, T* x, layout lay,
+                                   std::int64_t nrhs, std::int64_t rhs_stride) {
+  for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < lay.count;
+       k += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int32_t const st = status[k];
+    bool const broke = st != tridiag_no_breakdown;
+    if (info) info[k] = broke ? st : 0;
+    if (broke)
+      for (std::int64_t r = 0; r < nrhs; ++r)
+        for (std::int64_t i = 0; i < lay.n; ++i)
+          x[lay.offset(i, k) + r * rhs_stride] = std::numeric_limits<T>::quiet_NaN();
+  }
+}
 
 // Global-memory Thomas: one thread per system, any n. c' goes to the
 // workspace (interleaved, so consecutive threads touch consecutive words),

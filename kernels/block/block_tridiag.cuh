@@ -56,6 +56,12 @@ __device__ __forceinline__ void record_breakdown(int* info, std::int64_t row) {
   atomicMin(info, static_cast<int>(row + 1));
 }
 
+// Maps a row of the system being solved to the row reported in info: the
+// identity, or the original row when the system is a reduced one.
+struct identity_rows {
+  __device__ int operator()(int r) const { return r; }
+};
+
 // -------------------------------------------------------------- Thomas ---
 
 // c'_i overwrites c_i, d'_i and then x_i overwrite d_i. Returns the 1-based
@@ -108,14 +114,14 @@ __device__ __forceinline__ void store_equation(tridiag_rows<T> const& s, int r,
 
 // Equation e absorbs its neighbours lo (row rl) and hi (row rh); either may
 // be absent (has_lo / has_hi false): the update of Zhang et al. sec. 2.1.
-template <class T>
+template <class T, class RowMap = identity_rows>
 __device__ __forceinline__ tridiag_equation<T> eliminate(tridiag_equation<T> const& e,
                                                          tridiag_rows<T> const& s, bool has_lo, int rl,
-                                                         bool has_hi, int rh, int* info) {
+                                                         bool has_hi, int rh, int* info, RowMap row_map = {}) {
   tridiag_equation<T> r{T(0), e.b, T(0), e.d};
   if (has_lo) {
     tridiag_equation<T> const lo = load_equation(s, rl);
-    if (!usable_pivot(lo.b)) record_breakdown(info, rl);
+    if (!usable_pivot(lo.b)) record_breakdown(info, row_map(rl));
     T const k1 = e.a / lo.b;
     r.a = -lo.a * k1;
     r.b -= lo.c * k1;
@@ -123,7 +129,7 @@ __device__ __forceinline__ tridiag_equation<T> eliminate(tridiag_equation<T> con
   }
   if (has_hi) {
     tridiag_equation<T> const hi = load_equation(s, rh);
-    if (!usable_pivot(hi.b)) record_breakdown(info, rh);
+    if (!usable_pivot(hi.b)) record_breakdown(info, row_map(rh));
     T const k2 = e.c / hi.b;
     r.c = -hi.c * k2;
     r.b -= hi.a * k2;
@@ -140,9 +146,9 @@ inline constexpr int pcr_items_per_thread = 4;
 // Solves the system of m equations at rows (j + 1) * s - 1, j = 0 .. m-1, by
 // PCR; m <= group_threads * pcr_items_per_thread. x_j goes to d at its row.
 // Threads with active == false do no work but pass the same barriers.
-template <class T>
+template <class T, class RowMap = identity_rows>
 __device__ void group_pcr(tridiag_rows<T> const& sys, int m, int s, int rank, int group_threads, bool active,
-                          int* info) {
+                          int* info, RowMap row_map = {}) {
   constexpr int items = pcr_items_per_thread;
   auto row = [s](int j) { return (j + 1) * s - 1; };
   if (!active) rank = m;  // no j below m
@@ -153,7 +159,8 @@ __device__ void group_pcr(tridiag_rows<T> const& sys, int m, int s, int rank, in
       int const j = rank + q * group_threads;
       if (j < m)
         nx[q] =
-            eliminate(load_equation(sys, row(j)), sys, j - t >= 0, row(j - t), j + t < m, row(j + t), info);
+            eliminate(load_equation(sys, row(j)), sys, j - t >= 0, row(j - t), j + t < m, row(j + t), info,
+                      row_map);
     }
     __syncthreads();
 #pragma unroll
@@ -169,19 +176,21 @@ __device__ void group_pcr(tridiag_rows<T> const& sys, int m, int s, int rank, in
     if (j < m) {
       int const r = row(j), q = tridiag_pos(r);
       T const b = sys.b[q];
-      if (!usable_pivot(b)) record_breakdown(info, r);
+      if (!usable_pivot(b)) record_breakdown(info, row_map(r));
       sys.d[q] = sys.d[q] / b;
     }
   }
   __syncthreads();
 }
 
-// The hybrid. rank in [0, group_threads) names this thread within the
-// system's group; every thread of the block calls it (with active = false
-// for threads whose group has no system) so the barriers match.
-template <class T>
-__device__ void group_cr_pcr(tridiag_rows<T> const& sys, int n, int switch_size, int rank, int group_threads,
-                             bool active, int* info) {
+// The CR frame of the hybrids. rank in [0, group_threads) names this thread
+// within the system's group; every thread of the block calls it (with
+// active = false for threads whose group has no system) so the barriers
+// match. mid(m, s) solves the intermediate system of m equations at rows
+// (j + 1) s - 1 (every thread calls it; it ends with a barrier).
+template <class T, class Mid, class RowMap = identity_rows>
+__device__ void group_cr_frame(tridiag_rows<T> const& sys, int n, int switch_size, int rank, int group_threads,
+                               bool active, int* info, Mid&& mid, RowMap row_map = {}) {
   // Forward reduction. Level L holds the equations at rows (j + 1) 2^L - 1,
   // j < m_L, m_{L+1} = m_L / 2: the odd positions j absorb j - 1 and j + 1.
   // Only odd positions are written, only even ones read, so one barrier per
@@ -193,13 +202,14 @@ __device__ void group_cr_pcr(tridiag_rows<T> const& sys, int n, int switch_size,
       for (int h = rank; h < half; h += group_threads) {
         int const j = 2 * h + 1;
         int const r = (j + 1) * s - 1;
-        store_equation(sys, r, eliminate(load_equation(sys, r), sys, true, r - s, j + 1 < m, r + s, info));
+        store_equation(sys, r,
+                       eliminate(load_equation(sys, r), sys, true, r - s, j + 1 < m, r + s, info, row_map));
       }
     __syncthreads();
     m = half;
     s *= 2;
   }
-  group_pcr(sys, m, s, rank, group_threads, active, info);
+  mid(m, s);
   // Back substitution, level by level down: at level L the even positions
   // take x of their odd neighbours (already in d) from the level above.
   while (s > 1) {
@@ -215,11 +225,23 @@ __device__ void group_cr_pcr(tridiag_rows<T> const& sys, int n, int switch_size,
         if (j > 0) v -= sys.a[q] * sys.d[tridiag_pos(r - s)];
         if (j + 1 < ml) v -= sys.c[q] * sys.d[tridiag_pos(r + s)];
         T const b = sys.b[q];
-        if (!usable_pivot(b)) record_breakdown(info, r);
+        if (!usable_pivot(b)) record_breakdown(info, row_map(r));
         sys.d[q] = v / b;
       }
     __syncthreads();
   }
+}
+
+// CR while the reduced system has more than `switch_size` equations, then
+// PCR on it, then CR's back substitution; switch 2 is plain CR, switch >= n
+// plain PCR. Every group of a block must run it with the same n and switch
+// size: the levels are separated by __syncthreads().
+template <class T, class RowMap = identity_rows>
+__device__ void group_cr_pcr(tridiag_rows<T> const& sys, int n, int switch_size, int rank, int group_threads,
+                             bool active, int* info, RowMap row_map = {}) {
+  group_cr_frame(
+      sys, n, switch_size, rank, group_threads, active, info,
+      [&](int m, int s) { group_pcr(sys, m, s, rank, group_threads, active, info, row_map); }, row_map);
 }
 
 // ------------------------------------------------------------ Thomas-PCR ---
@@ -317,10 +339,6 @@ struct chunk_split {
   int base, extra;
   __device__ int first(int p) const { return p * base + min(p, extra); }
   __device__ int len(int p) const { return base + (p < extra ? 1 : 0); }
-};
-
-struct identity_rows {
-  __device__ int operator()(int r) const { return r; }
 };
 
 // One warp, one system. row_map turns a row of this system into the row

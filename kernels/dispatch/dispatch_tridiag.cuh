@@ -24,6 +24,15 @@
 //   system (block_tridiag.cuh). Need one system to fit in shared memory
 //   (n up to ~14000 in f32, ~7000 in f64 on an H100); pcr and the PCR stage
 //   of cr_pcr hold at most 4 equations per thread, 1024 threads: n <= 4096.
+// - cr_packed: register-packed CR (block_tridiag_packed.cuh), 8 equations
+//   per thread in registers, at most 512 threads: n <= 4096.
+// - rd, cr_rd: recursive doubling, alone or on CR's intermediate system, a
+//   Hillis-Steele scan over rescaled 3x3 matrices with 4 rows per thread
+//   (block_tridiag_scan.cuh): rd needs n <= 4096. Both check their result
+//   and report breakdown where RD's error would exceed its bound.
+// - pscheme: Thomas' three recurrences (pivots, right-hand side, x), each a
+//   P-scheme over a group of threads with runs of ~8 rows
+//   (block_tridiag_scan.cuh); any n whose system fits.
 // Nothing is allocated or synchronised; every launch is graph-capturable.
 
 #include <algorithm>
@@ -46,18 +55,48 @@ __global__ void tridiag_tile_thomas_kernel(__grid_constant__ tridiag_tile_params
   tridiag_tile_agent<T>(p, smem).template run<tile_solver::thomas>();
 }
 
-template <class T>
-__global__ void __launch_bounds__(512)
-    tridiag_tile_thomas_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+// The group solvers: one kernel per solver, MaxThreads bounding the block.
+template <class T, tile_solver Solver, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads)
+    tridiag_tile_group_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  tridiag_tile_agent<T>(p, smem).template run<tile_solver::thomas_pcr>();
+  tridiag_tile_agent<T>(p, smem).template run<Solver>();
+}
+
+// Threads per block at most, by solver (the register-packed CR holds 8
+// equations per thread: 512 threads leave it 128 registers).
+constexpr int tile_max_threads(tile_solver s) {
+  return s == tile_solver::thomas_pcr || s == tile_solver::cr_packed ? 512 : 1024;
 }
 
 template <class T>
-__global__ void __launch_bounds__(1024)
-    tridiag_tile_cr_pcr_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  tridiag_tile_agent<T>(p, smem).template run<tile_solver::cr_pcr>();
+using tridiag_tile_kernel_t = void (*)(tridiag_tile_params<T>);
+
+template <class T>
+tridiag_tile_kernel_t<T> tridiag_tile_kernel(tile_solver s) {
+  switch (s) {
+    case tile_solver::thomas:
+      return tridiag_tile_thomas_kernel<T>;
+    case tile_solver::thomas_pcr:
+      return tridiag_tile_group_kernel<T, tile_solver::thomas_pcr, tile_max_threads(tile_solver::thomas_pcr)>;
+    case tile_solver::cr_pcr:
+      return tridiag_tile_group_kernel<T, tile_solver::cr_pcr, tile_max_threads(tile_solver::cr_pcr)>;
+    case tile_solver::cr_packed:
+      return tridiag_tile_group_kernel<T, tile_solver::cr_packed, tile_max_threads(tile_solver::cr_packed)>;
+    case tile_solver::rd:
+      return tridiag_tile_group_kernel<T, tile_solver::rd, tile_max_threads(tile_solver::rd)>;
+    case tile_solver::cr_rd:
+      return tridiag_tile_group_kernel<T, tile_solver::cr_rd, tile_max_threads(tile_solver::cr_rd)>;
+    case tile_solver::pscheme:
+      return tridiag_tile_group_kernel<T, tile_solver::pscheme, tile_max_threads(tile_solver::pscheme)>;
+  }
+  return nullptr;
+}
+
+template <class T>
+__global__ void tridiag_rhs_status_kernel(std::int32_t const* status, std::int32_t* info, T* x, layout lay,
+                                          std::int64_t nrhs, std::int64_t rhs_stride) {
+  tridiag_rhs_status(status, info, x, lay, nrhs, rhs_stride);
 }
 
 template <class T>
@@ -85,6 +124,9 @@ struct tridiag_tuning {
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
+  int cr_rd_switch = 128;            // cr_rd: RD once the system has <= this many equations (Zhang: 128)
+  int cr_packed_switch = 2;          // cr_packed: PCR on the reduced system below this size (2: all CR)
+  int pscheme_rows = 8;              // pscheme: target rows per thread (sets the threads per system)
 };
 
 struct tridiag_launch_plan {
@@ -203,8 +245,31 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   }
   if (!fits) return pl;
   int const cap = kernels::pcr_items_per_thread;
+  auto round32 = [](std::int64_t v) { return int(std::max<std::int64_t>(32, (v + 31) / 32 * 32)); };
   int gt = 0, sw = 0;
+  kernels::tile_solver solver = kernels::tile_solver::cr_pcr;
   switch (alg) {
+    case tridiag_algorithm::rd:
+      solver = kernels::tile_solver::rd;
+      gt = round32((n + kernels::rd_items_per_thread - 1) / kernels::rd_items_per_thread);
+      break;
+    case tridiag_algorithm::cr_rd:
+      solver = kernels::tile_solver::cr_rd;
+      gt = std::clamp(tridiag_ceil_pow2(n / 2), 32, 512);
+      sw = std::min(tune.cr_rd_switch, gt * kernels::rd_items_per_thread);
+      break;
+    case tridiag_algorithm::pscheme:
+      solver = kernels::tile_solver::pscheme;
+      gt = std::min<int>(1024, round32((n + tune.pscheme_rows - 1) / std::max(1, tune.pscheme_rows)));
+      break;
+    case tridiag_algorithm::cr_packed: {
+      solver = kernels::tile_solver::cr_packed;
+      std::int64_t const rows = kernels::cr_packed_rows;
+      if ((n + rows - 1) / rows > kernels::tile_max_threads(solver)) return pl;
+      gt = round32((n + rows - 1) / rows);
+      sw = std::min(std::max(2, tune.cr_packed_switch), gt * cap);
+      break;
+    }
     case tridiag_algorithm::pcr:
       gt = std::max(32, tridiag_ceil_pow2((n + cap - 1) / cap));
       sw = int(n);
@@ -220,14 +285,21 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     default:
       return pl;
   }
-  if (gt > 1024) return pl;
-  pl.solver = kernels::tile_solver::cr_pcr;
+  int const max_threads = kernels::tile_max_threads(solver);
+  if (gt > max_threads) return pl;
+  pl.solver = solver;
   pl.group_threads = gt;
   pl.switch_size = sw;
+  // The group scans' scratch (rd, cr_rd, pscheme) in the tile's second area.
+  if (solver == kernels::tile_solver::rd || solver == kernels::tile_solver::cr_rd ||
+      solver == kernels::tile_solver::pscheme)
+    pl.red_ld = int((kernels::tridiag_scan_scratch_bytes<T>(gt) + 4 * sizeof(T) - 1) / (4 * sizeof(T)));
+  std::size_t const per = kernels::tridiag_tile_smem<T>(1, ld, pl.red_ld);
+  if (per > stage_max) return pl;
   int const by_threads = std::max(1, tune.cr_target_threads / gt);
-  int const by_smem = int(std::max<std::size_t>(1, std::min(tune.cr_smem, stage_max) / per_system));
-  int const sys = std::min({by_threads, by_smem, 1024 / gt});
-  pl.systems = int(std::min<std::int64_t>(align_systems(sys, 1024 / gt), lay.count));
+  int const by_smem = int(std::max<std::size_t>(1, std::min(tune.cr_smem, stage_max) / per));
+  int const sys = std::min({by_threads, by_smem, max_threads / gt});
+  pl.systems = int(std::min<std::int64_t>(align_systems(sys, max_threads / gt, per), lay.count));
   pl.threads = pl.systems * gt;
   pl.supported = true;
   return pl;
@@ -259,10 +331,17 @@ struct tridiag_partition_workspace {
   std::size_t total() const { return 4 * arrays + 2 * ints + nested; }
 };
 
+// rd and cr_rd: their breakdown depends on the right-hand side.
+inline bool tridiag_rhs_breakdown(tridiag_launch_plan const& pl) {
+  return pl.supported && !pl.partition && !pl.global_thomas &&
+         (pl.solver == kernels::tile_solver::rd || pl.solver == kernels::tile_solver::cr_rd);
+}
+
 template <class T>
 std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl) {
   if (pl.global_thomas) return std::size_t(lay.n) * std::size_t(lay.count) * sizeof(T);
   if (pl.partition) return tridiag_partition_workspace<T>(lay, pl).total();
+  if (tridiag_rhs_breakdown(pl)) return std::size_t(lay.count) * sizeof(std::int32_t);  // the status
   return 0;
 }
 
@@ -361,12 +440,20 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     kernels::tridiag_global_thomas_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
     return cudaGetLastError();
   }
+  // Several right-hand sides whose breakdown may differ: a status per system.
+  std::int32_t* const status =
+      tridiag_rhs_breakdown(pl) && nrhs > 1 ? static_cast<std::int32_t*>(workspace) : nullptr;
+  if (status)
+    if (cudaError_t e = cudaMemsetAsync(status, 0x7f, std::size_t(lay.count) * sizeof(std::int32_t), stream);
+        e != cudaSuccess)
+      return e;
   kernels::tridiag_tile_params<T> p{a,
                                     b,
                                     c,
                                     d,
                                     x,
                                     info,
+                                    status,
                                     lay,
                                     nrhs,
                                     rhs_stride,
@@ -380,9 +467,7 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
                                     pl.stages,
                                     pl.phases};
   std::size_t const smem = pl.stages * kernels::tridiag_tile_smem<T>(pl.systems, pl.ld, pl.red_ld);
-  auto kernel = pl.solver == kernels::tile_solver::thomas       ? kernels::tridiag_tile_thomas_kernel<T>
-                : pl.solver == kernels::tile_solver::thomas_pcr ? kernels::tridiag_tile_thomas_pcr_kernel<T>
-                                                                : kernels::tridiag_tile_cr_pcr_kernel<T>;
+  auto const kernel = kernels::tridiag_tile_kernel<T>(pl.solver);
   if (smem > 48 * 1024)  // the device's maximum, as for the partitioned kernels above
     if (cudaError_t e =
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
@@ -399,6 +484,10 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     return e;
   std::int64_t const blocks = std::min({p.tiles * nrhs, std::int64_t(std::max(1, per_sm)) * sms, max_grid});
   kernel<<<unsigned(blocks), pl.threads, smem, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || !status) return e;
+  std::int64_t const fix_blocks = std::min((lay.count + 255) / 256, max_grid);
+  kernels::tridiag_rhs_status_kernel<T><<<unsigned(fix_blocks), 256, 0, stream>>>(status, info, x, lay, nrhs,
+                                                                                   rhs_stride);
   return cudaGetLastError();
 }
 

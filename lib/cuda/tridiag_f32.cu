@@ -37,12 +37,18 @@ tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_byte
     case tridiag_algorithm::cr:
     case tridiag_algorithm::pcr:
     case tridiag_algorithm::cr_pcr:
+    case tridiag_algorithm::rd:
+    case tridiag_algorithm::cr_rd:
+    case tridiag_algorithm::cr_packed:
+    case tridiag_algorithm::pscheme: {
+      bool const capped = requested == tridiag_algorithm::pcr || requested == tridiag_algorithm::rd ||
+                          requested == tridiag_algorithm::cr_packed;
       if (!plan(requested).supported)
         throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
                                " needs one system (n = " + std::to_string(lay.n) +
-                               ") to fit in shared memory on this device" +
-                               (requested == tridiag_algorithm::pcr ? " and n <= 4096" : ""));
+                               ") to fit in shared memory on this device" + (capped ? " and n <= 4096" : ""));
       return requested;
+    }
     case tridiag_algorithm::thomas_pcr:
       if (!plan(requested).supported)
         throw invalid_argument(
@@ -50,8 +56,8 @@ tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_byte
             std::to_string(lay.n) + ")");
       return requested;
     default:
-      throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
-                             " is not implemented on the CUDA backend yet");
+      throw invalid_argument(std::string("recur::solve_batched: unknown algorithm ") +
+                             std::to_string(static_cast<int>(requested)));
   }
 }
 
