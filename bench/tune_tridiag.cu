@@ -6,6 +6,8 @@
 // (kernels/dispatch/dispatch_tridiag.cuh, lib/cuda/tridiag_f32.cu).
 //
 //   build/bench/tune_tridiag [type filter, e.g. f32] [smallest n]     (one H100 run takes about a minute)
+//   build/bench/tune_tridiag steps      the per-step time breakdown (differential method) of CR, PCR,
+//                                       RD, the hybrids, register-packed CR and the P-scheme
 //
 // Each configuration is checked first (relative residual of 8 systems on the
 // host), then timed: 20 runs with CUDA events, the median reported. Bytes:
@@ -243,6 +245,14 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("cr_pcr", TA::cr_pcr, none);
     add("cr_pcr smem24K", TA::cr_pcr, [](tridiag_tuning& t) { t.cr_smem = 24 << 10; });
     add("cr_pcr loadstore", TA::cr_pcr, [](tridiag_tuning& t) { t.phases = 1; });
+    add("cr_packed", TA::cr_packed, none);
+    add("cr_packed switch64", TA::cr_packed, [](tridiag_tuning& t) { t.cr_packed_switch = 64; });
+    add("pscheme", TA::pscheme, none);
+    add("pscheme rows4", TA::pscheme, [](tridiag_tuning& t) { t.pscheme_rows = 4; });
+    add("pscheme rows16", TA::pscheme, [](tridiag_tuning& t) { t.pscheme_rows = 16; });
+    // RD on these (dominant) systems reports breakdown: timing only.
+    add("rd (times only)", TA::rd, none);
+    add("cr_rd (times only)", TA::cr_rd, none);
     for (cfg const& c : cfgs) {
       std::size_t bytes = 0;
       CK(recur::device::tridiag_solve<T>(nullptr, bytes, P.a, P.b, P.c, P.d, P.x, P.lay, 1, 0, nullptr, c.alg,
@@ -271,9 +281,142 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// The differential per-step timing (Zhang et al. 2010 sec. 5.2): the solve
+// stopped after each of its steps (tridiag_tuning::max_steps, the kernels'
+// step_gate), the times differenced. Step lists follow the solvers' program
+// order (block_tridiag*.cuh).
+
+// (This program does not link the library, where recur::to_string lives.)
+char const* alg_name(tridiag_algorithm a) {
+  switch (a) {
+    case tridiag_algorithm::cr: return "cr";
+    case tridiag_algorithm::pcr: return "pcr";
+    case tridiag_algorithm::cr_pcr: return "cr_pcr";
+    case tridiag_algorithm::rd: return "rd";
+    case tridiag_algorithm::cr_rd: return "cr_rd";
+    case tridiag_algorithm::cr_packed: return "cr_packed";
+    case tridiag_algorithm::pscheme: return "pscheme";
+    default: return "other";
+  }
+}
+
+int ceil_log2(long long m) {
+  int k = 0;
+  while ((1ll << k) < m) ++k;
+  return k;
+}
+
+void pcr_steps(long long m, std::vector<std::string>& out, char const* what) {
+  for (int t = 0; t < ceil_log2(m); ++t) out.push_back(std::string(what) + " step " + std::to_string(t + 1));
+  out.push_back(std::string(what) + " divide (m = " + std::to_string(m) + ")");
+}
+
+template <class Mid>
+void cr_frame_steps(long long n, int sw, std::vector<std::string>& out, Mid mid) {
+  long long m = n;
+  int levels = 0;
+  while (m > sw && m > 2) {
+    out.push_back("forward level " + std::to_string(++levels) + " (" + std::to_string(m) + " -> " +
+                  std::to_string(m / 2) + ")");
+    m /= 2;
+  }
+  mid(m);
+  for (int l = levels; l >= 1; --l) out.push_back("back level " + std::to_string(l));
+}
+
+std::vector<std::string> step_names(tridiag_algorithm alg, long long n, recur::device::tridiag_launch_plan const& pl) {
+  std::vector<std::string> s;
+  auto rd = [&](long long) {
+    s.push_back("rd matrices + thread products");
+    s.push_back("rd group scan + x");
+    s.push_back("rd self check");
+  };
+  switch (alg) {
+    case tridiag_algorithm::cr:
+    case tridiag_algorithm::cr_pcr:
+      cr_frame_steps(n, pl.switch_size, s, [&](long long m) { pcr_steps(m, s, "pcr"); });
+      break;
+    case tridiag_algorithm::pcr:
+      pcr_steps(n, s, "pcr");
+      break;
+    case tridiag_algorithm::rd:
+      rd(n);
+      break;
+    case tridiag_algorithm::cr_rd:
+      cr_frame_steps(n, pl.switch_size, s, rd);
+      break;
+    case tridiag_algorithm::cr_packed: {
+      int const K = recur::kernels::cr_packed_rows;
+      for (int l = 1; (1 << l) <= K; ++l) s.push_back("register level " + std::to_string(l));
+      cr_frame_steps((n + K - 1) / K, pl.switch_size, s, [&](long long m) { pcr_steps(m, s, "pcr"); });
+      s.push_back("register back substitution");
+      break;
+    }
+    case tridiag_algorithm::pscheme:
+      s = {"pivots (Moebius)", "forward elimination (affine)", "back substitution (affine, reverse)"};
+      break;
+    default:
+      break;
+  }
+  return s;
+}
+
+template <class T>
+void steps_mode(long long n, long long batch, bool inter, std::vector<tridiag_algorithm> const& algs) {
+  char const* ty = sizeof(T) == 4 ? "f32" : "f64";
+  problem<T> P(inter ? layout::interleaved(n, batch) : layout::contiguous(n, batch));
+  std::size_t max_smem = 0;
+  CK(recur::device::tridiag_max_smem(max_smem));
+  for (tridiag_algorithm alg : algs) {
+    auto const pl = recur::device::plan_tridiag<T>(P.lay, alg, max_smem);
+    if (!pl.supported || pl.partition || pl.global_thomas) continue;
+    std::vector<std::string> const names = step_names(alg, n, pl);
+    auto time_with = [&](int steps, int phases) {
+      tridiag_tuning t;
+      t.max_steps = steps;
+      t.phases = phases;
+      std::size_t bytes = 0;
+      CK(recur::device::tridiag_solve<T>(nullptr, bytes, P.a, P.b, P.c, P.d, P.x, P.lay, 1, 0, nullptr, alg,
+                                         nullptr, t));
+      void* temp = nullptr;
+      CK(cudaMalloc(&temp, bytes));
+      float const ms = median_ms(
+          [&] {
+            CK(recur::device::tridiag_solve<T>(temp, bytes, P.a, P.b, P.c, P.d, P.x, P.lay, 1, 0, nullptr, alg,
+                                               nullptr, t));
+          },
+          30);
+      cudaFree(temp);
+      return double(ms) * 1e3;  // us
+    };
+    double const full = time_with(-1, 2), loadstore = time_with(-1, 1);
+    std::printf("\nsteps %s %s %s n=%lld batch=%lld: full %.2f us, load + store only %.2f us (%zu steps)\n",
+                alg_name(alg), ty, inter ? "inter" : "contig", n, batch, full, loadstore, names.size());
+    double prev = time_with(0, 2);
+    std::printf("  %-44s %9.2f us\n", "solver entered, no step", prev - loadstore);
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      double const t = time_with(int(k) + 1, 2);
+      std::printf("  %-44s %9.2f us\n", names[k].c_str(), t - prev);
+      prev = t;
+    }
+    std::printf("  %-44s %9.2f us (full - all steps: should be ~0)\n", "rest", full - prev);
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "steps") == 0) {
+    // tune_tridiag steps: the per-step breakdown of the shared-memory solvers
+    // on Zhang's 512 x 512 shape and on a large batch, f32, contiguous.
+    using TA = tridiag_algorithm;
+    std::vector<TA> const algs{TA::cr, TA::pcr, TA::cr_pcr, TA::rd, TA::cr_rd, TA::cr_packed, TA::pscheme};
+    steps_mode<float>(512, 512, false, algs);
+    steps_mode<float>(512, 1 << 16, false, algs);
+    return 0;
+  }
   if (argc > 1) filter = argv[1];
   long long const min_n = argc > 2 ? std::atoll(argv[2]) : 0;
   {

@@ -68,6 +68,7 @@ struct tridiag_tile_params {
   bool rows_fast;      // the copy runs along rows (element_stride == 1)
   int stages;          // 1, or 2: the next tile's copies overlap this one's solve
   int phases;          // 2: load, solve, store; 1: load and store only (per-phase timing)
+  int max_steps;       // the group solvers run only their first max_steps steps (< 0: all; step_gate)
 };
 
 // Dynamic shared memory of a tile: four columns per system, the systems'
@@ -175,6 +176,7 @@ struct tridiag_tile_agent {
     std::size_t const o = std::size_t(k) * p.ld;
     tridiag_rows<T> const sys{buf.a + o, buf.b + o, buf.c + o, buf.d + o};
     int* info = active ? buf.info + k : nullptr;
+    step_gate gate{p.max_steps};
     if constexpr (Solver == tile_solver::thomas) {
       if (active) {
         int const r = thread_thomas(sys, n);
@@ -186,20 +188,25 @@ struct tridiag_tile_agent {
                                 buf.red + 3 * rc + ro};
       group_thomas_pcr(sys, red, n, rank, p.group_threads, active, info);
     } else if constexpr (Solver == tile_solver::cr_pcr) {
-      group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, info);
+      group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, info, identity_rows{}, &gate);
     } else if constexpr (Solver == tile_solver::cr_packed) {
-      group_cr_packed<T, cr_packed_rows>(sys, n, p.switch_size, rank, p.group_threads, active, info);
+      group_cr_packed<T, cr_packed_rows>(sys, n, p.switch_size, rank, p.group_threads, active, info, &gate);
     } else {
       void* const scratch = buf.red + std::size_t(k) * 4 * p.red_ld;
       if constexpr (Solver == tile_solver::rd) {
-        group_rd(sys, n, 1, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch));
+        group_rd(sys, n, 1, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch),
+                 identity_rows{}, &gate);
       } else if constexpr (Solver == tile_solver::cr_rd) {
-        group_cr_frame(sys, n, p.switch_size, rank, p.group_threads, active, info, [&](int m, int s) {
-          group_rd(sys, m, s, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch));
-        });
+        group_cr_frame(
+            sys, n, p.switch_size, rank, p.group_threads, active, info,
+            [&](int m, int s) {
+              group_rd(sys, m, s, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch),
+                       identity_rows{}, &gate);
+            },
+            identity_rows{}, &gate);
       } else {
         static_assert(Solver == tile_solver::pscheme);
-        group_pscheme(sys, n, rank, p.group_threads, active, info, scratch);
+        group_pscheme(sys, n, rank, p.group_threads, active, info, scratch, &gate);
       }
     }
   }

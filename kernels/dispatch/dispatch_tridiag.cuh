@@ -113,6 +113,7 @@ namespace recur::device {
 struct tridiag_tuning {
   int stages = 1;                           // tiles in flight per block (2: copy the next while solving)
   int phases = 2;                           // 1: load and store only (the differential per-phase timing)
+  int max_steps = -1;  // group solvers: run only the first steps (the differential per-step timing; -1: all)
   std::size_t thomas_smem = 32 * 1024;      // target shared memory of a Thomas tile (one stage)
   int thomas_max_systems = 256;             // systems (threads) of a Thomas tile at most
   int thomas_min_systems = 16;              // below this the global-memory Thomas runs
@@ -465,7 +466,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
                                     pl.switch_size,
                                     lay.element_stride == 1 || lay.n == 1,
                                     pl.stages,
-                                    pl.phases};
+                                    pl.phases,
+                                    pl.tune.max_steps};
   std::size_t const smem = pl.stages * kernels::tridiag_tile_smem<T>(pl.systems, pl.ld, pl.red_ld);
   auto const kernel = kernels::tridiag_tile_kernel<T>(pl.solver);
   if (smem > 48 * 1024)  // the device's maximum, as for the partitioned kernels above
