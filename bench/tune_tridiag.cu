@@ -5,7 +5,7 @@
 // the tridiag_tuning defaults and of `automatic`'s choice
 // (kernels/dispatch/dispatch_tridiag.cuh, lib/cuda/tridiag_f32.cu).
 //
-//   build/bench/tune_tridiag [type filter, e.g. f32] [smallest n]     (one H100 run takes about a minute)
+//   build/bench/tune_tridiag [type filter, e.g. f32] [smallest n] [largest n]   (one H100 run: about a minute)
 //   build/bench/tune_tridiag steps      the per-step time breakdown (differential method) of CR, PCR,
 //                                       RD, the hybrids, register-packed CR and the P-scheme
 //
@@ -229,6 +229,20 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr", TA::thomas_pcr, none);
     add("thomas_pcr smem24K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 24 << 10; });
     add("thomas_pcr rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 32; });
+    add("thomas_pcr smem8K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 8 << 10; });
+    add("thomas_pcr smem8K rows8", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.thomas_pcr_smem = 8 << 10;
+      t.thomas_pcr_rows = 8;
+    });
+    add("thomas_pcr smem8K rows4", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.thomas_pcr_smem = 8 << 10;
+      t.thomas_pcr_rows = 4;
+    });
+    add("thomas_pcr smem16K rows8", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.thomas_pcr_smem = 16 << 10;
+      t.thomas_pcr_rows = 8;
+    });
+    add("thomas_pcr rows8", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 8; });
     add("thomas_pcr partition", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = 1; });
     add("thomas_pcr partition c64", TA::thomas_pcr, [](tridiag_tuning& t) {
       t.partition = 1;
@@ -419,6 +433,7 @@ int main(int argc, char** argv) {
   }
   if (argc > 1) filter = argv[1];
   long long const min_n = argc > 2 ? std::atoll(argv[2]) : 0;
+  long long const max_n = argc > 3 ? std::atoll(argv[3]) : 1ll << 40;
   {
     std::size_t const bytes = std::size_t(1) << 30;
     char *s, *d;
@@ -436,7 +451,7 @@ int main(int argc, char** argv) {
   long long const shapes[][2] = {{512, 512},     {64, 1 << 20},   {256, 1 << 17},
                                  {512, 1 << 16}, {1024, 1 << 15}, {4096, 8192}};
   for (auto const& s : shapes) {
-    if (s[0] < min_n || (s[0] == 512 && s[1] == 512 && min_n > 0)) continue;
+    if (s[0] < min_n || s[0] > max_n || (s[0] == 512 && s[1] == 512 && min_n > 0)) continue;
     shape<float>(s[0], s[1], h);
     shape<double>(s[0], s[1], h);
   }

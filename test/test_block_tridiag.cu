@@ -351,6 +351,10 @@ BOOST_AUTO_TEST_CASE(thomas_pcr) {
   t = {};
   t.thomas_pcr_max_threads = 32;
   sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {3}, t);
+  t = {};
+  t.thomas_pcr_smem = 48 << 10;  // several long systems per tile
+  sweep<float>(tridiag_algorithm::thomas_pcr, {256, 513, 1000}, {9}, t);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {256, 513}, {9}, t);
 }
 
 // Two stages (the next tile's copies overlap the solve) solve the same systems;

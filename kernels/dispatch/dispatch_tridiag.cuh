@@ -119,7 +119,14 @@ struct tridiag_tuning {
   int thomas_min_systems = 16;              // below this the global-memory Thomas runs
   int cr_target_threads = 512;              // threads of a CR/PCR block, at least one group
   std::size_t cr_smem = 48 * 1024;          // target shared memory of a CR/PCR tile (one stage)
-  std::size_t thomas_pcr_smem = 48 * 1024;  // target shared memory of a Thomas-PCR tile (one stage)
+  // Target shared memory of a Thomas-PCR tile (one stage): 8 KB, i.e. one
+  // system per tile from n = 512 (f32) or 256 (f64) up. Small tiles let more
+  // blocks overlap their copies with other blocks' solves. bench/tune_tridiag
+  // on the H100, 2026-11-23, contiguous, % of copy 48 KB -> 8 KB: f32 n = 256
+  // 45 -> 51, 512 56 -> 62, 1024 57 -> 52 (the one loss), 4096 54 -> 54; f64
+  // n = 256 76 -> 81, 512 74 -> 78, 1024 65 -> 65; interleaved tiles are
+  // sized by whole 32-byte sectors and do not change.
+  std::size_t thomas_pcr_smem = 8 * 1024;
   int thomas_pcr_rows = 16;  // target rows per thread of a Thomas-PCR chunk (sets the warps per system)
   int thomas_pcr_max_threads = 256;  // threads per system at most
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
