@@ -125,8 +125,13 @@ struct tridiag_tuning {
   // on the H100, 2026-11-23, contiguous, % of copy 48 KB -> 8 KB: f32 n = 256
   // 45 -> 51, 512 56 -> 62, 1024 57 -> 52 (the one loss), 4096 54 -> 54; f64
   // n = 256 76 -> 81, 512 74 -> 78, 1024 65 -> 65; interleaved tiles are
-  // sized by whole 32-byte sectors and do not change.
+  // sized by their own target below.
   std::size_t thomas_pcr_smem = 8 * 1024;
+  // The same for interleaved batches, whose tiles must also span whole
+  // 32-byte sectors of systems: a larger target gives wider rows (f64
+  // n = 256: 8 systems, 64-byte rows, 59% of copy; with 8 KB, 4 systems,
+  // 32-byte rows, 53%).
+  std::size_t thomas_pcr_smem_interleaved = 48 * 1024;
   int thomas_pcr_rows = 16;  // target rows per thread of a Thomas-PCR chunk (sets the warps per system)
   int thomas_pcr_max_threads = 256;  // threads per system at most
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
@@ -240,7 +245,8 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       return pl;
     }
     int const sys = int(std::min<std::size_t>(
-        {std::max<std::size_t>(1, tune.thomas_pcr_smem / per), stage_max / per, std::size_t(512 / gt)}));
+        {std::max<std::size_t>(1, (rows_fast ? tune.thomas_pcr_smem : tune.thomas_pcr_smem_interleaved) / per),
+         stage_max / per, std::size_t(512 / gt)}));
     pl.systems = int(std::min<std::int64_t>(std::max(1, align_systems(sys, 512 / gt, per)), lay.count));
     pl.threads = gt * pl.systems;
     pl.supported = true;
