@@ -255,6 +255,7 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr nopartition", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = -1; });
     add("thomas_pcr loadstore", TA::thomas_pcr, [](tridiag_tuning& t) { t.phases = 1; });
     add("cr", TA::cr, none);
+    add("cr in place", TA::cr, [](tridiag_tuning& t) { t.cr_in_place = true; });
     add("pcr", TA::pcr, none);
     add("cr_pcr", TA::cr_pcr, none);
     add("cr_pcr smem24K", TA::cr_pcr, [](tridiag_tuning& t) { t.cr_smem = 24 << 10; });
@@ -348,6 +349,16 @@ std::vector<std::string> step_names(tridiag_algorithm alg, long long n, recur::d
   };
   switch (alg) {
     case tridiag_algorithm::cr:
+      if (pl.solver == recur::kernels::tile_solver::cr_split) {  // Goeddeke and Strzodka's split storage
+        int const levels = recur::kernels::split_level::count(int(n));
+        for (int l = 0; l < levels; ++l)
+          s.push_back("forward level " + std::to_string(l + 1) + " (" + std::to_string(n >> l) + " -> " +
+                      std::to_string(n >> (l + 1)) + ")");
+        s.push_back("top system (Cramer)");
+        for (int l = levels; l >= 1; --l) s.push_back("back level " + std::to_string(l));
+        break;
+      }
+      [[fallthrough]];
     case tridiag_algorithm::cr_pcr:
       cr_frame_steps(n, pl.switch_size, s, [&](long long m) { pcr_steps(m, s, "pcr"); });
       break;
@@ -377,17 +388,18 @@ std::vector<std::string> step_names(tridiag_algorithm alg, long long n, recur::d
 }
 
 template <class T>
-void steps_mode(long long n, long long batch, bool inter, std::vector<tridiag_algorithm> const& algs) {
+void steps_mode(long long n, long long batch, bool inter, std::vector<tridiag_algorithm> const& algs,
+                tridiag_tuning const& base = {}, char const* variant = "") {
   char const* ty = sizeof(T) == 4 ? "f32" : "f64";
   problem<T> P(inter ? layout::interleaved(n, batch) : layout::contiguous(n, batch));
   std::size_t max_smem = 0;
   CK(recur::device::tridiag_max_smem(max_smem));
   for (tridiag_algorithm alg : algs) {
-    auto const pl = recur::device::plan_tridiag<T>(P.lay, alg, max_smem);
+    auto const pl = recur::device::plan_tridiag<T>(P.lay, alg, max_smem, base);
     if (!pl.supported || pl.partition || pl.global_thomas) continue;
     std::vector<std::string> const names = step_names(alg, n, pl);
     auto time_with = [&](int steps, int phases) {
-      tridiag_tuning t;
+      tridiag_tuning t = base;
       t.max_steps = steps;
       t.phases = phases;
       std::size_t bytes = 0;
@@ -405,8 +417,8 @@ void steps_mode(long long n, long long batch, bool inter, std::vector<tridiag_al
       return double(ms) * 1e3;  // us
     };
     double const full = time_with(-1, 2), loadstore = time_with(-1, 1);
-    std::printf("\nsteps %s %s %s n=%lld batch=%lld: full %.2f us, load + store only %.2f us (%zu steps)\n",
-                alg_name(alg), ty, inter ? "inter" : "contig", n, batch, full, loadstore, names.size());
+    std::printf("\nsteps %s%s %s %s n=%lld batch=%lld: full %.2f us, load + store only %.2f us (%zu steps)\n",
+                alg_name(alg), variant, ty, inter ? "inter" : "contig", n, batch, full, loadstore, names.size());
     double prev = time_with(0, 2);
     std::printf("  %-44s %9.2f us\n", "solver entered, no step", prev - loadstore);
     for (std::size_t k = 0; k < names.size(); ++k) {
@@ -429,6 +441,9 @@ int main(int argc, char** argv) {
     std::vector<TA> const algs{TA::cr, TA::pcr, TA::cr_pcr, TA::rd, TA::cr_rd, TA::cr_packed, TA::pscheme};
     steps_mode<float>(512, 512, false, algs);
     steps_mode<float>(512, 1 << 16, false, algs);
+    tridiag_tuning in_place;
+    in_place.cr_in_place = true;
+    steps_mode<float>(512, 1 << 16, false, {TA::cr}, in_place, " (in place)");
     return 0;
   }
   if (argc > 1) filter = argv[1];

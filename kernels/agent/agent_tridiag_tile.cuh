@@ -31,11 +31,12 @@
 #include "../block/block_tridiag.cuh"
 #include "../block/block_tridiag_packed.cuh"
 #include "../block/block_tridiag_scan.cuh"
+#include "../block/block_tridiag_split.cuh"
 
 namespace recur::kernels {
 
 // The solver a tile runs on each of its systems (block_tridiag*.cuh).
-enum class tile_solver : int { thomas, thomas_pcr, cr_pcr, cr_packed, rd, cr_rd, pscheme };
+enum class tile_solver : int { thomas, thomas_pcr, cr_pcr, cr_packed, rd, cr_rd, pscheme, cr_split };
 
 // Rows per thread of the register-packed CR (Davidson and Owens found 8
 // best on their GPU).
@@ -63,7 +64,7 @@ struct tridiag_tile_params {
   int group_threads;   // threads per system (1 for Thomas)
   int ld;              // shared-memory column length, >= tridiag_pos(n), odd
   int red_ld;          // per system 4 red_ld values of scratch: thomas_pcr's boundary system (several
-                       // warps), the group scans of rd, cr_rd and pscheme; else 0
+                       // warps), the group scans of rd, cr_rd and pscheme, cr_split's reduced levels; else 0
   int switch_size;     // cr_pcr, cr_rd, cr_packed: PCR (RD) below this many equations
   bool rows_fast;      // the copy runs along rows (element_stride == 1)
   int stages;          // 1, or 2: the next tile's copies overlap this one's solve
@@ -182,11 +183,14 @@ struct tridiag_tile_agent {
         int const r = thread_thomas(sys, n);
         if (r) atomicMin(info, r);
       }
-    } else if constexpr (Solver == tile_solver::thomas_pcr) {
+    } else if constexpr (Solver == tile_solver::thomas_pcr || Solver == tile_solver::cr_split) {
       std::size_t const rc = std::size_t(p.systems) * p.red_ld, ro = std::size_t(k) * p.red_ld;
       tridiag_rows<T> const red{buf.red + ro, buf.red + rc + ro, buf.red + 2 * rc + ro,
                                 buf.red + 3 * rc + ro};
-      group_thomas_pcr(sys, red, n, rank, p.group_threads, active, info);
+      if constexpr (Solver == tile_solver::thomas_pcr)
+        group_thomas_pcr(sys, red, n, rank, p.group_threads, active, info);
+      else
+        group_cr_split(sys, red, n, rank, p.group_threads, active, info, &gate);
     } else if constexpr (Solver == tile_solver::cr_pcr) {
       group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, info, identity_rows{}, &gate);
     } else if constexpr (Solver == tile_solver::cr_packed) {

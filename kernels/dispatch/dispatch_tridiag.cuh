@@ -21,7 +21,8 @@
 // - thomas_pcr: a tile of systems per block, a warp per system
 //   (block_tridiag.cuh's warp_thomas_pcr); any n whose system fits.
 // - cr, pcr, cr_pcr: a tile of systems per block, a group of threads per
-//   system (block_tridiag.cuh). Need one system to fit in shared memory
+//   system (block_tridiag.cuh; cr with Goeddeke and Strzodka's split
+//   storage, block_tridiag_split.cuh, or in place with cr_in_place). Need one system to fit in shared memory
 //   (n up to ~14000 in f32, ~7000 in f64 on an H100); pcr and the PCR stage
 //   of cr_pcr hold at most 4 equations per thread, 1024 threads: n <= 4096.
 // - cr_packed: register-packed CR (block_tridiag_packed.cuh), 8 equations
@@ -89,6 +90,8 @@ tridiag_tile_kernel_t<T> tridiag_tile_kernel(tile_solver s) {
       return tridiag_tile_group_kernel<T, tile_solver::cr_rd, tile_max_threads(tile_solver::cr_rd)>;
     case tile_solver::pscheme:
       return tridiag_tile_group_kernel<T, tile_solver::pscheme, tile_max_threads(tile_solver::pscheme)>;
+    case tile_solver::cr_split:
+      return tridiag_tile_group_kernel<T, tile_solver::cr_split, tile_max_threads(tile_solver::cr_split)>;
   }
   return nullptr;
 }
@@ -137,6 +140,7 @@ struct tridiag_tuning {
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
+  bool cr_in_place = false;  // cr: the in-place form instead of Goeddeke and Strzodka's split storage
   int cr_rd_switch = 128;            // cr_rd: RD once the system has <= this many equations (Zhang: 128)
   int cr_packed_switch = 2;          // cr_packed: PCR on the reduced system below this size (2: all CR)
   int pscheme_rows = 8;              // pscheme: target rows per thread (sets the threads per system)
@@ -291,6 +295,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     case tridiag_algorithm::cr:
       gt = std::clamp(tridiag_ceil_pow2(n / 2), 32, 512);
       sw = 2;
+      if (!tune.cr_in_place) solver = kernels::tile_solver::cr_split;
       break;
     case tridiag_algorithm::cr_pcr:
       gt = std::clamp(tridiag_ceil_pow2(n / 2), 32, 512);
@@ -308,6 +313,8 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   if (solver == kernels::tile_solver::rd || solver == kernels::tile_solver::cr_rd ||
       solver == kernels::tile_solver::pscheme)
     pl.red_ld = int((kernels::tridiag_scan_scratch_bytes<T>(gt) + 4 * sizeof(T) - 1) / (4 * sizeof(T)));
+  if (solver == kernels::tile_solver::cr_split)  // the reduced levels
+    pl.red_ld = kernels::split_level::work_size(int(n)) | 1;
   std::size_t const per = kernels::tridiag_tile_smem<T>(1, ld, pl.red_ld);
   if (per > stage_max) return pl;
   int const by_threads = std::max(1, tune.cr_target_threads / gt);
