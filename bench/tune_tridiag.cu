@@ -255,7 +255,7 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr nopartition", TA::thomas_pcr, [](tridiag_tuning& t) { t.partition = -1; });
     add("thomas_pcr loadstore", TA::thomas_pcr, [](tridiag_tuning& t) { t.phases = 1; });
     add("cr", TA::cr, none);
-    add("cr in place", TA::cr, [](tridiag_tuning& t) { t.cr_in_place = true; });
+    add("cr split storage", TA::cr, [](tridiag_tuning& t) { t.cr_split = true; });
     add("pcr", TA::pcr, none);
     add("cr_pcr", TA::cr_pcr, none);
     add("cr_pcr smem24K", TA::cr_pcr, [](tridiag_tuning& t) { t.cr_smem = 24 << 10; });
@@ -441,9 +441,9 @@ int main(int argc, char** argv) {
     std::vector<TA> const algs{TA::cr, TA::pcr, TA::cr_pcr, TA::rd, TA::cr_rd, TA::cr_packed, TA::pscheme};
     steps_mode<float>(512, 512, false, algs);
     steps_mode<float>(512, 1 << 16, false, algs);
-    tridiag_tuning in_place;
-    in_place.cr_in_place = true;
-    steps_mode<float>(512, 1 << 16, false, {TA::cr}, in_place, " (in place)");
+    tridiag_tuning split;
+    split.cr_split = true;
+    steps_mode<float>(512, 1 << 16, false, {TA::cr}, split, " (split storage)");
     return 0;
   }
   if (argc > 1) filter = argv[1];

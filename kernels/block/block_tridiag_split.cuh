@@ -8,7 +8,8 @@
 // the system (the reduced levels add up to fewer than n equations). The
 // in-place form (group_cr_pcr with switch 2, block_tridiag.cuh) reads and
 // writes at strides 2^L instead; both are kept for comparison (tuning:
-// tridiag_tuning::cr_in_place).
+// tridiag_tuning::cr_split; in place is the default, being faster on the
+// H100: doc/performance.md).
 //
 // Level 0 is the system as loaded (rows at tridiag_pos); level L >= 1, of
 // m_L = m_(L-1) / 2 equations (the odd ones of level L - 1, updated), lives

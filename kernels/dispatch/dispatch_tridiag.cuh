@@ -21,8 +21,8 @@
 // - thomas_pcr: a tile of systems per block, a warp per system
 //   (block_tridiag.cuh's warp_thomas_pcr); any n whose system fits.
 // - cr, pcr, cr_pcr: a tile of systems per block, a group of threads per
-//   system (block_tridiag.cuh; cr with Goeddeke and Strzodka's split
-//   storage, block_tridiag_split.cuh, or in place with cr_in_place). Need one system to fit in shared memory
+//   system (block_tridiag.cuh; cr in place, or with Goeddeke and Strzodka's
+//   split storage, block_tridiag_split.cuh, when tuning.cr_split is set). Need one system to fit in shared memory
 //   (n up to ~14000 in f32, ~7000 in f64 on an H100); pcr and the PCR stage
 //   of cr_pcr hold at most 4 equations per thread, 1024 threads: n <= 4096.
 // - cr_packed: register-packed CR (block_tridiag_packed.cuh), 8 equations
@@ -140,7 +140,11 @@ struct tridiag_tuning {
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
-  bool cr_in_place = false;  // cr: the in-place form instead of Goeddeke and Strzodka's split storage
+  // cr with Goeddeke and Strzodka's split storage instead of in place. Off:
+  // on the H100 it is slower (f32 512 x 2^16: 8.7% of copy against 15.0%;
+  // every level costs 2-3x: the second copy halves the resident systems,
+  // and bank conflicts, which it removes, are not what limits CR here).
+  bool cr_split = false;
   int cr_rd_switch = 128;            // cr_rd: RD once the system has <= this many equations (Zhang: 128)
   int cr_packed_switch = 2;          // cr_packed: PCR on the reduced system below this size (2: all CR)
   int pscheme_rows = 8;              // pscheme: target rows per thread (sets the threads per system)
@@ -295,7 +299,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     case tridiag_algorithm::cr:
       gt = std::clamp(tridiag_ceil_pow2(n / 2), 32, 512);
       sw = 2;
-      if (!tune.cr_in_place) solver = kernels::tile_solver::cr_split;
+      if (tune.cr_split) solver = kernels::tile_solver::cr_split;
       break;
     case tridiag_algorithm::cr_pcr:
       gt = std::clamp(tridiag_ceil_pow2(n / 2), 32, 512);
