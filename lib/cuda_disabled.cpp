@@ -2,6 +2,7 @@
 // exists in the API but throws not_compiled.
 #include <string>
 
+#include "filter_backends.hpp"
 #include "linrec_backends.hpp"
 #include "tridiag_backends.hpp"
 
@@ -16,7 +17,9 @@ namespace detail {
 [[noreturn]] static void no_cuda() {
   throw not_compiled("recur: this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)");
 }
+void check_device_pointer(char const*, void const*, char const*) { no_cuda(); }
 void check_device_pointer(void const*, char const*) { no_cuda(); }
+void check_host_pointer(char const*, void const*, char const*) { no_cuda(); }
 template <class T>
 void linrec_cuda(linrec_problem<T> const&, CUstream_st*, linrec_variant) {
   no_cuda();
@@ -36,6 +39,16 @@ std::size_t tridiag_cuda_workspace(layout const&, std::int64_t, tridiag_algorith
 }
 template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, tridiag_algorithm);
 template std::size_t tridiag_cuda_workspace<double>(layout const&, std::int64_t, tridiag_algorithm);
+template <class T>
+void lfilter_cuda(T const*, std::int64_t, T const*, std::int64_t, T const*, T*, layout const&, T const*, T*,
+                  CUstream_st*) {
+  no_cuda();
+}
+template void lfilter_cuda<float>(float const*, std::int64_t, float const*, std::int64_t, float const*,
+                                  float*, layout const&, float const*, float*, CUstream_st*);
+template void lfilter_cuda<double>(double const*, std::int64_t, double const*, std::int64_t, double const*,
+                                   double*, layout const&, double const*, double*, CUstream_st*);
+
 tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_algorithm) { no_cuda(); }
 
 }  // namespace detail

@@ -2,7 +2,9 @@
 // codecs: every argument checked before anything is written, then sequences
 // spread over OpenMP threads, each filtered sequentially by the references'
 // arithmetic (include/recur/reference/lfilter.hpp, dpcm.hpp), so the results
-// are the references' bit for bit whatever the thread count.
+// are the references' bit for bit whatever the thread count. lfilter with
+// recur::cuda runs the same checks, then those of the GPU (order at most 4,
+// device memory), and calls the CUDA backend (filter_backends.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +20,8 @@
 #include <recur/reference/dpcm.hpp>
 #include <recur/reference/lfilter.hpp>
 #include "arg_check.hpp"
+#include "filter_backends.hpp"
+#include "linrec_backends.hpp"  // check_device_pointer
 
 namespace recur {
 namespace {
@@ -286,6 +290,44 @@ void run_lfilter(host const& ex, T const* b, std::int64_t nb, T const* a, std::i
   df2t_batch(ex, f.b.data(), f.a.data(), 1, m, x, y, normalised_layout(lay), zi, zf);
 }
 
+// recur::cuda: the host checks (the same errors, nothing written on error),
+// then what the GPU needs: an order it implements, coefficients the host can
+// read (they are checked and normalised here), and device-accessible x, y,
+// zi and zf. Everything is checked before the backend is called.
+template <class T>
+void run_lfilter_cuda(cuda const& ex, T const* b, std::int64_t nb, T const* a, std::int64_t na, T const* x,
+                      T* y, layout const& lay, T const* zi, std::int64_t zi_size, T* zf,
+                      std::int64_t zf_size) {
+  constexpr char const* fn = "recur::lfilter";
+  // Whatever the call, even an empty one (as linrec): code that runs in a
+  // CPU-only build must not appear to work until its first non-empty batch.
+  if (!cuda_compiled())
+    throw not_compiled(
+        "recur::lfilter: this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)");
+  // b and a are read on the host: device memory there would fault.
+  if (b && nb > 0) detail::check_host_pointer(fn, b, "b");
+  if (a && na > 0) detail::check_host_pointer(fn, a, "a");
+  auto const f = checked_filter(fn, b, nb, a, na);
+  std::int64_t const m = f.order();
+  if (m > detail::lfilter_cuda_max_order)
+    detail::bad_argument(fn,
+                         fmt::format("order {} (max(len(a), len(b)) - 1) is not supported with recur::cuda: "
+                                     "the CUDA backend supports orders 0-{} (recur::host has no limit)",
+                                     m, detail::lfilter_cuda_max_order));
+  check_filter_call<T>(fn, x, y, lay, zi, zi_size, zf, zf_size, m, "the order max(len(a), len(b)) - 1",
+                       {{span_of(b, nb), "b"}, {span_of(a, na), "a"}});
+  if (lay.n > 0 && lay.count > 0) {
+    detail::check_device_pointer(fn, x, "x");
+    if (y != x) detail::check_device_pointer(fn, y, "y");
+  }
+  if (lay.count > 0 && m > 0) {  // order 0 has no state: zi and zf are never touched
+    if (zi) detail::check_device_pointer(fn, zi, "zi");
+    if (zf && zf != zi) detail::check_device_pointer(fn, zf, "zf");
+  }
+  if (lay.count == 0) return;
+  detail::lfilter_cuda<T>(b, nb, a, na, x, y, normalised_layout(lay), zi, m > 0 ? zf : nullptr, ex.stream);
+}
+
 template <class T>
 void run_sosfilt(host const& ex, std::span<T const> sos, T const* x, T* y, layout const& lay,
                  std::span<T const> zi, std::span<T> zf) {
@@ -446,6 +488,27 @@ void lfilter(host const& ex, float const* b, std::int64_t nb, float const* a, st
 void lfilter(host const& ex, double const* b, std::int64_t nb, double const* a, std::int64_t na,
              double const* x, double* y, layout const& lay, double const* zi, double* zf) {
   run_lfilter<double>(ex, b, nb, a, na, x, y, lay, zi, -1, zf, -1);
+}
+
+void lfilter(cuda const& ex, std::span<float const> b, std::span<float const> a, float const* x, float* y,
+             layout const& lay, std::span<float const> zi, std::span<float> zf) {
+  run_lfilter_cuda<float>(ex, b.data(), ssize_of(b), a.data(), ssize_of(a), x, y, lay,
+                          zi.empty() ? nullptr : zi.data(), ssize_of(zi), zf.empty() ? nullptr : zf.data(),
+                          ssize_of(zf));
+}
+void lfilter(cuda const& ex, std::span<double const> b, std::span<double const> a, double const* x, double* y,
+             layout const& lay, std::span<double const> zi, std::span<double> zf) {
+  run_lfilter_cuda<double>(ex, b.data(), ssize_of(b), a.data(), ssize_of(a), x, y, lay,
+                           zi.empty() ? nullptr : zi.data(), ssize_of(zi), zf.empty() ? nullptr : zf.data(),
+                           ssize_of(zf));
+}
+void lfilter(cuda const& ex, float const* b, std::int64_t nb, float const* a, std::int64_t na, float const* x,
+             float* y, layout const& lay, float const* zi, float* zf) {
+  run_lfilter_cuda<float>(ex, b, nb, a, na, x, y, lay, zi, -1, zf, -1);
+}
+void lfilter(cuda const& ex, double const* b, std::int64_t nb, double const* a, std::int64_t na,
+             double const* x, double* y, layout const& lay, double const* zi, double* zf) {
+  run_lfilter_cuda<double>(ex, b, nb, a, na, x, y, lay, zi, -1, zf, -1);
 }
 
 std::vector<float> lfilter_zi(std::span<float const> b, std::span<float const> a) {

@@ -16,6 +16,8 @@ template <class T>
 void linrec_cuda(linrec_problem<T> const& p, CUstream_st* stream, linrec_variant variant);
 
 // Throws invalid_argument if ptr is not device-accessible (CUDA builds only).
+// The message starts with fn; the two-argument form reports as recur::linrec.
+void check_device_pointer(char const* fn, void const* ptr, char const* name);
 void check_device_pointer(void const* ptr, char const* name);
 
 // The P-scheme thread count for the CPU backend (doc/pscheme.md).

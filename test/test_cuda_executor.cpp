@@ -2,10 +2,12 @@
 // compile definition exported by recur::recur): it exists in the API and
 // throws recur::not_compiled, whatever the shape of the call.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
+#include <recur/filter.hpp>
 #include <recur/linrec.hpp>
 
 #include "linrec_harness.hpp"
@@ -56,6 +58,37 @@ BOOST_AUTO_TEST_CASE(linrec_throws_not_compiled) {
   } catch (recur::not_compiled const& e) {
     BOOST_TEST(std::string(e.what()).find("CUDA") != std::string::npos, e.what());
   }
+}
+
+template <class T>
+void lfilter_not_compiled() {
+  std::int64_t const n = 10, count = 2;
+  std::vector<T> const b = {T(0.5), T(0.5)}, a = {T(1), T(-0.5)}, x(n * count, T(1)), zi(count, T(1));
+  std::vector<T> y(n * count, recur_test::poison<T>()), zf(count, recur_test::poison<T>());
+  auto const lay = recur::layout::interleaved(n, count);
+  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, std::span<T const>(b), std::span<T const>(a), x.data(),
+                                   y.data(), lay, std::span<T const>(zi), std::span<T>(zf)),
+                    recur::not_compiled);
+  BOOST_CHECK_THROW(
+      recur::lfilter(recur::cuda{}, b.data(), 2, a.data(), 2, x.data(), y.data(), lay, zi.data(), zf.data()),
+      recur::not_compiled);
+  // Empty batches and orders the GPU would reject: not_compiled all the same.
+  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, b.data(), 2, a.data(), 2, nullptr, nullptr,
+                                   recur::layout::contiguous(n, 0)),
+                    recur::not_compiled);
+  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, b.data(), 2, a.data(), 2, nullptr, nullptr,
+                                   recur::layout::contiguous(0, count), zi.data(), zf.data()),
+                    recur::not_compiled);
+  std::vector<T> const b6(6, T(0.1));
+  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, b6.data(), 6, a.data(), 2, x.data(), y.data(), lay),
+                    recur::not_compiled);
+  for (T const v : y) BOOST_TEST(recur_test::is_poison(v));
+  for (T const v : zf) BOOST_TEST(recur_test::is_poison(v));
+}
+
+BOOST_AUTO_TEST_CASE(lfilter_throws_not_compiled) {
+  lfilter_not_compiled<float>();
+  lfilter_not_compiled<double>();
 }
 
 #else

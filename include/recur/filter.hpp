@@ -5,18 +5,18 @@
 //   recur::lfilter(recur::host{}, b, a, x, y, recur::layout::contiguous(n, count));
 //   recur::sosfilt(recur::host{}, sos, x, x, recur::layout::interleaved(n, count));  // in place
 //   recur::dpcm_encode(recur::host{}, c, shift, pixels, residuals, recur::layout::contiguous(w, h));
+//   recur::lfilter(recur::cuda{stream}, b, a, d_x, d_y, recur::layout::interleaved(n, count));
 //
-// Executors. Only recur::host (OpenMP, sequences spread over threads, each
-// sequence filtered sequentially) is declared here: the CUDA executor is not
-// wired for these functions yet. On the GPU, recur::device::lfilter
-// (kernels/dispatch/dispatch_lfilter.cuh, device level, orders 0-4) is the
-// path for now.
+// Executors. recur::host (OpenMP, sequences spread over threads, each
+// sequence filtered sequentially) runs every function here. recur::cuda runs
+// lfilter, orders 0-4 (through recur::device::lfilter, kernels/dispatch/
+// dispatch_lfilter.cuh); sosfilt and the DPCM codecs are host-only for now.
 //
 // Semantics: those of the sequential references, include/recur/reference/
-// lfilter.hpp and dpcm.hpp, whose arithmetic these functions run, operation
-// for operation: the results equal the references' bit for bit, whatever the
-// layout and the number of threads (so they are also bitwise identical from
-// run to run).
+// lfilter.hpp and dpcm.hpp, whose arithmetic the recur::host functions run,
+// operation for operation: their results equal the references' bit for bit,
+// whatever the layout and the number of threads (so they are also bitwise
+// identical from run to run).
 //
 // - lfilter: y = scipy.signal.lfilter(b, a, x, zi=zi) along the layout's
 //   element axis of every sequence: b and a are divided by a[0] and padded
@@ -62,7 +62,31 @@
 // overflow), negative host.threads. Non-finite samples are not rejected: they
 // propagate through the arithmetic.
 //
-// Pointers are host memory. Sizes are 64-bit.
+// lfilter with recur::cuda: the same semantics and the same argument checks
+// (same errors, nothing written on error), except that
+// - x, y, zi and zf are device (or managed) pointers, and spans over device
+//   memory for zi and zf; b and a stay host memory (they are checked and
+//   normalised on the host); a host pointer where device memory is needed,
+//   or device memory for b or a, is an invalid_argument;
+// - the order max(len(a), len(b)) - 1 must be 0 to 4; a higher one is an
+//   invalid_argument (recur::host has no limit);
+// - the work is enqueued on the executor's stream and the call returns
+//   without synchronising; temporary storage is allocated stream-ordered
+//   (cudaMallocAsync / cudaFreeAsync on that stream);
+// - the GPU composes the filter as a scan (the state's affine maps, with the
+//   powers of the filter matrix), so the results are not bitwise the
+//   references': they agree to rounding, within a small multiple of eps
+//   times the filter's error gain (sum_k ||A^k||) for a stable filter, not
+//   growing with the length. They are bitwise identical from run to run for
+//   the same input, device and build. y may equal x, zf may equal zi, as on
+//   the host;
+// - a non-finite sample propagates to every later output of its sequence
+//   (the scan multiplies it by the matrix powers, 0 * NaN = NaN), even where
+//   the sequential filter would forget it (an FIR filter after its order);
+// - a build without CUDA throws recur::not_compiled, whatever the call.
+//
+// Pointers are host memory, except for lfilter with recur::cuda (above).
+// Sizes are 64-bit.
 
 #include <cstdint>
 #include <span>
@@ -86,6 +110,17 @@ void lfilter(host const& ex, std::span<double const> b, std::span<double const> 
 void lfilter(host const& ex, float const* b, std::int64_t nb, float const* a, std::int64_t na, float const* x,
              float* y, layout const& lay, float const* zi = nullptr, float* zf = nullptr);
 void lfilter(host const& ex, double const* b, std::int64_t nb, double const* a, std::int64_t na,
+             double const* x, double* y, layout const& lay, double const* zi = nullptr, double* zf = nullptr);
+
+// On the GPU (orders 0-4): x, y, zi and zf in device memory, b and a on the
+// host; enqueued on ex.stream.
+void lfilter(cuda const& ex, std::span<float const> b, std::span<float const> a, float const* x, float* y,
+             layout const& lay, std::span<float const> zi = {}, std::span<float> zf = {});
+void lfilter(cuda const& ex, std::span<double const> b, std::span<double const> a, double const* x, double* y,
+             layout const& lay, std::span<double const> zi = {}, std::span<double> zf = {});
+void lfilter(cuda const& ex, float const* b, std::int64_t nb, float const* a, std::int64_t na, float const* x,
+             float* y, layout const& lay, float const* zi = nullptr, float* zf = nullptr);
+void lfilter(cuda const& ex, double const* b, std::int64_t nb, double const* a, std::int64_t na,
              double const* x, double* y, layout const& lay, double const* zi = nullptr, double* zf = nullptr);
 
 // The order max(len(a), len(b)) - 1: the state values per sequence.

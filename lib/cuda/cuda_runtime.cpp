@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include "../filter_backends.hpp"
 #include "../linrec_backends.hpp"
 #include "cuda_check.hpp"
 
@@ -47,18 +48,36 @@ void cuda_check(cudaError_t e, char const* what) {
   }
 }
 
-void check_device_pointer(void const* ptr, char const* name) {
+void check_device_pointer(char const* fn, void const* ptr, char const* name) {
   cudaPointerAttributes attr{};
   cudaError_t const e = cudaPointerGetAttributes(&attr, ptr);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
-    throw invalid_argument(fmt::format("recur::linrec: {} = {} is not a pointer CUDA knows ({})", name, ptr,
-                                       cudaGetErrorString(e)));
+    throw invalid_argument(
+        fmt::format("{}: {} = {} is not a pointer CUDA knows ({})", fn, name, ptr, cudaGetErrorString(e)));
   }
   if (attr.type == cudaMemoryTypeUnregistered ||
       (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
-    throw invalid_argument(fmt::format(
-        "recur::linrec: {} = {} is host memory; recur::cuda needs device or managed memory", name, ptr));
+    throw invalid_argument(
+        fmt::format("{}: {} = {} is host memory; recur::cuda needs device or managed memory", fn, name, ptr));
+}
+
+void check_device_pointer(void const* ptr, char const* name) {
+  check_device_pointer("recur::linrec", ptr, name);
+}
+
+void check_host_pointer(char const* fn, void const* ptr, char const* name) {
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+    // Older runtimes report memory they do not know (plain host memory) as
+    // an error; without a device, the caller's device checks will say so.
+    (void)cudaGetLastError();
+    return;
+  }
+  if (attr.type == cudaMemoryTypeDevice)
+    throw invalid_argument(
+        fmt::format("{}: {} = {} is device memory; it is read on the host (host, pinned or managed memory)",
+                    fn, name, ptr));
 }
 
 }  // namespace detail

@@ -1,0 +1,34 @@
+// lfilter on CUDA, float and double (one small translation unit): stream-
+// ordered temporary storage around the device-level call
+// (kernels/dispatch/dispatch_lfilter.cuh). No fmt here: it does not compile
+// under nvcc (doc/design.md).
+#include <span>
+
+#include <recur/kernels/dispatch/dispatch_lfilter.cuh>
+
+#include "../filter_backends.hpp"
+#include "cuda_check.hpp"
+
+namespace recur::detail {
+
+template <class T>
+void lfilter_cuda(T const* b, std::int64_t nb, T const* a, std::int64_t na, T const* x, T* y,
+                  layout const& lay, T const* zi, T* zf, CUstream_st* stream) {
+  std::span<T const> const bs(b, static_cast<std::size_t>(nb)), as(a, static_cast<std::size_t>(na));
+  std::size_t bytes = 0;
+  cuda_check(device::lfilter<T>(nullptr, bytes, bs, as, x, y, lay, zi, zf, stream),
+             "recur::device::lfilter (size query)");
+  void* temp = nullptr;
+  cuda_check(cudaMallocAsync(&temp, bytes, stream), "cudaMallocAsync");
+  cudaError_t const e = device::lfilter<T>(temp, bytes, bs, as, x, y, lay, zi, zf, stream);
+  cudaError_t const f = cudaFreeAsync(temp, stream);
+  cuda_check(e, "recur::device::lfilter");
+  cuda_check(f, "cudaFreeAsync");
+}
+
+template void lfilter_cuda<float>(float const*, std::int64_t, float const*, std::int64_t, float const*,
+                                  float*, layout const&, float const*, float*, CUstream_st*);
+template void lfilter_cuda<double>(double const*, std::int64_t, double const*, std::int64_t, double const*,
+                                   double*, layout const&, double const*, double*, CUstream_st*);
+
+}  // namespace recur::detail

@@ -1,0 +1,40 @@
+#pragma once
+// What lib/filter.cpp (argument checks) calls after the checks pass, for the
+// recur::cuda overloads of lfilter. Backends receive a checked problem:
+// b and a host arrays of nb, na >= 1 values with a[0] nonzero and every
+// coefficient finite (also after the division by a[0]); the order
+// max(na, nb) - 1 at most lfilter_cuda_max_order; a layout free of
+// self-overlap and of 64-bit overflow, with its unused strides made well
+// defined (element_stride 1 when n <= 1, batch_stride n * element_stride when
+// count <= 1); count > 0 (a call with count == 0 returns before the backend);
+// x, y, zi and zf device-accessible where they are read or written (x and y
+// when n > 0, zi and zf when the order is > 0), y either disjoint from x or
+// equal to it (in place), zf either disjoint from zi or equal to it, zi and
+// zf holding count * order values each or null.
+//
+// lfilter_cuda enqueues everything on `stream` and never synchronises; for
+// n == 0 it only sets zf to zi (or to zeros), reading and writing nothing
+// else. Its temporary storage is allocated and freed stream-ordered.
+
+#include <cstdint>
+
+#include <recur/executor.hpp>
+#include <recur/layout/layout.hpp>
+
+namespace recur::detail {
+
+// The GPU composes the filter as a scan over (state, output) values of
+// order + 1 entries (kernels/dispatch/dispatch_lfilter.cuh): orders 0 to 4.
+inline constexpr std::int64_t lfilter_cuda_max_order = 4;
+
+// Defined in lib/cuda/lfilter_cuda.cu (or as a not_compiled stub when CUDA is off).
+template <class T>
+void lfilter_cuda(T const* b, std::int64_t nb, T const* a, std::int64_t na, T const* x, T* y,
+                  layout const& lay, T const* zi, T* zf, CUstream_st* stream);
+
+// Throws invalid_argument (message starting with fn) when ptr is memory the
+// host cannot read (device memory): for arrays the host API reads itself,
+// such as lfilter's coefficients with recur::cuda. CUDA builds only.
+void check_host_pointer(char const* fn, void const* ptr, char const* name);
+
+}  // namespace recur::detail

@@ -1,0 +1,843 @@
+// recur::lfilter through recur::cuda{stream}: the host API's GPU path
+// (recur::device::lfilter behind the host checks). Host code only: buffers
+// come from the CUDA runtime, the work from the host API.
+//
+// Every output is compared with recur::reference::lfilter run on the host in
+// higher precision (the oracle, oracle_t below) on the same (rounded)
+// coefficients, samples and initial state: the GPU composes the filter as a
+// scan, so it does not reproduce the sequential T arithmetic bit for bit.
+// Cases: orders 0 to 4 (b and a of equal and of different lengths), f32 and
+// f64, contiguous, interleaved and strided (gaps) layouts, lengths 0, 1, 2,
+// 3, primes and ~10^5, 1, 3 and 64 lanes, with zi in / zf out, without
+// state, in place (y == x), zf == zi, both forms of the call (spans; pointer
+// and length). Outputs start poisoned (all-ones bytes, a NaN): every element
+// of the layout must be written, finite and within the tolerance, every gap
+// left alone. Also: bitwise reproducibility run to run, order 5 rejected
+// with nothing written, host pointers rejected (and device coefficients),
+// the host's argument errors word for word, empty batches, managed memory,
+// and a check that the comparison itself catches a wrong element.
+//
+// The tolerance. A stable filter (every case here: poles inside radius 0.9,
+// see make_filter) forgets a rounding error the way it forgets its input: an
+// error e committed in the state at step j reaches step i as A^(i-j) e, A
+// the companion matrix of the normalised a. So whatever the evaluation order,
+// errors of relative size eps (machine epsilon, 2^-23 or 2^-52) committed in
+// the K + 1 values of the state reach the output amplified by at most the
+// error gain G = sum_k ||A^k||_inf. The scan commits a bounded number of
+// such errors per sample (the load, the thread's run of items, the log2(512)
+// levels of the block scan, the tile's incoming prefix, the determination),
+// and those committed in earlier tiles decay through A^tile like any other:
+// the error does not grow with n (it is not a sum, whose error grows like
+// sqrt(n) to n). Hence
+//   |y_gpu - y_exact| <= C * eps * (K + 1) * G * S,
+// S the size of the terms: max(|y|, |zf|, |zi|, |x| (1 + max|b / a0|)).
+// C = 16: a CPU emulation of the kernel's operation order (dispatch_lfilter
+// + agent_scan: items per thread, warp and block Hillis-Steele, look-back
+// fold, determination; without fma contraction, which only lowers the
+// error) on these filters, n up to 10^5, gave at most 0.55 for
+// |error| / (eps (K + 1) G S), and the sequential reference in T at most 0.5
+// (on every case of the sweeps below): C = 16 leaves ~30x, also with an
+// oracle in double for f64 (see oracle_t), whose own error is the
+// sequential one. Filters are drawn with G <= 100 (make_filter), so the
+// tolerance stays below 16 * 5 * 100 * eps * S, 9.6e-4 S in f32 and
+// 1.8e-12 S in f64 (checked for every case), typically 10x smaller: a wrong
+// coefficient, a lost initial state or a shifted sample, errors of order S,
+// fail by orders of magnitude (checker_catches_wrong_results shows the
+// comparison failing on one element off by twice the tolerance).
+//
+// RECUR_TEST_SEED changes the inputs (see linrec_harness.hpp).
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <boost/test/unit_test.hpp>
+#include <recur/filter.hpp>
+#include <recur/reference/lfilter.hpp>
+
+#include "linrec_harness.hpp"
+
+using recur::layout;
+using recur_test::layout_kind;
+using recur_test::rng;
+using recur_test::seed_for;
+
+namespace {
+
+// ----------------------------------------------------------- CUDA memory ----
+
+void cuda_ok(cudaError_t e, char const* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(
+        fmt::format("test_gpu: {} failed: {} ({})", what, cudaGetErrorString(e), int(e)));
+}
+
+// Non-blocking streams: the library must order its work on the stream it is
+// given, not on the legacy default stream.
+cudaStream_t make_stream() {
+  cudaStream_t s = nullptr;
+  cuda_ok(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  return s;
+}
+cudaStream_t test_stream() {
+  static cudaStream_t const s = make_stream();
+  return s;
+}
+cudaStream_t other_stream() {
+  static cudaStream_t const s = make_stream();
+  return s;
+}
+
+enum class memory { device, managed };
+
+// One allocation of `elements` values of T, freed on scope exit.
+template <class T>
+struct dbuf {
+  T* p = nullptr;
+  std::size_t size = 0;
+  dbuf() = default;
+  explicit dbuf(std::size_t elements, memory m = memory::device) : size(elements) {
+    void* v = nullptr;
+    std::size_t const bytes = (elements ? elements : 1) * sizeof(T);
+    cuda_ok(m == memory::managed ? cudaMallocManaged(&v, bytes) : cudaMalloc(&v, bytes), "cudaMalloc");
+    p = static_cast<T*>(v);
+  }
+  dbuf(dbuf&& o) noexcept : p(std::exchange(o.p, nullptr)), size(o.size) {}
+  dbuf& operator=(dbuf&& o) noexcept {
+    std::swap(p, o.p);
+    std::swap(size, o.size);
+    return *this;
+  }
+  dbuf(dbuf const&) = delete;
+  dbuf& operator=(dbuf const&) = delete;
+  ~dbuf() {
+    if (p) (void)cudaFree(p);
+  }
+  std::vector<T> read() const {
+    std::vector<T> h(size);
+    if (size) cuda_ok(cudaMemcpy(h.data(), p, size * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (download)");
+    return h;
+  }
+};
+
+template <class T>
+dbuf<T> upload(std::vector<T> const& h, memory m = memory::device) {
+  dbuf<T> d(h.size(), m);
+  if (!h.empty())
+    cuda_ok(cudaMemcpy(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (upload)");
+  return d;
+}
+
+template <class T>
+dbuf<T> poisoned(std::size_t elements, memory m = memory::device) {
+  dbuf<T> d(elements, m);
+  if (elements) cuda_ok(cudaMemset(d.p, 0xFF, elements * sizeof(T)), "cudaMemset");
+  return d;
+}
+
+// Before a call on a non-blocking stream: an upload from pageable memory may
+// still be in flight when cudaMemcpy returns, and cudaMemset runs on the
+// legacy stream.
+void settle() { cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before the call)"); }
+
+void finish(cudaStream_t s) {
+  cuda_ok(cudaStreamSynchronize(s), "cudaStreamSynchronize (after lfilter)");
+  cuda_ok(cudaGetLastError(), "lfilter kernels");
+}
+
+template <class T>
+bool all_poison(std::vector<T> const& v) {
+  return std::all_of(v.begin(), v.end(), [](T x) { return recur_test::is_poison(x); });
+}
+
+template <class T>
+bool same_bits(std::vector<T> const& a, std::vector<T> const& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// ---------------------------------------------------------------- filters ---
+
+// G = sum_k ||A^k||_inf for the companion matrix A of the normalised a
+// (first column -a[1:], ones above the diagonal): how much the filter can
+// amplify an error committed in its state.
+double error_gain(std::vector<double> const& a) {
+  int const k = static_cast<int>(a.size()) - 1;
+  if (k <= 0) return 1;
+  std::vector<double> m(k * k, 0.0), pw(k * k, 0.0);
+  for (int j = 0; j < k; ++j) {
+    m[j * k] = -a[j + 1] / a[0];
+    if (j + 1 < k) m[j * k + j + 1] = 1;
+    pw[j * k + j] = 1;
+  }
+  double g = 0;
+  for (int step = 0; step < 100000; ++step) {
+    double norm = 0;
+    for (int r = 0; r < k; ++r) {
+      double row = 0;
+      for (int c = 0; c < k; ++c) row += std::fabs(pw[r * k + c]);
+      norm = std::max(norm, row);
+    }
+    g += norm;
+    if (norm < 1e-18) break;
+    std::vector<double> next(k * k, 0.0);
+    for (int r = 0; r < k; ++r)
+      for (int c = 0; c < k; ++c)
+        for (int q = 0; q < k; ++q) next[r * k + c] += pw[r * k + q] * m[q * k + c];
+    pw = next;
+  }
+  return g;
+}
+
+template <class T>
+struct filter {
+  std::vector<T> b, a;
+  int order() const { return static_cast<int>(std::max(b.size(), a.size())) - 1; }
+  double gain = 1;
+};
+
+// A stable filter with nb and na coefficients: na - 1 poles, conjugate pairs
+// of radius 0.3 to 0.9 and angle 0.4 to 2.7 rad, or real poles of magnitude
+// 0.2 to 0.9; a[0] between 0.5 and 2 (the normalisation is exercised); b in
+// [-1, 1). Drawn again until the error gain of the rounded coefficients is
+// at most 100 (poles clustered near radius 0.9 give transients in the
+// thousands; the tolerance is proportional to it).
+template <class T>
+filter<T> make_filter(rng& r, int nb, int na) {
+  for (;;) {
+    std::vector<std::complex<double>> poly{1.0};
+    auto mul = [&](std::complex<double> root) {
+      std::vector<std::complex<double>> q(poly.size() + 1, 0.0);
+      for (std::size_t i = 0; i < poly.size(); ++i) {
+        q[i] += poly[i];
+        q[i + 1] -= poly[i] * root;
+      }
+      poly = q;
+    };
+    int const poles = na - 1;
+    for (int k = 0; k < poles;) {
+      if (poles - k >= 2 && r.uniform() < 0.5) {
+        auto const p = std::polar(0.3 + 0.6 * r.uniform(), 0.4 + 2.3 * r.uniform());
+        mul(p);
+        mul(std::conj(p));
+        k += 2;
+      } else {
+        mul(r.sign() * (0.2 + 0.7 * r.uniform()));
+        k += 1;
+      }
+    }
+    double const a0 = 0.5 + 1.5 * r.uniform();
+    filter<T> f;
+    for (auto const& c : poly) f.a.push_back(static_cast<T>(a0 * c.real()));
+    for (int j = 0; j < nb; ++j) f.b.push_back(static_cast<T>(r.symmetric()));
+    // The state has max(nb, na) - 1 values: a padded with zeros (an FIR
+    // filter's A is the shift, G = order + 1).
+    std::vector<double> ad(f.a.begin(), f.a.end());
+    ad.resize(static_cast<std::size_t>(std::max(nb, na)), 0.0);
+    f.gain = error_gain(ad);
+    if (f.gain <= 100) return f;
+  }
+}
+
+// ------------------------------------------------------------------ cases ---
+
+// The oracle's arithmetic: double for f32 (29 more bits); for f64, long
+// double where it is the x87 80-bit format (11 more bits, in hardware), else
+// double (where long double is a software quad, e.g. aarch64, it would take
+// minutes; the oracle's own error is then that of the sequential filter, at
+// most 0.5 eps (K + 1) G S measured, within the margin of C).
+template <class T>
+using oracle_t =
+    std::conditional_t<sizeof(T) == sizeof(double) && std::numeric_limits<long double>::digits == 64,
+                       long double, double>;
+
+struct spec {
+  int order = 2;
+  int shape = 0;  // 0: nb == na == order + 1; 1: b shorter (nb = order); 2: a shorter (na = order)
+  layout lay;
+  bool zi = true, zf = true;
+  bool in_place = false;        // y == x
+  bool state_in_place = false;  // zf == zi
+  bool pointer_form = false;    // lfilter(ex, b, nb, a, na, ...) instead of spans
+  std::uint64_t seed = 0;
+
+  std::int64_t state_size() const { return lay.count * order; }
+  std::string describe() const {
+    return fmt::format(
+        "order {} (shape {}), layout {{n = {}, count = {}, element_stride = {}, batch_stride = {}}}"
+        "{}{}{}{}{}, seed {:#x}",
+        order, shape, lay.n, lay.count, lay.element_stride, lay.batch_stride, zi ? ", zi" : "",
+        zf ? ", zf" : "", in_place ? ", y == x" : "", state_in_place ? ", zf == zi" : "",
+        pointer_form ? ", pointer form" : "", seed);
+  }
+};
+
+template <class T>
+struct problem {
+  spec sp;
+  filter<T> f;
+  std::vector<T> x;        // the layout's extent; gaps hold samples too (never read)
+  std::vector<T> zi;       // count * order values (empty without zi)
+  std::vector<double> y;   // the oracle at the layout's positions (rounded to double)
+  std::vector<double> zf;  // count * order values
+  double scale = 0, tol = 0;
+};
+
+template <class T>
+problem<T> make_problem(spec const& sp) {
+  problem<T> p;
+  p.sp = sp;
+  rng r(sp.seed);
+  int const k = sp.order;
+  int const nb = sp.shape == 1 ? std::max(1, k) : k + 1;
+  int const na = sp.shape == 2 ? std::max(1, k) : k + 1;
+  p.f = make_filter<T>(r, nb, na);
+  BOOST_REQUIRE_EQUAL(p.f.order(), k);
+  layout const& lay = sp.lay;
+  std::int64_t const ext = recur_test::extent(lay);
+  std::uint64_t const key = r.next();
+  p.x.resize(static_cast<std::size_t>(ext));
+  recur_test::parallel_for(64, recur_test::worker_count(ext), [&](std::int64_t piece, int) {
+    for (std::int64_t i = ext * piece / 64; i < ext * (piece + 1) / 64; ++i)
+      p.x[i] = static_cast<T>(2.0 * recur_test::unit(recur_test::draw(key, i)) - 1.0);
+  });
+  if (sp.zi) {
+    p.zi.resize(static_cast<std::size_t>(sp.state_size()));
+    for (auto& v : p.zi) v = static_cast<T>(r.symmetric());
+  }
+  // The oracle, lane by lane (in parallel): the reference in oracle_t on the
+  // rounded coefficients and data.
+  using O = oracle_t<T>;
+  std::vector<O> const bl(p.f.b.begin(), p.f.b.end()), al(p.f.a.begin(), p.f.a.end());
+  p.y.assign(static_cast<std::size_t>(ext), 0.0);
+  p.zf.assign(static_cast<std::size_t>(sp.state_size()), 0.0);
+  recur_test::parallel_for(
+      lay.count, recur_test::worker_count(lay.n * lay.count), [&](std::int64_t lane, int) {
+        std::vector<O> xs(static_cast<std::size_t>(lay.n)), ys(xs.size()), zis(k), zfs(k);
+        for (std::int64_t i = 0; i < lay.n; ++i) xs[i] = p.x[lay.offset(i, lane)];
+        for (int j = 0; j < k; ++j) zis[j] = sp.zi ? O(p.zi[lane * k + j]) : O(0);
+        recur::reference::lfilter<O>(bl, al, xs.data(), ys.data(), layout::contiguous(lay.n),
+                                     sp.zi ? zis.data() : nullptr, zfs.data());
+        for (std::int64_t i = 0; i < lay.n; ++i) p.y[lay.offset(i, lane)] = static_cast<double>(ys[i]);
+        for (int j = 0; j < k; ++j) p.zf[lane * k + j] = static_cast<double>(zfs[j]);
+      });
+  // S: the size of the terms (see the top of the file).
+  double bmax = 0;
+  for (T const v : p.f.b) bmax = std::max(bmax, std::fabs(double(v) / double(p.f.a[0])));
+  double xmax = 0, s = 0;
+  for (std::int64_t q = 0; q < lay.count; ++q)
+    for (std::int64_t i = 0; i < lay.n; ++i) {
+      std::int64_t const o = lay.offset(i, q);
+      xmax = std::max(xmax, std::fabs(double(p.x[o])));
+      s = std::max(s, std::fabs(p.y[o]));
+    }
+  for (double const v : p.zf) s = std::max(s, std::fabs(v));
+  for (T const v : p.zi) s = std::max(s, std::fabs(double(v)));
+  p.scale = std::max(s, xmax * (1 + bmax));
+  double const eps = std::numeric_limits<T>::epsilon();
+  constexpr double C = 16;
+  p.tol = C * eps * (k + 1) * p.f.gain * p.scale;
+  return p;
+}
+
+template <class T>
+struct result {
+  std::vector<T> y;   // the layout's extent
+  std::vector<T> zf;  // count * order values, when zf was asked for
+};
+
+// One call of recur::lfilter(recur::cuda{stream}, ...) on fresh device
+// buffers: x uploaded, y and zf poisoned.
+template <class T>
+result<T> run_gpu(problem<T> const& p, cudaStream_t stream = test_stream(), memory m = memory::device) {
+  spec const& sp = p.sp;
+  std::size_t const ext = p.x.size(), ns = static_cast<std::size_t>(sp.state_size());
+  dbuf<T> const dx = upload(p.x, m);
+  dbuf<T> const dy = sp.in_place ? dbuf<T>() : poisoned<T>(ext, m);
+  dbuf<T> const dzi = sp.zi ? upload(p.zi, m) : dbuf<T>();
+  dbuf<T> const dzf = sp.zf && !sp.state_in_place ? poisoned<T>(ns, m) : dbuf<T>();
+  settle();
+  T* const y = sp.in_place ? dx.p : dy.p;
+  T const* const zi = sp.zi && ns ? dzi.p : nullptr;
+  T* const zf = !sp.zf || !ns ? nullptr : sp.state_in_place ? dzi.p : dzf.p;
+  recur::cuda const ex{stream};
+  auto const& f = p.f;
+  if (sp.pointer_form)
+    recur::lfilter(ex, f.b.data(), std::int64_t(f.b.size()), f.a.data(), std::int64_t(f.a.size()), dx.p, y,
+                   sp.lay, zi, zf);
+  else
+    recur::lfilter(ex, std::span<T const>(f.b), std::span<T const>(f.a), dx.p, y, sp.lay,
+                   std::span<T const>(zi, zi ? ns : 0), std::span<T>(zf, zf ? ns : 0));
+  finish(stream);
+  result<T> r;
+  r.y = (sp.in_place ? dx : dy).read();
+  if (sp.zf) r.zf = (sp.state_in_place ? dzi : dzf).read();
+  return r;
+}
+
+// The comparison with the oracle: "" when every element of the layout is
+// written, finite and within the tolerance, every gap untouched (poison, or
+// x's value in place) and every zf value within the tolerance; otherwise
+// what went wrong first, with the worst errors.
+template <class T>
+std::string mismatch(problem<T> const& p, result<T> const& r) {
+  spec const& sp = p.sp;
+  layout const& lay = sp.lay;
+  if (r.y.size() != p.x.size()) return "y has the wrong size";
+  std::vector<char> in(p.x.size(), 0);
+  std::string first;
+  double worst = 0, worst_zf = 0;
+  for (std::int64_t q = 0; q < lay.count; ++q)
+    for (std::int64_t i = 0; i < lay.n; ++i) {
+      std::int64_t const o = lay.offset(i, q);
+      in[o] = 1;
+      T const v = r.y[o];
+      double const e = std::fabs(double(v) - p.y[o]);
+      if (recur_test::is_poison(v) || !std::isfinite(v) || !(e <= p.tol)) {
+        if (first.empty())
+          first = recur_test::is_poison(v)
+                      ? fmt::format("y({}, {}) was not written", i, q)
+                      : fmt::format("y({}, {}) = {} where the oracle has {}: error {:.3g}", i, q, double(v),
+                                    p.y[o], e);
+      }
+      if (!(e <= worst)) worst = e;
+    }
+  for (std::size_t o = 0; o < in.size(); ++o)
+    if (!in[o]) {
+      bool const ok = sp.in_place ? recur_test::same_bits(r.y[o], p.x[o]) : recur_test::is_poison(r.y[o]);
+      if (!ok && first.empty()) first = fmt::format("the gap at offset {} was written", o);
+    }
+  if (sp.zf) {
+    if (r.zf.size() != p.zf.size()) return "zf has the wrong size";
+    for (std::size_t j = 0; j < p.zf.size(); ++j) {
+      T const v = r.zf[j];
+      double const e = std::fabs(double(v) - p.zf[j]);
+      if ((recur_test::is_poison(v) || !std::isfinite(v) || !(e <= p.tol)) && first.empty())
+        first = recur_test::is_poison(v) ? fmt::format("zf[{}] was not written", j)
+                                         : fmt::format("zf[{}] = {} where the oracle has {}: error {:.3g}", j,
+                                                       double(v), p.zf[j], e);
+      if (!(e <= worst_zf)) worst_zf = e;
+    }
+  }
+  if (first.empty()) return "";
+  return fmt::format(
+      "{} (worst y error {:.3g}, worst zf error {:.3g}, tolerance {:.3g} = 16 eps (K + 1) G S with "
+      "G = {:.3g}, S = {:.3g})",
+      first, worst, worst_zf, p.tol, p.f.gain, p.scale);
+}
+
+template <class T>
+void run_and_check(spec const& sp) {
+  auto const p = make_problem<T>(sp);
+  // The tolerance must stay meaningful (see the top of the file).
+  double const cap = 16 * 5 * 100 * std::numeric_limits<T>::epsilon();
+  BOOST_TEST(p.tol <= cap * p.scale, sp.describe() << ": tolerance " << p.tol << " above " << cap << " S");
+  auto const r = run_gpu(p);
+  std::string const why = mismatch(p, r);
+  BOOST_TEST(why.empty(), (sizeof(T) == 4 ? "f32 " : "f64 ") << sp.describe() << ": " << why);
+}
+
+constexpr layout_kind kinds[] = {layout_kind::contiguous, layout_kind::interleaved,
+                                 layout_kind::strided_gaps};
+
+template <class T>
+void sweep(std::uint64_t salt) {
+  int idx = 0;
+  for (int order = 0; order <= 4; ++order)
+    for (layout_kind const kind : kinds)
+      for (std::int64_t const count : {1, 3, 64})
+        for (std::int64_t const n : {0, 1, 2, 3, 31, 509, 4099, 20011, 100003}) {
+          // 64 lanes of ~10^5 samples in one layout only (time: the oracle).
+          if (count == 64 && n == 100003 && kind != layout_kind::interleaved) continue;
+          spec sp;
+          sp.order = order;
+          sp.shape = order == 0 ? 0 : idx % 3;
+          sp.lay = recur_test::make_layout(kind, n, count);
+          sp.pointer_form = idx % 2 == 1;
+          sp.seed = seed_for(salt, static_cast<std::uint64_t>(idx++));
+          run_and_check<T>(sp);
+        }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(lfilter_cuda)
+
+// Orders 0-4 x layouts x lanes x lengths, zi in and zf out.
+BOOST_AUTO_TEST_CASE(f32_orders_layouts_lengths) { sweep<float>(701); }
+BOOST_AUTO_TEST_CASE(f64_orders_layouts_lengths) { sweep<double>(702); }
+
+// Zero initial state (scipy's default), with and without zf.
+BOOST_AUTO_TEST_CASE(without_initial_or_final_state) {
+  struct shape {
+    std::int64_t n, count;
+  };
+  int idx = 0;
+  for (int order = 0; order <= 4; ++order)
+    for (layout_kind const kind : {layout_kind::contiguous, layout_kind::interleaved})
+      for (auto const [n, count] : {shape{1, 1}, shape{2053, 3}, shape{4099, 64}, shape{100003, 1}})
+        for (bool const zf : {true, false}) {
+          spec sp;
+          sp.order = order;
+          sp.lay = recur_test::make_layout(kind, n, count);
+          sp.zi = false;
+          sp.zf = zf;
+          sp.pointer_form = idx % 2 == 0;
+          sp.seed = seed_for(703, static_cast<std::uint64_t>(idx++));
+          run_and_check<float>(sp);
+          sp.seed = seed_for(704, static_cast<std::uint64_t>(idx));
+          run_and_check<double>(sp);
+        }
+}
+
+// y == x, zf == zi, and both at once.
+BOOST_AUTO_TEST_CASE(in_place_and_shared_state) {
+  struct shape {
+    std::int64_t n, count;
+  };
+  int idx = 0;
+  for (int order = 0; order <= 4; ++order)
+    for (layout_kind const kind : kinds)
+      for (auto const [n, count] : {shape{1, 1}, shape{2, 3}, shape{509, 64}, shape{100003, 3}})
+        for (int mode = 0; mode < 3; ++mode) {
+          spec sp;
+          sp.order = order;
+          sp.lay = recur_test::make_layout(kind, n, count);
+          sp.in_place = mode != 1;
+          sp.state_in_place = mode != 0;
+          sp.pointer_form = idx % 2 == 1;
+          sp.seed = seed_for(705, static_cast<std::uint64_t>(idx++));
+          run_and_check<float>(sp);
+          sp.seed = seed_for(706, static_cast<std::uint64_t>(idx));
+          run_and_check<double>(sp);
+        }
+}
+
+// The same inputs give the same bits: twice on one stream, once on another,
+// with many tiles (so the look-back between them runs) and batches.
+template <class T>
+void reproducible(std::uint64_t salt) {
+  int idx = 0;
+  struct shape {
+    layout_kind kind;
+    std::int64_t n, count;
+  };
+  for (int order = 1; order <= 4; ++order)
+    for (auto const [kind, n, count] :
+         {shape{layout_kind::contiguous, 100003, 1}, shape{layout_kind::interleaved, 20011, 64},
+          shape{layout_kind::strided_gaps, 4099, 3}}) {
+      spec sp;
+      sp.order = order;
+      sp.lay = recur_test::make_layout(kind, n, count);
+      sp.seed = seed_for(salt, static_cast<std::uint64_t>(idx++));
+      auto const p = make_problem<T>(sp);
+      auto const r1 = run_gpu(p), r2 = run_gpu(p), r3 = run_gpu(p, other_stream());
+      BOOST_TEST(mismatch(p, r1).empty(), (sizeof(T) == 4 ? "f32 " : "f64 ")
+                                              << sp.describe() << ": " << mismatch(p, r1));
+      BOOST_TEST((same_bits(r1.y, r2.y) && same_bits(r1.zf, r2.zf)),
+                 (sizeof(T) == 4 ? "f32 " : "f64 ") << sp.describe() << ": two runs differ");
+      BOOST_TEST((same_bits(r1.y, r3.y) && same_bits(r1.zf, r3.zf)),
+                 (sizeof(T) == 4 ? "f32 " : "f64 ") << sp.describe() << ": a run on another stream differs");
+    }
+}
+BOOST_AUTO_TEST_CASE(bitwise_reproducible) {
+  reproducible<float>(707);
+  reproducible<double>(708);
+}
+
+// Orders above 4: invalid_argument naming the order and the supported range,
+// before anything is written (whatever the shape, even an empty one).
+template <class T>
+void order_5_rejected() {
+  std::int64_t const n = 1000, count = 3, k = 5;
+  layout const lay = layout::contiguous(n, count);
+  std::vector<T> hx(static_cast<std::size_t>(n * count));
+  rng r(seed_for(709));
+  for (auto& v : hx) v = static_cast<T>(r.symmetric());
+  std::vector<T> hzi(static_cast<std::size_t>(count * k), T(0.5));
+  dbuf<T> const dx = upload(hx), dy = poisoned<T>(hx.size()), dzi = upload(hzi),
+                dzf = poisoned<T>(hzi.size());
+  settle();
+  std::vector<T> const b6 = {T(0.1), T(0.2), T(0.3), T(0.2), T(0.1), T(0.05)},
+                       a6 = {T(1), T(-0.1), T(0.01), 0, 0, T(0.001)};
+  std::vector<T> const b2 = {T(1), T(0.5)}, a2 = {T(1), T(-0.5)};
+  recur::cuda const ex{test_stream()};
+  auto rejected = [&](auto&& call, char const* what) {
+    BOOST_CHECK_EXCEPTION(call(), recur::invalid_argument, [&](recur::invalid_argument const& e) {
+      std::string const m = e.what();
+      bool const ok = m.find("order 5") != std::string::npos && m.find("0-4") != std::string::npos &&
+                      m.rfind("recur::lfilter: ", 0) == 0;
+      BOOST_TEST(ok, what << ": message \"" << m << "\"");
+      return ok;
+    });
+  };
+  std::span<T const> const zi(dzi.p, hzi.size());
+  std::span<T> const zf(dzf.p, hzi.size());
+  rejected(
+      [&] { recur::lfilter(ex, std::span<T const>(b6), std::span<T const>(a2), dx.p, dy.p, lay, zi, zf); },
+      "b of 6");
+  rejected(
+      [&] { recur::lfilter(ex, std::span<T const>(b2), std::span<T const>(a6), dx.p, dy.p, lay, zi, zf); },
+      "a of 6");
+  rejected([&] { recur::lfilter(ex, b6.data(), 6, a6.data(), 6, dx.p, dy.p, lay, dzi.p, dzf.p); },
+           "pointer form");
+  rejected([&] { recur::lfilter(ex, b6.data(), 6, a2.data(), 2, dx.p, dx.p, lay); }, "in place");
+  rejected(
+      [&] {
+        recur::lfilter(ex, b6.data(), 6, a6.data(), 6, dx.p, dy.p, layout::contiguous(0, count), dzi.p,
+                       dzf.p);
+      },
+      "n == 0");
+  rejected(
+      [&] { recur::lfilter(ex, b6.data(), 6, a6.data(), 6, nullptr, nullptr, layout::contiguous(n, 0)); },
+      "count == 0");
+  finish(test_stream());
+  BOOST_TEST(all_poison(dy.read()));
+  BOOST_TEST(all_poison(dzf.read()));
+  BOOST_TEST(same_bits(dx.read(), hx));
+  BOOST_TEST(same_bits(dzi.read(), hzi));
+}
+BOOST_AUTO_TEST_CASE(order_5_rejected_nothing_written) {
+  order_5_rejected<float>();
+  order_5_rejected<double>();
+}
+
+// A host pointer where device memory is needed (x, y, zi, zf), or device
+// memory where the host reads (b, a): invalid_argument naming the argument,
+// nothing written.
+BOOST_AUTO_TEST_CASE(host_pointers_rejected) {
+  std::int64_t const n = 1000, count = 2, k = 2;
+  std::size_t const elements = n * count, ns = count * k;
+  layout const lay = layout::contiguous(n, count);
+  rng r(seed_for(710));
+  std::vector<float> hx(elements), hzi(ns);
+  for (auto& v : hx) v = float(r.symmetric());
+  for (auto& v : hzi) v = float(r.symmetric());
+  std::vector<float> hy(elements, recur_test::poison<float>()), hzf(ns, recur_test::poison<float>());
+  std::vector<float> const b = {0.25f, 0.5f, 0.25f}, a = {1.0f, -0.5f, 0.25f};
+  dbuf<float> const dx = upload(hx), dzi = upload(hzi), dy = poisoned<float>(elements),
+                    dzf = poisoned<float>(ns);
+  dbuf<float> const db = upload(b), da = upload(a);
+  settle();
+  struct args {
+    float const* b;
+    float const* a;
+    float const* x;
+    float* y;
+    float const* zi;
+    float* zf;
+    char const* name;
+  };
+  args const good{b.data(), a.data(), dx.p, dy.p, dzi.p, dzf.p, ""};
+  std::vector<args> cases;
+  for (int which = 0; which < 6; ++which) {
+    args c = good;
+    switch (which) {
+      case 0:
+        c.x = hx.data(), c.name = "x = ";
+        break;
+      case 1:
+        c.y = hy.data(), c.name = "y = ";
+        break;
+      case 2:
+        c.zi = hzi.data(), c.name = "zi = ";
+        break;
+      case 3:
+        c.zf = hzf.data(), c.name = "zf = ";
+        break;
+      case 4:
+        c.b = db.p, c.name = "b = ";
+        break;
+      case 5:
+        c.a = da.p, c.name = "a = ";
+        break;
+    }
+    cases.push_back(c);
+  }
+  recur::cuda const ex{test_stream()};
+  for (args const& c : cases) {
+    auto named = [&](recur::invalid_argument const& e) {
+      std::string const m = e.what();
+      bool const ok = m.find(c.name) != std::string::npos && m.rfind("recur::lfilter: ", 0) == 0;
+      BOOST_TEST(ok, "message \"" << m << "\" lacks \"" << c.name << "\"");
+      return ok;
+    };
+    BOOST_CHECK_EXCEPTION(recur::lfilter(ex, c.b, 3, c.a, 3, c.x, c.y, lay, c.zi, c.zf),
+                          recur::invalid_argument, named);
+    BOOST_CHECK_EXCEPTION(
+        recur::lfilter(ex, std::span<float const>(c.b, 3), std::span<float const>(c.a, 3), c.x, c.y, lay,
+                       std::span<float const>(c.zi, ns), std::span<float>(c.zf, ns)),
+        recur::invalid_argument, named);
+  }
+  // In place with a host array.
+  std::vector<float> hx2 = hx;
+  BOOST_CHECK_THROW(recur::lfilter(ex, b.data(), 3, a.data(), 3, hx2.data(), hx2.data(), lay),
+                    recur::invalid_argument);
+  finish(test_stream());
+  BOOST_TEST(all_poison(dy.read()));
+  BOOST_TEST(all_poison(dzf.read()));
+  BOOST_TEST(all_poison(hy));
+  BOOST_TEST(all_poison(hzf));
+  BOOST_TEST(same_bits(hx2, hx));
+}
+
+// The argument checks are the host's: the same errors, word for word, and
+// nothing written.
+BOOST_AUTO_TEST_CASE(same_errors_as_host) {
+  std::int64_t const n = 100, count = 2, k = 2;
+  std::size_t const elements = n * count, ns = count * k;
+  layout const lay = layout::contiguous(n, count);
+  std::vector<double> hx(elements, 0.5), hzi(ns, 0.25);
+  std::vector<double> hy(elements, recur_test::poison<double>()), hzf(ns, recur_test::poison<double>());
+  dbuf<double> const dx = upload(hx), dzi = upload(hzi), dy = poisoned<double>(elements),
+                     dzf = poisoned<double>(ns);
+  settle();
+  std::vector<double> const b = {0.25, 0.5, 0.25}, a = {1.0, -0.5, 0.25}, a0 = {0.0, 1.0}, empty,
+                            b_inf = {1.0, std::numeric_limits<double>::infinity()}, a_tiny = {1e-300, 0.5};
+  std::vector<double> const b_big = {1e300, 1.0};
+  struct bad_call {
+    char const* what;
+    std::vector<double> const* b;
+    std::vector<double> const* a;
+    layout lay;
+    std::size_t zi_size, zf_size;
+    int y_shift;   // y = x + y_shift when >= 0 (overlap), else the y buffer
+    int zf_alias;  // 1: zf inside y
+  };
+  std::vector<bad_call> const calls = {
+      {"a[0] == 0", &b, &a0, lay, ns, ns, -1, 0},
+      {"empty b", &empty, &a, lay, ns, ns, -1, 0},
+      {"non-finite b", &b_inf, &a, lay, 0, 0, -1, 0},
+      {"b / a[0] overflows", &b_big, &a_tiny, lay, 0, 0, -1, 0},
+      {"zi of the wrong size", &b, &a, lay, ns - 1, ns, -1, 0},
+      {"zf of the wrong size", &b, &a, lay, ns, ns + 2, -1, 0},
+      {"negative n", &b, &a, layout{-1, 1, 1, 1}, 0, 0, -1, 0},
+      {"self-overlapping layout", &b, &a, layout::strided(n, count, 1, 10), 0, 0, -1, 0},
+      {"y overlaps x", &b, &a, lay, 0, 0, 1, 0},
+      {"zf inside y", &b, &a, lay, ns, ns, -1, 1},
+  };
+  auto message = [](auto&& call) {
+    try {
+      call();
+    } catch (recur::invalid_argument const& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no invalid_argument)");
+  };
+  for (bad_call const& c : calls) {
+    auto args = [&](double* x, double* y, double* zi, double* zf) {
+      double* const yy = c.y_shift >= 0 ? x + c.y_shift : y;
+      double* const zff = c.zf_alias ? y + 10 : zf;
+      return std::tuple{std::span<double const>(*c.b),          std::span<double const>(*c.a),    x, yy,
+                        std::span<double const>(zi, c.zi_size), std::span<double>(zff, c.zf_size)};
+    };
+    std::vector<double> hx_copy = hx;
+    std::string const on_host = message([&] {
+      auto [bb, aa, x, y, zi, zf] = args(hx_copy.data(), hy.data(), hzi.data(), hzf.data());
+      recur::lfilter(recur::host{}, bb, aa, x, y, c.lay, zi, zf);
+    });
+    std::string const on_gpu = message([&] {
+      auto [bb, aa, x, y, zi, zf] = args(dx.p, dy.p, dzi.p, dzf.p);
+      recur::lfilter(recur::cuda{test_stream()}, bb, aa, x, y, c.lay, zi, zf);
+    });
+    BOOST_TEST(on_host.rfind("recur::lfilter: ", 0) == 0, c.what << ": host says \"" << on_host << "\"");
+    BOOST_TEST(on_gpu == on_host, c.what << ": GPU says \"" << on_gpu << "\", host \"" << on_host << "\"");
+    BOOST_TEST(same_bits(hx_copy, hx), c.what);
+  }
+  finish(test_stream());
+  BOOST_TEST(all_poison(dy.read()));
+  BOOST_TEST(all_poison(dzf.read()));
+  BOOST_TEST(same_bits(dx.read(), hx));
+  BOOST_TEST(all_poison(hy));
+  BOOST_TEST(all_poison(hzf));
+}
+
+// count == 0: nothing happens (null x and y are fine). n == 0: zf = zi, or
+// zeros without zi; y untouched.
+BOOST_AUTO_TEST_CASE(empty_batches) {
+  recur::cuda const ex{test_stream()};
+  std::vector<float> const b = {0.25f, 0.5f, 0.25f}, a = {1.0f, -0.5f, 0.25f};
+  {
+    dbuf<float> const guard = poisoned<float>(16), y = poisoned<float>(16);
+    settle();
+    BOOST_CHECK_NO_THROW(
+        recur::lfilter(ex, b.data(), 3, a.data(), 3, nullptr, nullptr, layout::contiguous(10, 0)));
+    BOOST_CHECK_NO_THROW(recur::lfilter(ex, std::span<float const>(b), std::span<float const>(a), nullptr,
+                                        nullptr, layout::interleaved(10, 0)));
+    // A zf pointer of count * order = 0 values is not written either.
+    BOOST_CHECK_NO_THROW(
+        recur::lfilter(ex, b.data(), 3, a.data(), 3, y.p, y.p, layout::contiguous(16, 0), nullptr, guard.p));
+    finish(test_stream());
+    BOOST_TEST(all_poison(guard.read()));
+    BOOST_TEST(all_poison(y.read()));
+  }
+  for (std::int64_t const count : {1, 5, 1000}) {
+    std::size_t const ns = static_cast<std::size_t>(count * 2);
+    std::vector<float> zi(ns);
+    rng r(seed_for(711, count));
+    for (auto& v : zi) v = float(r.symmetric());
+    dbuf<float> const dzi = upload(zi), dzf = poisoned<float>(ns), dzf0 = poisoned<float>(ns),
+                      dy = poisoned<float>(8);
+    settle();
+    layout const lay = layout::contiguous(0, count);
+    recur::lfilter(ex, std::span<float const>(b), std::span<float const>(a), nullptr, nullptr, lay,
+                   std::span<float const>(dzi.p, ns), std::span<float>(dzf.p, ns));
+    recur::lfilter(ex, b.data(), 3, a.data(), 3, dy.p, dy.p, lay, nullptr, dzf0.p);
+    recur::lfilter(ex, b.data(), 3, a.data(), 3, nullptr, nullptr, lay, dzi.p, dzi.p);  // zf == zi
+    finish(test_stream());
+    BOOST_TEST(same_bits(dzf.read(), zi), "count " << count << ": zf is not zi");
+    BOOST_TEST(same_bits(dzi.read(), zi), "count " << count << ": zf == zi changed it");
+    BOOST_TEST((dzf0.read() == std::vector<float>(ns, 0.0f)), "count " << count << ": zf is not zero");
+    BOOST_TEST(all_poison(dy.read()));
+  }
+}
+
+// Managed memory is valid for recur::cuda too.
+BOOST_AUTO_TEST_CASE(managed_memory) {
+  spec sp;
+  sp.order = 3;
+  sp.lay = layout::interleaved(10007, 33);
+  sp.seed = seed_for(712);
+  auto const p = make_problem<float>(sp);
+  auto const r = run_gpu(p, test_stream(), memory::managed);
+  BOOST_TEST(mismatch(p, r).empty(), mismatch(p, r));
+}
+
+// The comparison can fail: one element off by twice the tolerance, one zf
+// value off, one element not written, one gap written are all reported.
+BOOST_AUTO_TEST_CASE(checker_catches_wrong_results) {
+  spec sp;
+  sp.order = 2;
+  sp.lay = recur_test::make_layout(layout_kind::strided_gaps, 4099, 3);
+  sp.seed = seed_for(713);
+  auto const p = make_problem<float>(sp);
+  auto const r = run_gpu(p);
+  BOOST_TEST_REQUIRE(mismatch(p, r).empty(), mismatch(p, r));
+  std::int64_t const o = sp.lay.offset(2000, 1);
+  auto bad = r;
+  bad.y[o] = float(p.y[o] + 2 * p.tol);
+  BOOST_TEST(!mismatch(p, bad).empty());
+  bad = r;
+  bad.zf[3] = float(p.zf[3] - 2 * p.tol);
+  BOOST_TEST(!mismatch(p, bad).empty());
+  bad = r;
+  bad.y[o] = recur_test::poison<float>();
+  BOOST_TEST(!mismatch(p, bad).empty());
+  bad = r;
+  bad.y[o + 1] = 0.0f;  // a gap of the strided layout
+  BOOST_TEST(!mismatch(p, bad).empty());
+  // And the tolerance is far below the signal (see the top of the file).
+  BOOST_TEST(p.tol < 1e-3 * p.scale);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
