@@ -12,6 +12,7 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/kernels/dispatch/dispatch_lfilter.cuh>
 #include <recur/reference/lfilter.hpp>
+#include "filter_error_gain.hpp"
 
 namespace {
 
@@ -73,37 +74,7 @@ std::pair<std::vector<double>, std::vector<double>> random_filter(int order, std
 }
 
 // How much the filter can amplify a rounding error made in its state:
-// G = sum over k of ||A^k||_inf for the companion matrix A of the normalised
-// a (first column -a[1:], ones above the diagonal). Any evaluation order of
-// the recurrence (sequential or a scan) commits errors of order eps in the
-// state; they reach the output amplified by at most G.
-double error_gain(std::vector<double> const& a) {
-  int const k = static_cast<int>(a.size()) - 1;
-  if (k <= 0) return 1;
-  std::vector<double> m(k * k, 0.0), pw(k * k, 0.0);
-  for (int j = 0; j < k; ++j) {
-    m[j * k] = -a[j + 1] / a[0];
-    if (j + 1 < k) m[j * k + j + 1] = 1;
-    pw[j * k + j] = 1;
-  }
-  double g = 0;
-  for (int step = 0; step < 1000000; ++step) {
-    double norm = 0;
-    for (int r = 0; r < k; ++r) {
-      double row = 0;
-      for (int c = 0; c < k; ++c) row += std::fabs(pw[r * k + c]);
-      norm = std::max(norm, row);
-    }
-    g += norm;
-    if (norm < 1e-18) break;
-    std::vector<double> next(k * k, 0.0);
-    for (int r = 0; r < k; ++r)
-      for (int c = 0; c < k; ++c)
-        for (int q = 0; q < k; ++q) next[r * k + c] += pw[r * k + q] * m[q * k + c];
-    pw = next;
-  }
-  return g;
-}
+using recur_test::error_gain;
 
 template <class T>
 struct filter_run {

@@ -21,24 +21,13 @@
 
 namespace recur::kernels {
 
-template <class V>
-__device__ __forceinline__ V shfl_down_any(V v, unsigned delta) {
-  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0);
-  int w[sizeof(V) / 4];
-  std::memcpy(w, &v, sizeof(V));
-#pragma unroll
-  for (int i = 0; i < int(sizeof(V) / 4); ++i) w[i] = __shfl_down_sync(full_mask, w[i], delta);
-  std::memcpy(&v, w, sizeof(V));
-  return v;
-}
-
 template <bool Reverse>
 struct group_scan_direction {
   // The value `d` places earlier in scan order than this lane's.
   template <class V>
   __device__ __forceinline__ static V earlier(V v, unsigned d) {
     if constexpr (Reverse)
-      return shfl_down_any(v, d);
+      return shfl_down(v, d);
     else
       return shfl_up(v, d);
   }

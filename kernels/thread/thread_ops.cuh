@@ -25,6 +25,17 @@ __device__ __forceinline__ T shfl_up(T v, unsigned delta) {
 }
 
 template <class T>
+__device__ __forceinline__ T shfl_down(T v, unsigned delta) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0);
+  int w[sizeof(T) / 4];
+  std::memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < int(sizeof(T) / 4); ++i) w[i] = __shfl_down_sync(full_mask, w[i], delta);
+  std::memcpy(&v, w, sizeof(T));
+  return v;
+}
+
+template <class T>
 __device__ __forceinline__ T shfl_idx(T v, int src) {
   static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0);
   int w[sizeof(T) / 4];
