@@ -586,6 +586,12 @@ void register_ours(std::span<i64 const> sizes) {
     register_batched<T>("linrec", false, role::ours, bs, recur_call<T>(linrec_variant::automatic));
     register_batched<T>("linrec", true, role::ours, bs, recur_call<T>(linrec_variant::automatic));
   }
+  // The opt-in pipelined variant (dense contiguous layouts); on this
+  // benchmark's data (|s| <= 0.99, every tile forgets) it is at its best.
+  for (i64 n : sizes)
+    register_single<T>("linrec_pipelined", false, role::ours, n, recur_call<T>(linrec_variant::pipelined));
+  for (batch_shape bs : batch_shapes)
+    register_batched<T>("linrec_pipelined", false, role::ours, bs, recur_call<T>(linrec_variant::pipelined));
 }
 
 // ---------------------------------------------------------------------------

@@ -134,6 +134,43 @@ void run(data<T> const& d) {
   CK(cudaFree(temp));
 }
 
+// The persistent, pipelined agent (agent_linrec_pipe.cuh): grid = SMs x
+// MinBlocks, tiles taken from the counter.
+template <class T, int Block, int Items, int Stages, int MinBlocks, int Depth = 256, int Words = 1>
+void run_pipe(data<T> const& d) {
+  using agent = agent_linrec_pipe<T, Block, Items, Stages, Depth, MinBlocks, Words>;
+  using status = linrec_tile_status<T>;
+  std::int64_t const total = d.p.lay.n * d.p.lay.count, tiles = agent::tiles(total);
+  int const smem = sizeof(typename agent::temp_storage);
+  auto const kernel = linrec_pipe_kernel<agent, T>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int per_sm = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Block, smem));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  unsigned const grid = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::int64_t{sms} * per_sm));
+  void* temp;
+  CK(cudaMalloc(&temp, status::bytes(tiles)));
+  auto const launch = [&] {
+    CK(cudaMemsetAsync(temp, status::fill, status::bytes(tiles)));
+    kernel<<<grid, Block, smem>>>(linrec_params<T>{d.p}, status::carve(temp, tiles));
+  };
+  launch();
+  CK(cudaDeviceSynchronize());
+  std::int64_t const tail = d.tail_ref.size();
+  std::vector<T> w(tail);
+  CK(cudaMemcpy(w.data(), d.p.w + total - tail, tail * sizeof(T), cudaMemcpyDeviceToHost));
+  double err = 0;
+  for (std::int64_t i = 0; i < tail; ++i) err = std::max(err, double(std::fabs(w[i] - d.tail_ref[i])));
+  float const ms = median_ms(launch);
+  double const gbs = 3.0 * sizeof(T) * total / ms / 1e6;
+  std::printf(
+      "%s PIPE block %4d items %2d stages %d min_blocks %d depth %4d words %d (%d/SM, smem %d) %-6s  %.3f ms  %7.1f GB/s  %5.1f%% of copy  "
+      "tail err %.2e\n",
+      sizeof(T) == 4 ? "f32" : "f64", Block, Items, Stages, MinBlocks, Depth, Words, per_sm, smem, d.name, ms, gbs,
+      100 * gbs / copy_gbs, err);
+  CK(cudaFree(temp));
+}
+
 }  // namespace
 
 int main() {
@@ -151,6 +188,11 @@ int main() {
   using P = linrec_phases;
   for (bool long_memory : {false, true}) {
     auto d = make<float>(std::int64_t{1} << 28, long_memory);
+    run_pipe<float, 256, 16, 2, 3>(d);
+    run_pipe<float, 256, 16, 2, 3, 256, 2>(d);
+    run_pipe<float, 256, 16, 2, 3, 512, 4>(d);
+    run_pipe<float, 256, 16, 2, 2, 512, 4>(d);
+    run_pipe<float, 128, 16, 2, 5, 512, 4>(d);
     run<float, 256, 16, 256, 4, 1, P::load_store>(d);
     run<float, 256, 16, 256, 4, 1, P::precompute>(d);
     run<float, 256, 16, 256, 4, 1, P::propagate>(d);
@@ -163,6 +205,9 @@ int main() {
   }
   for (bool long_memory : {false, true}) {
     auto d = make<double>(std::int64_t{1} << 27, long_memory);
+    run_pipe<double, 256, 8, 2, 3>(d);
+    run_pipe<double, 256, 8, 2, 3, 256, 2>(d);
+    run_pipe<double, 256, 8, 2, 3, 512, 4>(d);
     run<double, 256, 8, 256, 4, 1>(d);
     run<double, 256, 8, 256, 3, 1>(d);
     run<double, 512, 8, 256, 2, 1>(d);

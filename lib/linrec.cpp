@@ -44,7 +44,7 @@ linrec_problem<T> checked(operand<T> const& s, operand<T> const& t, T* w, layout
   if (opt.dir != direction::forward && opt.dir != direction::reverse)
     bad(fmt::format("direction = {} is not forward or reverse", static_cast<int>(opt.dir)));
   if (opt.variant != linrec_variant::automatic && opt.variant != linrec_variant::single_pass &&
-      opt.variant != linrec_variant::three_kernel)
+      opt.variant != linrec_variant::three_kernel && opt.variant != linrec_variant::pipelined)
     bad(fmt::format("variant = {} is not a linrec_variant", static_cast<int>(opt.variant)));
 
   span const sw = span_of<T>(w, lay), ss = span_of(s.data, lay), st = span_of(t.data, lay);

@@ -32,7 +32,8 @@ using namespace recur_test;
 
 namespace {
 
-constexpr linrec_variant variants[] = {linrec_variant::single_pass, linrec_variant::three_kernel};
+constexpr linrec_variant variants[] = {linrec_variant::single_pass, linrec_variant::three_kernel,
+                                      linrec_variant::pipelined};
 constexpr direction directions[] = {direction::forward, direction::reverse};
 
 char const* name(linrec_variant v) {
@@ -43,6 +44,8 @@ char const* name(linrec_variant v) {
       return "single_pass";
     case linrec_variant::three_kernel:
       return "three_kernel";
+    case linrec_variant::pipelined:
+      return "pipelined";
   }
   return "?";
 }
@@ -200,8 +203,9 @@ void run_and_check(problem<T> const& p, linrec_variant v, memory m = memory::dev
 }
 
 // Both types, every variant given, one generated problem per type.
-void run_both_types(spec const& sp, std::initializer_list<linrec_variant> vs = {
-                                        linrec_variant::single_pass, linrec_variant::three_kernel}) {
+void run_both_types(spec const& sp,
+                    std::initializer_list<linrec_variant> vs = {linrec_variant::single_pass, linrec_variant::three_kernel,
+                                                                linrec_variant::pipelined}) {
   auto const pf = make_problem<float>(sp);
   for (auto const v : vs) run_and_check(pf, v);
   auto const pd = make_problem<double>(sp);
@@ -270,7 +274,8 @@ BOOST_AUTO_TEST_CASE(lengths_single_sequence) {
       sp.seed = seed_for(300, idx);
       sp = rotated(sp, idx++);
       run_both_types(sp,
-                     {linrec_variant::automatic, linrec_variant::single_pass, linrec_variant::three_kernel});
+                     {linrec_variant::automatic, linrec_variant::single_pass, linrec_variant::three_kernel,
+                      linrec_variant::pipelined});
     }
 }
 
@@ -402,7 +407,8 @@ BOOST_AUTO_TEST_CASE(empty_shapes) {
         sp.init = init;
         sp.seed = seed_for(307, idx++);
         run_both_types(
-            sp, {linrec_variant::automatic, linrec_variant::single_pass, linrec_variant::three_kernel});
+            sp, {linrec_variant::automatic, linrec_variant::single_pass, linrec_variant::three_kernel,
+                      linrec_variant::pipelined});
       }
   cuda_buffer const f = poisoned<float>(4, memory::device);
   recur::linrec_options<float> o;
@@ -510,6 +516,7 @@ BOOST_AUTO_TEST_CASE(f32_2_pow_28_plus_5, *boost::unit_test::precondition(enough
   auto p = make_problem<float>(sp);
   run_and_check(p, linrec_variant::single_pass);
   run_and_check(p, linrec_variant::three_kernel);
+  run_and_check(p, linrec_variant::pipelined);
   p.sp.dir = direction::reverse;
   run_and_check(p, linrec_variant::single_pass);
 }
@@ -528,6 +535,7 @@ BOOST_AUTO_TEST_CASE(f32_single_sequence_over_2_pow_31,
   auto p = make_problem<float>(sp);
   clock.lap("generate");
   run_and_check(p, linrec_variant::single_pass);
+  run_and_check(p, linrec_variant::pipelined);
   p.sp.dir = direction::reverse;
   run_and_check(p, linrec_variant::three_kernel);
 }
@@ -541,6 +549,8 @@ BOOST_AUTO_TEST_CASE(f32_batches_over_2_pow_31,
   sp.seed = seed_for(312);
   sp.lay = layout::contiguous((std::int64_t{1} << 30) + 7, 2);  // tiles agent
   run_and_check(make_problem<float>(sp), linrec_variant::single_pass);
+  sp.dir = direction::forward;
+  run_and_check(make_problem<float>(sp), linrec_variant::pipelined);  // pipelined agent
   sp.dir = direction::forward;
   sp.lay = layout::interleaved((std::int64_t{1} << 25) + 3, 64);  // lanes agent
   run_and_check(make_problem<float>(sp), linrec_variant::single_pass);

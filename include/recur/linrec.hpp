@@ -43,12 +43,20 @@ struct operand {
 
 enum class direction { forward, reverse };
 
-// Which GPU algorithm runs. Both are the P-scheme (pre-computation,
-// propagation, determination); see doc/pscheme.md.
+// Which GPU algorithm runs. All are the P-scheme (pre-computation,
+// propagation, determination); see doc/pscheme.md and doc/performance.md.
 enum class linrec_variant {
   automatic,     // the single-pass form below
   single_pass,   // tile on chip, decoupled look-back: memory read once, written once
   three_kernel,  // the paper's literal form: global transposed arrays, 3 kernels
+  // Single pass by a persistent grid that keeps the next tile's loads in
+  // flight during each look-back. For dense contiguous layouts with 16-byte
+  // aligned arrays (others run single_pass). Faster than single_pass when
+  // the recurrence forgets within a tile (|s| bounded away from 1: 88% of
+  // the copy bandwidth against 73% for f32 on the H100), slower when it
+  // does not (|s| ~ 1: 40% against 64%); same results bit for bit across
+  // runs, not the same bits as single_pass (doc/performance.md).
+  pipelined,
 };
 
 template <class T>

@@ -18,6 +18,7 @@
 
 #include <recur/linrec.hpp>
 #include "../agent/agent_linrec_lanes.cuh"
+#include "../agent/agent_linrec_pipe.cuh"
 #include "../agent/agent_linrec_three_kernel.cuh"
 #include "../agent/agent_linrec_tiles.cuh"
 #include "../tuning/tuning_linrec.cuh"
@@ -31,7 +32,12 @@ __global__ void linrec_copy_init_kernel(detail::linrec_problem<T> p) {
   if (k < p.lay.count) p.final_state[k] = p.init_of(k);
 }
 
-enum class linrec_agent { none, tiles, lanes, three_kernel };
+enum class linrec_agent { none, tiles, pipe, lanes, three_kernel };
+
+template <class T>
+using linrec_pipe_agent = agent_linrec_pipe<T, linrec_policy<T>::pipe_block, linrec_policy<T>::pipe_items,
+                                            linrec_policy<T>::pipe_stages, linrec_policy<T>::lookback_depth,
+                                            linrec_policy<T>::pipe_min_blocks>;
 
 template <class T>
 linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_variant v) {
@@ -39,6 +45,9 @@ linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_vari
   if (v == linrec_variant::three_kernel) return linrec_agent::three_kernel;
   if (p.lay.count >= linrec_lanes_min_count && p.lay.batch_stride == 1 && p.lay.n > 1)
     return linrec_agent::lanes;
+  // The pipelined agent only when asked for: it loses to the tiles agent on
+  // long-memory data (doc/performance.md, "The pipelined variant").
+  if (v == linrec_variant::pipelined && linrec_pipe_agent<T>::serves(p)) return linrec_agent::pipe;
   return linrec_agent::tiles;
 }
 
@@ -88,6 +97,28 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       }
       kernel<<<static_cast<unsigned>(tiles), policy::block, smem, stream>>>(prm,
                                                                             status::carve(d_temp, tiles));
+      return cudaGetLastError();
+    }
+    case linrec_agent::pipe: {
+      using agent = linrec_pipe_agent<T>;
+      std::int64_t const tiles = agent::tiles(total);
+      temp_bytes = status::bytes(tiles);
+      if (!d_temp) return cudaSuccess;
+      int dev = 0, sms = 0;
+      cudaError_t e = cudaGetDevice(&dev);
+      if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+      if (e == cudaSuccess) e = cudaMemsetAsync(d_temp, status::fill, status::bytes(tiles), stream);
+      if (e != cudaSuccess) return e;
+      constexpr int smem = sizeof(typename agent::temp_storage);
+      auto const kernel = linrec_pipe_kernel<agent, T>;
+      if (smem > 48 * 1024) {
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (e != cudaSuccess) return e;
+      }
+      // Persistent: as many blocks as fit at once (more would only wait).
+      std::int64_t const want = static_cast<std::int64_t>(sms) * agent::min_blocks;
+      unsigned const grid = static_cast<unsigned>(tiles < want ? tiles : want);
+      kernel<<<grid, agent::block_threads, smem, stream>>>(prm, status::carve(d_temp, tiles));
       return cudaGetLastError();
     }
     case linrec_agent::lanes: {

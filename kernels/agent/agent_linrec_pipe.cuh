@@ -1,0 +1,283 @@
+#pragma once
+// The single-pass P-scheme over tiles of a dense batch (sequences end to end
+// in one flat array, unit stride), persistent and software-pipelined: each
+// block keeps the loads of its next Stages - 1 tiles in flight while it
+// scans, looks back and stores the current one.
+//
+// Why: in agent_linrec_tiles a block issues its loads, then waits for them,
+// scans, and waits for its predecessor's state; while it waits nothing of
+// its own is in flight, and 4 blocks per SM did not keep the memory system
+// full (the H100 traces of doc/performance.md: loads 4.6 us of a 10.7 us tile
+// lifetime). Here the copies are asynchronous (cp.async, sm_80 and later):
+// global memory goes to shared memory without passing through registers,
+// and the waits of one tile overlap the loads of the next.
+//
+// Per tile (Block threads x Items elements; thread x owns the contiguous run
+// x*Items .. x*Items+Items-1, the paper's rearrangement):
+//   copy:            16-byte chunks, striped over the threads (coalesced),
+//                    each placed in shared memory at a swizzled slot, so that
+//                    the owner later reads its run with 16-byte loads and no
+//                    bank conflicts;
+//   pre-computation: the owner composes its run; a block scan gives prefixes
+//                    and the tile's map;
+//   propagation:     decoupled look-back (linrec_tile_status, value space:
+//                    bitwise reproducible);
+//   determination:   in registers, results back to the same slots, then
+//                    stored striped and coalesced.
+// Tiles are taken in order from a global counter (a block takes a tile when it
+// starts its copy), so the smallest unfinished tile is always being worked
+// on: no deadlock, whatever number of blocks is resident.
+
+#include <cstdint>
+
+#include "../block/block_scan.cuh"
+#include "linrec_lookback.cuh"
+#include "linrec_params.cuh"
+
+namespace recur::kernels {
+
+namespace detail_pipe {
+
+__device__ __forceinline__ unsigned smem_addr(void const* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// 16 bytes global -> shared, asynchronous; bytes past `src_bytes` (0..16)
+// are zero-filled and not read.
+__device__ __forceinline__ void cp_async16(void* dst, void const* src, unsigned src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// 16 bytes of T.
+template <class T>
+struct alignas(16) chunk {
+  static constexpr int n = 16 / sizeof(T);
+  T v[n];
+};
+
+}  // namespace detail_pipe
+
+template <class T, int Block, int Items, int Stages, int LookbackDepth, int MinBlocks = 1, int LookbackWords = 1>
+struct agent_linrec_pipe {
+  static constexpr int block_threads = Block;
+  static constexpr int min_blocks = MinBlocks;
+  static constexpr int tile_items = Block * Items;
+  using chunk = detail_pipe::chunk<T>;
+  static constexpr int per_chunk = chunk::n;
+  static constexpr int chunks = Items / per_chunk;  // per thread
+  static constexpr int tile_chunks = Block * chunks;
+  static_assert(Items % per_chunk == 0, "a thread's run is whole 16-byte chunks");
+  static_assert(chunks == 1 || chunks == 2 || chunks == 4 || chunks == 8, "chunks per thread: 1, 2, 4 or 8");
+  static_assert(Stages >= 2, "at least two stages: one being worked on, one in flight");
+  using map = ops::affine<T>;
+  using scan = block_scan<map, Block, ops::compose_resetting>;
+  using status = linrec_tile_status<T>;
+
+  // Slot of chunk c of owner o. Rotating each owner's chunks by o/2 puts the
+  // 8 chunks that a quarter warp reads at once (owners 8q .. 8q+7, same c) in
+  // 8 different 16-byte bank groups; the striped copies and stores touch 8
+  // consecutive chunks of two owners, also 8 different groups.
+  __device__ static constexpr int slot(int o, int c) {
+    if constexpr (chunks == 1) {
+      return o;
+    } else {
+      constexpr int rot_div = chunks >= 8 ? 1 : 8 / chunks;  // owners per quarter warp sharing a rotation
+      return o * chunks + ((c + o / rot_div) & (chunks - 1));
+    }
+  }
+
+  struct stage {
+    chunk s[tile_chunks];
+    chunk t[tile_chunks];  // holds w after determination
+  };
+  struct temp_storage {
+    stage st[Stages];
+    typename scan::temp_storage scan;
+    typename status::template walk_storage<LookbackDepth> walk;
+    std::int64_t tile[Stages];
+    T w_in;
+  };
+
+  static std::int64_t tiles(std::int64_t total) { return (total + tile_items - 1) / tile_items; }
+
+  // Whether the problem is one this agent serves: a dense contiguous batch
+  // whose arrays are 16-byte aligned.
+  static bool serves(detail::linrec_problem<T> const& p) {
+    auto aligned = [](void const* q) { return (reinterpret_cast<std::uintptr_t>(q) & 15) == 0; };
+    return p.lay.is_dense_contiguous() && p.lay.n > 0 && p.lay.count > 0 && (p.s || p.t) &&
+           (!p.s || aligned(p.s)) && (!p.t || aligned(p.t)) && aligned(p.w);
+  }
+
+  // Start the copies of `tile` into stage `k` (every thread; a tile past the
+  // end copies nothing). One commit group per call, empty or not, so the
+  // group count stays uniform.
+  __device__ static void copy_in(temp_storage& ts, int k, std::int64_t tile, detail::linrec_problem<T> const& p,
+                                 std::int64_t total, std::int64_t n_tiles) {
+    if (tile < n_tiles) {
+      std::int64_t const f0 = tile * tile_items;
+      std::int64_t const valid = total - f0 < tile_items ? total - f0 : tile_items;
+#pragma unroll
+      for (int j = 0; j < chunks; ++j) {
+        int const g = j * Block + static_cast<int>(threadIdx.x);
+        std::int64_t const e = static_cast<std::int64_t>(g) * per_chunk;
+        std::int64_t const left = valid - e;
+        unsigned const bytes = left >= per_chunk ? 16u : left > 0 ? static_cast<unsigned>(left * sizeof(T)) : 0u;
+        std::int64_t const src = bytes ? f0 + e : f0;  // nothing is read when bytes == 0
+        int const d = slot(g / chunks, g % chunks);
+        if (p.s) detail_pipe::cp_async16(&ts.st[k].s[d], p.s + src, bytes);
+        if (p.t) detail_pipe::cp_async16(&ts.st[k].t[d], p.t + src, bytes);
+      }
+    }
+    detail_pipe::cp_async_commit();
+  }
+
+  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, status const& st) {
+    detail::linrec_problem<T> const& p = prm.p;
+    unsigned const tid = threadIdx.x;
+    std::int64_t const n = p.lay.n;
+    std::int64_t const total = n * p.lay.count;
+    std::int64_t const n_tiles = st.tiles;
+
+    // Prologue: take the first Stages - 1 tiles and start their copies.
+    if (tid == 0) {
+#pragma unroll
+      for (int k = 0; k < Stages - 1; ++k) ts.tile[k] = st.next_tile();
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < Stages - 1; ++k) copy_in(ts, k, ts.tile[k], p, total, n_tiles);
+
+    for (int it = 0;; ++it) {
+      int const k = it % Stages;
+      int const k_next = (it + Stages - 1) % Stages;  // the stage of tile it + Stages - 1 (freed by tile it - 1)
+      // This thread's copies of tile `it` have landed (later tiles may still
+      // be in flight); the barrier makes everyone's visible, and ends every
+      // read of stage k_next by tile it - 1.
+      detail_pipe::cp_async_wait<Stages - 2>();
+      __syncthreads();
+      std::int64_t const tile = ts.tile[k];
+      if (tile >= n_tiles) break;  // uniform: read after the barrier
+      // The tile whose copy starts now is taken now, not earlier: tiles are
+      // then taken in about the order they will be worked on, so a tile's
+      // predecessors are mostly done by the time it looks back. (Taking it
+      // one iteration earlier made whole rounds of tiles look back at once:
+      // 10% of copy on long-memory data.)
+      if (tid == 0) ts.tile[k_next] = st.next_tile();
+
+      std::int64_t const f0 = tile * tile_items;
+      stage& sg = ts.st[k];
+
+      // The owner's run, into registers.
+      T s[Items], t[Items];
+#pragma unroll
+      for (int c = 0; c < chunks; ++c) {
+        int const d = slot(static_cast<int>(tid), c);
+        chunk const cs = p.s ? sg.s[d] : chunk{};
+        chunk const ct = p.t ? sg.t[d] : chunk{};
+#pragma unroll
+        for (int u = 0; u < per_chunk; ++u) {
+          s[c * per_chunk + u] = p.s ? cs.v[u] : p.s_value;
+          t[c * per_chunk + u] = p.t ? ct.v[u] : p.t_value;
+        }
+      }
+
+      // Sequence starts inside the run: element 0 of a sequence becomes the
+      // constant map (0, s_0 init + t_0).
+      std::int64_t const f = f0 + static_cast<std::int64_t>(tid) * Items;
+      std::int64_t seq, r;  // sequence and index of the run's first element
+      if (p.lay.count == 1) {
+        seq = 0;
+        r = f;
+      } else {
+        seq = f / n;
+        r = f - seq * n;
+      }
+      bool last[Items];  // element ends its sequence (its w is the final state)
+      {
+        std::int64_t rr = r, sq = seq;
+#pragma unroll
+        for (int j = 0; j < Items; ++j) {
+          if (rr == 0 && f + j < total) {
+            t[j] = fma(s[j], p.init_of(sq), t[j]);
+            s[j] = T(0);
+          }
+          last[j] = rr == n - 1;
+          if (++rr == n) {
+            rr = 0;
+            ++sq;
+          }
+        }
+      }
+
+      // Pre-computation.
+      map run = ops::affine_identity<T>();
+#pragma unroll
+      for (int j = 0; j < Items; ++j) run = ops::compose_resetting{}(run, map{s[j], t[j]});
+      __syncthreads();  // ts.tile[k_next] is visible
+      copy_in(ts, k_next, ts.tile[k_next], p, total, n_tiles);
+      map tile_map;
+      map const prefix =
+          scan::exclusive(ts.scan, run, ops::affine_identity<T>(), ops::compose_resetting{}, tile_map);
+
+      // Propagation (warp 0), while the next tile's copies are in flight.
+      if (tid < 32) {
+        if (tile > 0 && tid == 0) st.publish_aggregate(tile, tile_map);
+        T const w_in =
+            tile > 0 ? st.template incoming_warp<LookbackDepth, LookbackWords>(tile, ts.walk, tid) : T(0);
+        if (tid == 0) {
+          st.publish_inclusive(tile, apply_resetting(tile_map, w_in));
+          ts.w_in = w_in;
+        }
+      }
+      __syncthreads();
+
+      // Determination, in registers, back to the owner's slots.
+      T w = apply_resetting(prefix, ts.w_in);
+#pragma unroll
+      for (int j = 0; j < Items; ++j) {
+        w = determine(s[j], t[j], w);
+        t[j] = w;
+        if (last[j] && p.final_state && f + j < total) p.final_state[(f + j) / n] = w;
+      }
+#pragma unroll
+      for (int c = 0; c < chunks; ++c) {
+        chunk out;
+#pragma unroll
+        for (int u = 0; u < per_chunk; ++u) out.v[u] = t[c * per_chunk + u];
+        sg.t[slot(static_cast<int>(tid), c)] = out;
+      }
+      __syncthreads();
+
+      // Stores, striped and coalesced.
+      std::int64_t const valid = total - f0 < tile_items ? total - f0 : tile_items;
+#pragma unroll
+      for (int j = 0; j < chunks; ++j) {
+        int const g = j * Block + static_cast<int>(tid);
+        std::int64_t const e = static_cast<std::int64_t>(g) * per_chunk;
+        chunk const out = sg.t[slot(g / chunks, g % chunks)];
+        if (e + per_chunk <= valid) {
+          *reinterpret_cast<chunk*>(p.w + f0 + e) = out;
+        } else {
+#pragma unroll
+          for (int u = 0; u < per_chunk; ++u)
+            if (e + u < valid) p.w[f0 + e + u] = out.v[u];
+        }
+      }
+    }
+    detail_pipe::cp_async_wait<0>();
+  }
+};
+
+template <class Agent, class T>
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
+    linrec_pipe_kernel(linrec_params<T> prm, linrec_tile_status<T> st) {
+  extern __shared__ __align__(16) unsigned char linrec_pipe_smem[];
+  Agent::run(*reinterpret_cast<typename Agent::temp_storage*>(linrec_pipe_smem), prm, st);
+}
+
+}  // namespace recur::kernels
