@@ -360,6 +360,28 @@ BOOST_AUTO_TEST_CASE(long_memory) {
   }
 }
 
+// A scalar s whose tile-length power underflows (|s| <= 0.5 here) sends
+// `automatic` to the pipelined agent on dense layouts; a larger one (0.999)
+// keeps the tiles agent. Both against the reference, both types.
+BOOST_AUTO_TEST_CASE(automatic_scalar_s_choices) {
+  int idx = 0;
+  for (double const sv : {0.0, 0.5, -0.25, 0.999})
+    for (layout const& lay : {layout::contiguous(1), layout::contiguous(4095), layout::contiguous(4096),
+                              layout::contiguous(4097), layout::contiguous(1000003), layout::contiguous(777, 1001)}) {
+      spec sp;
+      sp.lay = lay;
+      sp.s_scalar = true;
+      sp.init = idx % 2 ? init_kind::array : init_kind::value;
+      sp.seed = seed_for(313, idx++);
+      auto pf = make_problem<float>(sp);
+      pf.s_value = static_cast<float>(sv);
+      run_and_check(pf, linrec_variant::automatic);
+      auto pd = make_problem<double>(sp);
+      pd.s_value = sv;
+      run_and_check(pd, linrec_variant::automatic);
+    }
+}
+
 // Same input, device and build: bitwise the same output (API guarantee).
 BOOST_AUTO_TEST_CASE(deterministic) {
   auto const twice = [](auto const& p, linrec_variant v) {

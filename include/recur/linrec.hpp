@@ -46,7 +46,8 @@ enum class direction { forward, reverse };
 // Which GPU algorithm runs. All are the P-scheme (pre-computation,
 // propagation, determination); see doc/pscheme.md and doc/performance.md.
 enum class linrec_variant {
-  automatic,     // the single-pass form below
+  automatic,     // single_pass; pipelined when s is a scalar with |s|^4096 (f32; ^2048 for f64)
+                 // far below the smallest subnormal, so that every tile provably forgets
   single_pass,   // tile on chip, decoupled look-back: memory read once, written once
   three_kernel,  // the paper's literal form: global transposed arrays, 3 kernels
   // Single pass by a persistent grid that keeps the next tile's loads in

@@ -11,6 +11,7 @@
 // synchronised or allocated here; every launch is graph-capturable. The
 // temporary storage must not be shared by two calls in flight at once.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -39,15 +40,34 @@ using linrec_pipe_agent = agent_linrec_pipe<T, linrec_policy<T>::pipe_block, lin
                                             linrec_policy<T>::pipe_stages, linrec_policy<T>::lookback_depth,
                                             linrec_policy<T>::pipe_min_blocks>;
 
+// Whether every tile's composed map is provably constant (a == 0): s is one
+// scalar whose tile-length power underflows to zero in T, with a margin of
+// 10 binary orders (any association of the product gives exactly 0). Then
+// each look-back ends at the predecessor, the case the pipelined agent is
+// made for, and its long-memory weakness cannot arise.
+template <class T>
+bool linrec_tiles_forget(detail::linrec_problem<T> const& p, int tile_items) {
+  if (p.s) return false;
+  double const a = p.s_value < T(0) ? -double(p.s_value) : double(p.s_value);
+  if (!(a < 1)) return false;  // also NaN
+  if (a == 0) return true;
+  constexpr double limit = sizeof(T) == 4 ? -149.0 - 10.0 : -1074.0 - 10.0;  // smallest subnormal, minus margin
+  return tile_items * std::log2(a) < limit;
+}
+
 template <class T>
 linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_variant v) {
   if (p.lay.n == 0 || p.lay.count == 0) return linrec_agent::none;
   if (v == linrec_variant::three_kernel) return linrec_agent::three_kernel;
   if (p.lay.count >= linrec_lanes_min_count && p.lay.batch_stride == 1 && p.lay.n > 1)
     return linrec_agent::lanes;
-  // The pipelined agent only when asked for: it loses to the tiles agent on
+  // The pipelined agent when asked for, or when the maps provably forget
+  // within a tile; not otherwise, since it loses to the tiles agent on
   // long-memory data (doc/performance.md, "The pipelined variant").
-  if (v == linrec_variant::pipelined && linrec_pipe_agent<T>::serves(p)) return linrec_agent::pipe;
+  if ((v == linrec_variant::pipelined ||
+       (v == linrec_variant::automatic && linrec_tiles_forget(p, linrec_pipe_agent<T>::tile_items))) &&
+      linrec_pipe_agent<T>::serves(p))
+    return linrec_agent::pipe;
   return linrec_agent::tiles;
 }
 
