@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <utility>
 #include <vector>
 
 // Trace builds of the tiles agent: per-tile phase timestamps (globaltimer),
@@ -78,6 +79,20 @@ void release(data<T>& d) {
   CK(cudaFree(d.p.w));
 }
 
+// One run, the largest error of the last 2^20 values against the
+// reference, then the median time of `launch`.
+template <class T, class Launch>
+std::pair<double, float> check_and_time(data<T> const& d, Launch const& launch) {
+  launch();
+  CK(cudaDeviceSynchronize());
+  std::int64_t const total = d.p.lay.n * d.p.lay.count, tail = d.tail_ref.size();
+  std::vector<T> w(tail);
+  CK(cudaMemcpy(w.data(), d.p.w + total - tail, tail * sizeof(T), cudaMemcpyDeviceToHost));
+  double err = 0;
+  for (std::int64_t i = 0; i < tail; ++i) err = std::max(err, double(std::fabs(w[i] - d.tail_ref[i])));
+  return {err, median_ms(launch)};
+}
+
 template <class T, int Block, int Items, int Depth, int MinBlocks, int Words = 1,
           linrec_phases Phases = linrec_phases::all>
 void run(data<T> const& d) {
@@ -95,14 +110,7 @@ void run(data<T> const& d) {
     CK(cudaMemsetAsync(temp, status::fill, status::bytes(tiles)));
     kernel<<<static_cast<unsigned>(tiles), Block, smem>>>(linrec_params<T>{d.p}, status::carve(temp, tiles));
   };
-  launch();
-  CK(cudaDeviceSynchronize());
-  std::int64_t const tail = d.tail_ref.size();
-  std::vector<T> w(tail);
-  CK(cudaMemcpy(w.data(), d.p.w + total - tail, tail * sizeof(T), cudaMemcpyDeviceToHost));
-  double err = 0;
-  for (std::int64_t i = 0; i < tail; ++i) err = std::max(err, double(std::fabs(w[i] - d.tail_ref[i])));
-  float const ms = median_ms(launch);
+  auto const [err, ms] = check_and_time(d, launch);
   double const gbs = 3.0 * sizeof(T) * total / ms / 1e6;
   static char const* const phase_names[] = {"load+store", "+precompute", "+propagate", "all"};
   std::printf(
@@ -154,14 +162,7 @@ void run_pipe(data<T> const& d) {
     CK(cudaMemsetAsync(temp, status::fill, status::bytes(tiles)));
     kernel<<<grid, Block, smem>>>(linrec_params<T>{d.p}, status::carve(temp, tiles));
   };
-  launch();
-  CK(cudaDeviceSynchronize());
-  std::int64_t const tail = d.tail_ref.size();
-  std::vector<T> w(tail);
-  CK(cudaMemcpy(w.data(), d.p.w + total - tail, tail * sizeof(T), cudaMemcpyDeviceToHost));
-  double err = 0;
-  for (std::int64_t i = 0; i < tail; ++i) err = std::max(err, double(std::fabs(w[i] - d.tail_ref[i])));
-  float const ms = median_ms(launch);
+  auto const [err, ms] = check_and_time(d, launch);
   double const gbs = 3.0 * sizeof(T) * total / ms / 1e6;
   std::printf(
       "%s PIPE block %4d items %2d stages %d min_blocks %d depth %4d words %d (%d/SM, smem %d) %-6s  %.3f ms  %7.1f GB/s  %5.1f%% of copy  "
