@@ -81,8 +81,10 @@
 #include <recur/config.hpp>
 #include <recur/detail/linrec_problem.hpp>
 #include <recur/kernels/dispatch/dispatch_linrec.cuh>
+#include <recur/kernels/dispatch/dispatch_filters.cuh>
 #include <recur/kernels/dispatch/dispatch_lfilter.cuh>
 #include <recur/kernels/dispatch/dispatch_scan.cuh>
+#include <recur/reference/dpcm.hpp>
 #include <recur/reference/lfilter.hpp>
 #include <recur/ops/affine.hpp>
 #include <recur/ops/matrix.hpp>
@@ -851,6 +853,118 @@ void register_lfilter() {
     }
 }
 
+// sosfilt (4 sections, resonant biquads of pole radii 0.9,
+// 0.85, 0.8, 0.75) and DPCM decoding (order-2 predictor 1.6 x_(i-1) -
+// 0.64 x_(i-2), poles 0.8, 0.8), f32, 8 bytes per sample; checked against the
+// sequential references in double on the first 2^16 samples of the first
+// and last lanes.
+std::vector<float> bench_sos() {
+  std::vector<float> sos;
+  for (int j = 0; j < 4; ++j) {
+    double const r = 0.9 - 0.05 * j, t = 0.3 + 0.4 * j;
+    for (float v : {0.2f, 0.3f, 0.1f, 1.0f, float(-2 * r * std::cos(t)), float(r * r)}) sos.push_back(v);
+  }
+  return sos;
+}
+
+struct stream_filter_case : case_base {
+  std::vector<dbuf<float>> x;
+  dbuf<float> y;
+  dbuf<char> temp;
+  std::size_t temp_bytes = 0;
+};
+
+// call(temp, bytes, x, y, lay) runs ours; reference(xd, yd, m) the sequential
+// filter in double on one lane's first m samples.
+template <class Call, class Reference>
+void bm_stream_filter(benchmark::State& st, std::string const& key, entry_info const& info, i64 lanes, i64 n,
+                      Call call, Reference reference) {
+  guarded(st, key, [&] {
+    layout const lay = layout::contiguous(n, lanes);
+    i64 const total = n * lanes;
+    std::size_t const sets = sets_for(4 * total);
+    auto& c = acquire<stream_filter_case>(key, [&] {
+      auto c = std::make_unique<stream_filter_case>();
+      for (std::size_t k = 0; k < sets; ++k) {
+        c->x.emplace_back(std::size_t(total));
+        fill_uniform(c->x.back().get(), total, -1.0, 1.0, 0x2f00u + k);
+      }
+      c->y = dbuf<float>(std::size_t(total));
+      check(call(nullptr, c->temp_bytes, c->x[0].get(), c->y.get(), lay));
+      c->temp = dbuf<char>(std::max<std::size_t>(c->temp_bytes, 1));
+      check(cudaMemsetAsync(c->y.get(), 0xff, std::size_t(total) * 4, g_stream));
+      std::size_t bytes = c->temp_bytes;
+      check(call(c->temp.get(), bytes, c->x[0].get(), c->y.get(), lay));
+      i64 const m = std::min(n, sample_len);
+      for (i64 lane : {i64(0), lanes - 1}) {
+        std::vector<float> hx(m), hy(m);
+        check(cudaMemcpyAsync(hx.data(), c->x[0].get() + lane * n, m * 4, cudaMemcpyDeviceToHost, g_stream));
+        check(cudaMemcpyAsync(hy.data(), c->y.get() + lane * n, m * 4, cudaMemcpyDeviceToHost, g_stream));
+        check(cudaStreamSynchronize(g_stream));
+        std::vector<double> xd(hx.begin(), hx.end()), yd(m);
+        reference(xd, yd, m);
+        double worst = 0, scale = 1;
+        for (i64 i = 0; i < m; ++i) {
+          worst = std::max(worst, std::fabs(double(hy[i]) - yd[i]));
+          scale = std::max(scale, std::fabs(yd[i]));
+        }
+        if (!(worst <= 1e-3 * scale)) throw bench_failure("wrong result: error " + std::to_string(worst));
+      }
+      return c;
+    });
+    time_calls(st, sets, info, [&](std::size_t k) {
+      std::size_t bytes = c.temp_bytes;
+      check(call(c.temp.get(), bytes, c.x[k].get(), c.y.get(), lay));
+    });
+  });
+}
+
+void register_filters() {
+  struct shape {
+    i64 lanes, n;
+  };
+  static std::vector<float> const sos = bench_sos();
+  static std::vector<float> const pred = {1.6f, -0.64f};
+  for (shape sh : {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}}) {
+    {
+      std::string const family = "sosfilt_f32";
+      std::string const key = arg_name(family, {{"sections", 4}, {"lanes", sh.lanes}, {"N", sh.n}});
+      entry_info info{8.0 * double(sh.lanes * sh.n), role::ours, key, key};
+      auto call = [](void* t, std::size_t& b, float const* x, float* y, layout const& lay) {
+        return recur::device::sosfilt<float>(t, b, sos, x, y, lay, nullptr, nullptr, g_stream);
+      };
+      auto ref = [](std::vector<double> const& x, std::vector<double>& y, i64 m) {
+        std::vector<double> sd(sos.begin(), sos.end());
+        recur::reference::sosfilt<double>(sd, x.data(), y.data(), layout::contiguous(m), nullptr, nullptr);
+      };
+      finish(benchmark::RegisterBenchmark(family.c_str(),
+                                          [=](benchmark::State& st) {
+                                            bm_stream_filter(st, key, info, sh.lanes, sh.n, call, ref);
+                                          })
+                 ->Args({4, sh.lanes, sh.n})
+                 ->ArgNames({"sections", "lanes", "N"}));
+    }
+    {
+      std::string const family = "dpcm_decode_f32";
+      std::string const key = arg_name(family, {{"order", 2}, {"lanes", sh.lanes}, {"N", sh.n}});
+      entry_info info{8.0 * double(sh.lanes * sh.n), role::ours, key, key};
+      auto call = [](void* t, std::size_t& b, float const* x, float* y, layout const& lay) {
+        return recur::device::dpcm_decode<float>(t, b, pred, x, y, lay, nullptr, g_stream);
+      };
+      auto ref = [](std::vector<double> const& e, std::vector<double>& x, i64 m) {
+        std::vector<double> c(pred.begin(), pred.end());
+        recur::reference::dpcm_decode<double>(c, e.data(), x.data(), layout::contiguous(m), nullptr);
+      };
+      finish(benchmark::RegisterBenchmark(family.c_str(),
+                                          [=](benchmark::State& st) {
+                                            bm_stream_filter(st, key, info, sh.lanes, sh.n, call, ref);
+                                          })
+                 ->Args({2, sh.lanes, sh.n})
+                 ->ArgNames({"order", "lanes", "N"}));
+    }
+  }
+}
+
 void register_all() {
   {
     std::string const key = arg_name("copy_ceiling", {{"bytes", copy_bytes}});
@@ -874,6 +988,7 @@ void register_all() {
   register_scan<recur::ops::affine<float>, recur::ops::compose, gen_affine>("affine_f32", i64(1) << 27, 1e-4);
   register_scan<mat3f, recur::ops::matrix_product, gen_rotation>("matrix3_f32", i64(1) << 24, 1e-2);
   register_lfilter();
+  register_filters();
   register_tridiag();
 }
 

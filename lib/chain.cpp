@@ -31,6 +31,7 @@
 #include <recur/ops/mobius.hpp>
 #include <recur/reference/linrec_order_k.hpp>
 #include "arg_check.hpp"
+#include "filter_backends.hpp"
 #include "linrec_backends.hpp"
 
 namespace recur {
@@ -369,11 +370,10 @@ void order_k_fixed(host const& ex, T const* a, T const* x, T* y, layout const& l
   pscheme(pol, lay, ex.threads, costs{K, 1});
 }
 
+// The checks both executors share; returns the state values of the batch.
 template <class T>
-void run_order_k(host const& ex, std::span<T const> a, T const* x, T* y, layout const& lay,
-                 chain_options<T> const& opt) {
-  constexpr char const* fn = "recur::linrec_order_k";
-  check_threads(fn, ex);
+std::int64_t check_order_k(char const* fn, std::span<T const> a, T const* x, T* y, layout const& lay,
+                           chain_options<T> const& opt) {
   std::int64_t const k = static_cast<std::int64_t>(a.size());
   if (k > 0) detail::check_pointer(fn, a.data(), "a", true);
   for (std::int64_t j = 0; j < k; ++j)
@@ -393,7 +393,16 @@ void run_order_k(host const& ex, std::span<T const> a, T const* x, T* y, layout 
   o.state(sy, "y", si, sf, opt.init, opt.final_state);
   o.disjoint(sf, "final_state", sa, "a");
   o.disjoint(sf, "final_state", sx, "x");
+  return sv;
+}
 
+template <class T>
+void run_order_k(host const& ex, std::span<T const> a, T const* x, T* y, layout const& lay,
+                 chain_options<T> const& opt) {
+  constexpr char const* fn = "recur::linrec_order_k";
+  check_threads(fn, ex);
+  std::int64_t const k = static_cast<std::int64_t>(a.size());
+  std::int64_t const sv = check_order_k(fn, a, x, y, lay, opt);
   if (lay.count == 0) return;
   if (lay.n == 0) return copy_state(opt.init, T(0), opt.final_state, sv);
   layout const l = normalised_layout(lay);
@@ -430,6 +439,34 @@ void run_order_k(host const& ex, std::span<T const> a, T const* x, T* y, layout 
     reference::linrec_order_k<T>(a, x + off, y + off, one, opt.init ? opt.init + s * k : nullptr,
                                  opt.final_state ? opt.final_state + s * k : nullptr);
   }
+}
+
+// recur::cuda: the same checks, then the GPU's (order at most 8, device
+// memory, a host coefficient array), then the LTI backend (filter_backends.hpp).
+template <class T>
+void run_order_k_cuda(cuda const& ex, std::span<T const> a, T const* x, T* y, layout const& lay,
+                      chain_options<T> const& opt) {
+  constexpr char const* fn = "recur::linrec_order_k";
+  if (!cuda_compiled())
+    throw not_compiled("recur::linrec_order_k: this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)");
+  std::int64_t const k = static_cast<std::int64_t>(a.size());
+  if (k > 0) detail::check_host_pointer(fn, a.data(), "a");
+  check_order_k(fn, a, x, y, lay, opt);
+  if (k > detail::predictor_cuda_max_order)
+    detail::bad_argument(fn, fmt::format("order {} (a.size()) is not supported with recur::cuda: the CUDA backend "
+                                         "supports orders 0-{} (recur::host has no limit)",
+                                         k, detail::predictor_cuda_max_order));
+  if (lay.n > 0 && lay.count > 0) {
+    detail::check_device_pointer(fn, x, "x");
+    if (y != x) detail::check_device_pointer(fn, y, "y");
+  }
+  if (lay.count > 0 && k > 0) {
+    if (opt.init) detail::check_device_pointer(fn, opt.init, "opt.init");
+    if (opt.final_state && opt.final_state != opt.init) detail::check_device_pointer(fn, opt.final_state, "opt.final_state");
+  }
+  if (lay.count == 0) return;
+  detail::predictor_cuda<T>(false, a.data(), k, x, y, normalised_layout(lay), opt.init,
+                            k > 0 ? opt.final_state : nullptr, ex.stream);
 }
 
 template <class T>
@@ -497,6 +534,15 @@ void linrec_order_k(host const& ex, std::span<float const> a, float const* x, fl
 void linrec_order_k(host const& ex, std::span<double const> a, double const* x, double* y, layout const& lay,
                     chain_options<double> const& opt) {
   run_order_k<double>(ex, a, x, y, lay, opt);
+}
+
+void linrec_order_k(cuda const& ex, std::span<float const> a, float const* x, float* y, layout const& lay,
+                    chain_options<float> const& opt) {
+  run_order_k_cuda<float>(ex, a, x, y, lay, opt);
+}
+void linrec_order_k(cuda const& ex, std::span<double const> a, double const* x, double* y, layout const& lay,
+                    chain_options<double> const& opt) {
+  run_order_k_cuda<double>(ex, a, x, y, lay, opt);
 }
 
 void mobius_recurrence(host const& ex, float const* alpha, float const* beta, float const* gamma,

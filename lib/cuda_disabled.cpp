@@ -49,6 +49,23 @@ template void lfilter_cuda<float>(float const*, std::int64_t, float const*, std:
 template void lfilter_cuda<double>(double const*, std::int64_t, double const*, std::int64_t, double const*,
                                    double*, layout const&, double const*, double*, CUstream_st*);
 
+template <class T>
+void sosfilt_cuda(T const*, std::int64_t, T const*, T*, layout const&, T const*, T*, CUstream_st*) {
+  no_cuda();
+}
+template void sosfilt_cuda<float>(float const*, std::int64_t, float const*, float*, layout const&, float const*,
+                                  float*, CUstream_st*);
+template void sosfilt_cuda<double>(double const*, std::int64_t, double const*, double*, layout const&,
+                                   double const*, double*, CUstream_st*);
+template <class T>
+void predictor_cuda(bool, T const*, std::int64_t, T const*, T*, layout const&, T const*, T*, CUstream_st*) {
+  no_cuda();
+}
+template void predictor_cuda<float>(bool, float const*, std::int64_t, float const*, float*, layout const&,
+                                    float const*, float*, CUstream_st*);
+template void predictor_cuda<double>(bool, double const*, std::int64_t, double const*, double*, layout const&,
+                                     double const*, double*, CUstream_st*);
+
 tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_algorithm) { no_cuda(); }
 
 }  // namespace detail

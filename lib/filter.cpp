@@ -2,9 +2,10 @@
 // codecs: every argument checked before anything is written, then sequences
 // spread over OpenMP threads, each filtered sequentially by the references'
 // arithmetic (include/recur/reference/lfilter.hpp, dpcm.hpp), so the results
-// are the references' bit for bit whatever the thread count. lfilter with
-// recur::cuda runs the same checks, then those of the GPU (order at most 4,
-// device memory), and calls the CUDA backend (filter_backends.hpp).
+// are the references' bit for bit whatever the thread count. lfilter,
+// sosfilt and the floating-point DPCM codecs with recur::cuda run the same
+// checks, then those of the GPU (order at most 8, device memory), and call
+// the CUDA backends (filter_backends.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -344,6 +345,34 @@ void run_sosfilt(host const& ex, std::span<T const> sos, T const* x, T* y, layou
   df2t_batch(ex, s.b.data(), s.a.data(), ns, 2, x, y, normalised_layout(lay), zip, zfp);
 }
 
+// recur::cuda: the host's checks, then the GPU's (device memory, sos on the
+// host), then the LTI backend.
+template <class T>
+void run_sosfilt_cuda(cuda const& ex, std::span<T const> sos, T const* x, T* y, layout const& lay,
+                      std::span<T const> zi, std::span<T> zf) {
+  constexpr char const* fn = "recur::sosfilt";
+  if (!cuda_compiled())
+    throw not_compiled("recur::sosfilt: this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)");
+  if (!sos.empty()) detail::check_host_pointer(fn, sos.data(), "sos");
+  auto const s = checked_sections(fn, sos);
+  std::int64_t const ns = s.count();
+  T const* const zip = zi.empty() ? nullptr : zi.data();
+  T* const zfp = zf.empty() ? nullptr : zf.data();
+  check_filter_call<T>(fn, x, y, lay, zip, static_cast<std::int64_t>(zi.size()), zfp,
+                       static_cast<std::int64_t>(zf.size()), 2 * ns, "2 n_sections",
+                       {{span_of(sos.data(), static_cast<std::int64_t>(sos.size())), "sos"}});
+  if (lay.n > 0 && lay.count > 0) {
+    detail::check_device_pointer(fn, x, "x");
+    if (y != x) detail::check_device_pointer(fn, y, "y");
+  }
+  if (lay.count > 0) {
+    if (zip) detail::check_device_pointer(fn, zip, "zi");
+    if (zfp && zfp != zip) detail::check_device_pointer(fn, zfp, "zf");
+  }
+  if (lay.count == 0) return;
+  detail::sosfilt_cuda<T>(sos.data(), ns, x, y, normalised_layout(lay), zip, zfp, ex.stream);
+}
+
 template <class T>
 std::vector<T> run_lfilter_zi(std::span<T const> b, std::span<T const> a) {
   constexpr char const* fn = "recur::lfilter_zi";
@@ -461,6 +490,31 @@ void run_dpcm_float(host const& ex, bool encode, std::span<T const> c, T const* 
 }
 
 template <class T>
+void run_dpcm_float_cuda(cuda const& ex, bool encode, std::span<T const> c, T const* in, T* out,
+                         layout const& lay, std::span<T const> init) {
+  dpcm_names const& nm = encode ? encode_names : decode_names;
+  if (!cuda_compiled())
+    throw not_compiled(std::string(nm.fn) +
+                       ": this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)");
+  if (!c.empty()) detail::check_host_pointer(nm.fn, c.data(), "c");
+  check_float_predictor(nm.fn, c);
+  check_dpcm_call<T, T>(nm, c, in, out, lay, init);
+  std::int64_t const k = static_cast<std::int64_t>(c.size());
+  if (k > detail::predictor_cuda_max_order)
+    detail::bad_argument(nm.fn, fmt::format("order {} (c.size()) is not supported with recur::cuda: the CUDA "
+                                            "backend supports orders 0-{} (recur::host has no limit)",
+                                            k, detail::predictor_cuda_max_order));
+  if (lay.n > 0 && lay.count > 0) {
+    detail::check_device_pointer(nm.fn, in, nm.in);
+    if (out != in) detail::check_device_pointer(nm.fn, out, nm.out);
+    if (!init.empty()) detail::check_device_pointer(nm.fn, init.data(), "init");
+  }
+  if (lay.count == 0 || lay.n == 0) return;
+  detail::predictor_cuda<T>(encode, c.data(), k, in, out, normalised_layout(lay),
+                            init.empty() ? nullptr : init.data(), nullptr, ex.stream);
+}
+
+template <class T>
 std::int64_t ssize_of(std::span<T> s) {
   return static_cast<std::int64_t>(s.size());
 }
@@ -527,6 +581,15 @@ void sosfilt(host const& ex, std::span<double const> sos, double const* x, doubl
   run_sosfilt<double>(ex, sos, x, y, lay, zi, zf);
 }
 
+void sosfilt(cuda const& ex, std::span<float const> sos, float const* x, float* y, layout const& lay,
+             std::span<float const> zi, std::span<float> zf) {
+  run_sosfilt_cuda<float>(ex, sos, x, y, lay, zi, zf);
+}
+void sosfilt(cuda const& ex, std::span<double const> sos, double const* x, double* y, layout const& lay,
+             std::span<double const> zi, std::span<double> zf) {
+  run_sosfilt_cuda<double>(ex, sos, x, y, lay, zi, zf);
+}
+
 void dpcm_encode(host const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* x,
                  std::int16_t* e, layout const& lay, std::span<std::int16_t const> init) {
   run_dpcm_int<std::int16_t>(ex, true, c, shift, x, e, lay, init);
@@ -567,6 +630,23 @@ void dpcm_decode(host const& ex, std::span<float const> c, float const* e, float
 void dpcm_decode(host const& ex, std::span<double const> c, double const* e, double* x, layout const& lay,
                  std::span<double const> init) {
   run_dpcm_float<double>(ex, false, c, e, x, lay, init);
+}
+
+void dpcm_encode(cuda const& ex, std::span<float const> c, float const* x, float* e, layout const& lay,
+                 std::span<float const> init) {
+  run_dpcm_float_cuda<float>(ex, true, c, x, e, lay, init);
+}
+void dpcm_encode(cuda const& ex, std::span<double const> c, double const* x, double* e, layout const& lay,
+                 std::span<double const> init) {
+  run_dpcm_float_cuda<double>(ex, true, c, x, e, lay, init);
+}
+void dpcm_decode(cuda const& ex, std::span<float const> c, float const* e, float* x, layout const& lay,
+                 std::span<float const> init) {
+  run_dpcm_float_cuda<float>(ex, false, c, e, x, lay, init);
+}
+void dpcm_decode(cuda const& ex, std::span<double const> c, double const* e, double* x, layout const& lay,
+                 std::span<double const> init) {
+  run_dpcm_float_cuda<double>(ex, false, c, e, x, lay, init);
 }
 
 }  // namespace recur

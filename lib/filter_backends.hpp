@@ -23,14 +23,32 @@
 
 namespace recur::detail {
 
-// The GPU composes the filter as a scan over (state, output) values of
-// order + 1 entries (kernels/dispatch/dispatch_lfilter.cuh): orders 0 to 4.
-inline constexpr std::int64_t lfilter_cuda_max_order = 4;
+// The GPU runs the filter as a linear time-invariant recurrence on its state
+// (kernels/dispatch/dispatch_lfilter.cuh over dispatch_lti.cuh): orders 0 to 8.
+inline constexpr std::int64_t lfilter_cuda_max_order = 8;
 
 // Defined in lib/cuda/lfilter_cuda.cu (or as a not_compiled stub when CUDA is off).
 template <class T>
 void lfilter_cuda(T const* b, std::int64_t nb, T const* a, std::int64_t na, T const* x, T* y,
                   layout const& lay, T const* zi, T* zf, CUstream_st* stream);
+
+// sosfilt on the GPU: `sections` checked rows of 6 coefficients (sos, host
+// memory; each row's a0 nonzero, everything finite after normalisation);
+// state 2 * sections values per sequence. Any number of sections (up to 4
+// fused per pass over memory). Same contract as lfilter_cuda otherwise.
+template <class T>
+void sosfilt_cuda(T const* sos, std::int64_t sections, T const* x, T* y, layout const& lay, T const* zi, T* zf,
+                  CUstream_st* stream);
+
+// Predictor recurrences of order k <= predictor_cuda_max_order on the GPU,
+// coefficients c (host memory, finite): encode e_i = x_i - sum c_j x_(i-j)
+// (DPCM encoding), otherwise y_i = sum c_j y_(i-j) + x_i (DPCM decoding and
+// linrec_order_k); state k values per sequence, newest first (init read,
+// final_state written, either may be null; final_state only when decoding).
+inline constexpr std::int64_t predictor_cuda_max_order = 8;
+template <class T>
+void predictor_cuda(bool encode, T const* c, std::int64_t k, T const* in, T* out, layout const& lay,
+                    T const* init, T* final_state, CUstream_st* stream);
 
 // Throws invalid_argument (message starting with fn) when ptr is memory the
 // host cannot read (device memory): for arrays the host API reads itself,

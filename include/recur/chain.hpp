@@ -5,9 +5,17 @@
 //   recur::linrec_order_k(recur::host{}, a, x, x, recur::layout::interleaved(n, count));  // in place
 //   recur::mobius_recurrence(recur::host{}, alpha, beta, gamma, delta, p, recur::layout::contiguous(n));
 //
-// Executors. Only recur::host (OpenMP) is declared here; the CUDA executor is
-// not wired for these functions yet (on the GPU, recur::device::scan over
-// ops::affine_matrix or ops::mobius_compose is the path for now).
+// Executors. recur::host (OpenMP) runs everything here. recur::cuda runs
+// linrec_order_k, orders 0-8 (recur::device::linrec_order_k, kernels/
+// dispatch/dispatch_filters.cuh: a linear time-invariant recurrence on the
+// k-value state, tiles combined with powers of the companion matrix; a
+// higher order is an invalid_argument), with a host array a and device x, y,
+// init and final_state, enqueued on ex.stream without synchronising; its
+// results agree with the reference to rounding (a small multiple of eps
+// times the recurrence's error gain for a stable one) and are bitwise
+// reproducible run to run. matrix_chain and mobius_recurrence are not wired
+// to recur::cuda yet (on the GPU, recur::device::scan over ops::affine_matrix
+// or ops::mobius_compose is the path for now).
 //
 // - matrix_chain<K>: x_i = M_i x_{i-1} + u_i, x a K-vector, M_i a K x K
 //   matrix, K = 2..8, forward, x_{-1} = init. Storage, as
@@ -110,6 +118,11 @@ requires(K >= 2 && K <= 8 && (std::same_as<T, float> || std::same_as<T, double>)
 void linrec_order_k(host const& ex, std::span<float const> a, float const* x, float* y, layout const& lay,
                     chain_options<float> const& opt = {});
 void linrec_order_k(host const& ex, std::span<double const> a, double const* x, double* y, layout const& lay,
+                    chain_options<double> const& opt = {});
+// On the GPU (orders 0-8): a on the host, the rest in device memory.
+void linrec_order_k(cuda const& ex, std::span<float const> a, float const* x, float* y, layout const& lay,
+                    chain_options<float> const& opt = {});
+void linrec_order_k(cuda const& ex, std::span<double const> a, double const* x, double* y, layout const& lay,
                     chain_options<double> const& opt = {});
 
 // --- Moebius recurrences ---------------------------------------------------

@@ -9,8 +9,11 @@
 //
 // Executors. recur::host (OpenMP, sequences spread over threads, each
 // sequence filtered sequentially) runs every function here. recur::cuda runs
-// lfilter, orders 0-4 (through recur::device::lfilter, kernels/dispatch/
-// dispatch_lfilter.cuh); sosfilt and the DPCM codecs are host-only for now.
+// lfilter (orders 0-8), sosfilt (any number of sections) and the
+// floating-point DPCM codecs (orders 0-8), through recur::device::lfilter,
+// sosfilt, dpcm_encode and dpcm_decode (kernels/dispatch/dispatch_lfilter.cuh,
+// dispatch_filters.cuh, both over dispatch_lti.cuh); the integer DPCM codecs
+// are host-only.
 //
 // Semantics: those of the sequential references, include/recur/reference/
 // lfilter.hpp and dpcm.hpp, whose arithmetic the recur::host functions run,
@@ -62,30 +65,36 @@
 // overflow), negative host.threads. Non-finite samples are not rejected: they
 // propagate through the arithmetic.
 //
-// lfilter with recur::cuda: the same semantics and the same argument checks
-// (same errors, nothing written on error), except that
-// - x, y, zi and zf are device (or managed) pointers, and spans over device
-//   memory for zi and zf; b and a stay host memory (they are checked and
-//   normalised on the host); a host pointer where device memory is needed,
-//   or device memory for b or a, is an invalid_argument;
-// - the order max(len(a), len(b)) - 1 must be 0 to 4; a higher one is an
-//   invalid_argument (recur::host has no limit);
+// With recur::cuda (lfilter, sosfilt, floating-point DPCM): the same
+// semantics and the same argument checks (same errors, nothing written on
+// error), except that
+// - x, y, e, zi, zf and init are device (or managed) pointers, and spans over
+//   device memory; the coefficients b, a, sos and c stay host memory (they are
+//   checked and normalised on the host); a host pointer where device memory is
+//   needed, or device memory for coefficients, is an invalid_argument;
+// - lfilter's order max(len(a), len(b)) - 1 and DPCM's c.size() must be 0 to
+//   8 (a higher one is an invalid_argument; recur::host has no limit);
+//   sosfilt takes any number of sections, fused 4 at a time into one pass
+//   over memory;
 // - the work is enqueued on the executor's stream and the call returns
 //   without synchronising; temporary storage is allocated stream-ordered
 //   (cudaMallocAsync / cudaFreeAsync on that stream);
-// - the GPU composes the filter as a scan (the state's affine maps, with the
-//   powers of the filter matrix), so the results are not bitwise the
-//   references': they agree to rounding, within a small multiple of eps
-//   times the filter's error gain (sum_k ||A^k||) for a stable filter, not
-//   growing with the length. They are bitwise identical from run to run for
-//   the same input, device and build. y may equal x, zf may equal zi, as on
-//   the host;
-// - a non-finite sample propagates to every later output of its sequence
-//   (the scan multiplies it by the matrix powers, 0 * NaN = NaN), even where
-//   the sequential filter would forget it (an FIR filter after its order);
+// - the GPU runs the filter as a linear time-invariant recurrence on its
+//   state (tiles of each sequence combined by a scan with the powers of the
+//   state matrix; many short or strided sequences one thread each), so the
+//   results are not bitwise the references': they agree to rounding, within
+//   a small multiple of eps times the filter's error gain (sum_k ||A^k||) for
+//   a stable filter, not growing with the length. They are bitwise identical
+//   from run to run for the same input, device and build. Outputs may equal
+//   inputs (in place), zf may equal zi, as on the host;
+// - a non-finite sample propagates through the state as the arithmetic
+//   takes it (a scan multiplies it by matrix powers, 0 * NaN = NaN), so it
+//   may reach later outputs of its sequence that the sequential filter would
+//   not (an FIR filter after its order), though never past a tile whose
+//   state matrix power is exactly zero in T;
 // - a build without CUDA throws recur::not_compiled, whatever the call.
 //
-// Pointers are host memory, except for lfilter with recur::cuda (above).
+// Pointers are host memory, except with recur::cuda (above).
 // Sizes are 64-bit.
 
 #include <cstdint>
@@ -112,7 +121,7 @@ void lfilter(host const& ex, float const* b, std::int64_t nb, float const* a, st
 void lfilter(host const& ex, double const* b, std::int64_t nb, double const* a, std::int64_t na,
              double const* x, double* y, layout const& lay, double const* zi = nullptr, double* zf = nullptr);
 
-// On the GPU (orders 0-4): x, y, zi and zf in device memory, b and a on the
+// On the GPU (orders 0-8): x, y, zi and zf in device memory, b and a on the
 // host; enqueued on ex.stream.
 void lfilter(cuda const& ex, std::span<float const> b, std::span<float const> a, float const* x, float* y,
              layout const& lay, std::span<float const> zi = {}, std::span<float> zf = {});
@@ -140,6 +149,11 @@ void sosfilt(host const& ex, std::span<float const> sos, float const* x, float* 
              std::span<float const> zi = {}, std::span<float> zf = {});
 void sosfilt(host const& ex, std::span<double const> sos, double const* x, double* y, layout const& lay,
              std::span<double const> zi = {}, std::span<double> zf = {});
+// On the GPU: sos on the host, the rest in device memory.
+void sosfilt(cuda const& ex, std::span<float const> sos, float const* x, float* y, layout const& lay,
+             std::span<float const> zi = {}, std::span<float> zf = {});
+void sosfilt(cuda const& ex, std::span<double const> sos, double const* x, double* y, layout const& lay,
+             std::span<double const> zi = {}, std::span<double> zf = {});
 
 // --- DPCM ------------------------------------------------------------------
 
@@ -166,6 +180,16 @@ void dpcm_encode(host const& ex, std::span<double const> c, double const* x, dou
 void dpcm_decode(host const& ex, std::span<float const> c, float const* e, float* x, layout const& lay,
                  std::span<float const> init = {});
 void dpcm_decode(host const& ex, std::span<double const> c, double const* e, double* x, layout const& lay,
+                 std::span<double const> init = {});
+
+// On the GPU (orders 0-8): c on the host, x, e and init in device memory.
+void dpcm_encode(cuda const& ex, std::span<float const> c, float const* x, float* e, layout const& lay,
+                 std::span<float const> init = {});
+void dpcm_encode(cuda const& ex, std::span<double const> c, double const* x, double* e, layout const& lay,
+                 std::span<double const> init = {});
+void dpcm_decode(cuda const& ex, std::span<float const> c, float const* e, float* x, layout const& lay,
+                 std::span<float const> init = {});
+void dpcm_decode(cuda const& ex, std::span<double const> c, double const* e, double* x, layout const& lay,
                  std::span<double const> init = {});
 
 }  // namespace recur

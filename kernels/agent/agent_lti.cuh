@@ -1,0 +1,311 @@
+#pragma once
+// The single-pass P-scheme for linear time-invariant recurrences on a
+// K-value state: s_i = A s_(i-1) + B x_i, y_i = C s_(i-1) + D x_i with A, B,
+// C, D constant, written as a `System`'s per-sample step (any step linear in
+// the state and the sample: DF2T IIR filters, second-order-section cascades,
+// order-k recurrences, DPCM predictors; kernels/dispatch/dispatch_lti.cuh
+// lists them).
+//
+// A System provides
+//   static constexpr int K;                          // state values
+//   template <class U> RECUR_HD U step(U (&s)[K], U x) const;
+// returning y_i and updating s in place; its coefficients are stored in T
+// and converted to U, so the host can run the same step in double to build
+// A (one column per unit state).
+//
+// Tiles never cross a sequence: tile t of a batch is tile t % tiles_per_seq
+// of sequence t / tiles_per_seq. Per tile, on chip:
+//   load:            coalesced (striped) into shared memory, so each thread
+//                    then owns a contiguous run of Items samples;
+//   pre-computation: each thread runs its samples from a zero state (its run's
+//                    aggregate v: the state it leaves); a warp scan combines
+//                    runs as (l, r) -> A^(Items d) l + r with the powers
+//                    A^(Items 2^s) from the parameters (constant bank), and the
+//                    warps' totals fold into the tile's aggregate;
+//   propagation:     decoupled look-back over K-vectors (lti_lookback.cuh);
+//   determination:   each thread's incoming state is A^(Items lane) times its
+//                    warp's incoming state plus its exclusive prefix, and the
+//                    thread re-runs its samples from it, writing outputs in
+//                    place in shared memory, stored striped.
+// Memory is read once and written once; results are bitwise reproducible run
+// to run (every combination is in a fixed order, and the look-back is in
+// value space).
+
+#include <cstdint>
+#include <utility>
+
+#include <recur/layout/layout.hpp>
+#include "../thread/thread_ops.cuh"
+#include "lti_lookback.cuh"
+
+namespace recur::kernels {
+
+constexpr int lti_log2(int v) { return v <= 1 ? 0 : 1 + lti_log2(v / 2); }
+
+// Whether entry (i, j) of the powers of a System's state matrix can be
+// nonzero: a System may declare `static constexpr bool nonzero(int, int)`
+// (a cascade's matrix is block lower triangular, and so are its powers:
+// the products skip the other entries at compile time).
+template <class System>
+constexpr bool lti_nonzero(int i, int j) {
+  if constexpr (requires { System::nonzero(0, 0); })
+    return System::nonzero(i, j);
+  else
+    return true;
+}
+
+// Kernel parameters: the problem, and the powers A^(Items 2^s) of the state
+// matrix for s = 0 .. log2(Block) (the last one is the tile's map).
+template <class T, class System, int Levels>
+struct lti_params {
+  static constexpr int K = System::K;
+  System sys;
+  T const* x;
+  T* y;
+  layout lay;
+  T const* zi;                 // sequence k's initial state at zi + k * state_stride, or null (zero)
+  T* zf;                       // sequence k's final state at zf + k * state_stride, or null
+  std::int64_t state_stride;
+  std::int64_t tiles_per_seq;
+  int forget;                  // A^tile is zero in T: tiles' maps are constant
+  T pow[Levels][K][K];
+};
+
+template <class T, class System, int Block, int Items, int Depth, int MinBlocks>
+struct agent_lti {
+  static constexpr int K = System::K;
+  static constexpr int block_threads = Block, min_blocks = MinBlocks;
+  static constexpr int tile_items = Block * Items, warps = Block / 32;
+  static_assert(Block >= 64 && (Block & (Block - 1)) == 0 && (Items & (Items - 1)) == 0);
+  static constexpr int log_block = lti_log2(Block), log_warp = 5, log_warps = log_block - log_warp,
+                       levels = log_block + 1;
+  using params = lti_params<T, System, levels>;
+  using status = lti_tile_status<T, K>;
+  using vec = lti_vec<T, K>;
+
+  static constexpr int padded(int k) { return k + k / 32; }
+
+  struct temp_storage {
+    T x[padded(tile_items)];  // samples, then outputs
+    vec warp_total[warps];
+    vec warp_in[warps];
+    typename status::template walk_storage<Depth> walk;
+    std::int64_t tile;
+  };
+
+  static std::int64_t tiles_per_seq(std::int64_t n) { return (n + tile_items - 1) / tile_items; }
+
+  // v <- pow[L] v + w, rows in order, each an fma chain from w.
+  template <int L>
+  __device__ __forceinline__ static void mul_add(params const& p, vec& v, vec const& w) {
+    vec r;
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      T acc = w.v[i];
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+        if (lti_nonzero<System>(i, j)) acc = fma(p.pow[L][i][j], v.v[j], acc);
+      r.v[i] = acc;
+    }
+    v = r;
+  }
+  template <int L>
+  __device__ __forceinline__ static void mul(params const& p, vec& v) {
+    vec r;
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      T acc = T(0);
+      bool first = true;
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+        if (lti_nonzero<System>(i, j)) {
+          acc = first ? p.pow[L][i][j] * v.v[j] : fma(p.pow[L][i][j], v.v[j], acc);
+          first = false;
+        }
+      r.v[i] = acc;
+    }
+    v = r;
+  }
+  // Kogge-Stone over lanes: v <- sum over the 2^Steps lanes up to this one,
+  // lane l's value moved across the lanes after it by pow[Base + s] per
+  // step s (pow[Base] spans one lane's worth of samples).
+  template <int Base, int Steps>
+  __device__ __forceinline__ static void scan_lanes(params const& p, vec& v, unsigned lane) {
+    [&]<int... S>(std::integer_sequence<int, S...>) {
+      (
+          [&] {
+            constexpr unsigned d = 1u << S;
+            vec o;
+#pragma unroll
+            for (int e = 0; e < K; ++e) o.v[e] = shfl_up(v.v[e], d);
+            if (lane >= d) {
+              mul_add<Base + S>(p, o, v);
+              v = o;
+            }
+          }(),
+          ...);
+    }(std::make_integer_sequence<int, Steps>{});
+  }
+  // v <- pow[Base]^q v for q < 2^Bits: one product per set bit.
+  template <int Base, int Bits>
+  __device__ __forceinline__ static void power(params const& p, vec& v, unsigned q) {
+    [&]<int... S>(std::integer_sequence<int, S...>) {
+      ((q & (1u << S) ? mul<Base + S>(p, v) : void()), ...);
+    }(std::make_integer_sequence<int, Bits>{});
+  }
+  // A tile's outgoing state from its incoming one: the look-back's fold.
+  __device__ __forceinline__ static vec apply_tile(params const& p, vec s, vec const& agg) {
+    if (p.forget) return agg;
+    mul_add<log_block>(p, s, agg);
+    return s;
+  }
+
+  __device__ static void run(temp_storage& ts, params const& p, status const& st) {
+    unsigned const tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    if (tid == 0) ts.tile = st.next_tile();
+    __syncthreads();
+    std::int64_t const tile = ts.tile;
+    std::int64_t const seq = tile / p.tiles_per_seq, local = tile - seq * p.tiles_per_seq;
+    std::int64_t const n = p.lay.n, es = p.lay.element_stride;
+    std::int64_t const i0 = local * tile_items;
+    int const valid = static_cast<int>(n - i0 < tile_items ? n - i0 : tile_items);
+    std::int64_t const base = seq * p.lay.batch_stride + i0 * es;
+
+    // Load, striped and coalesced, every load in flight before the first use.
+    {
+      T v[Items];
+#pragma unroll
+      for (int j = 0; j < Items; ++j) {
+        int const k = j * Block + int(tid);
+        v[j] = k < valid ? p.x[base + k * es] : T(0);
+      }
+#pragma unroll
+      for (int j = 0; j < Items; ++j) ts.x[padded(j * Block + int(tid))] = v[j];
+    }
+    __syncthreads();
+
+    // Pre-computation: the run's state from zero, then the warp scan.
+    vec inc{};
+#pragma unroll
+    for (int j = 0; j < Items; ++j) (void)p.sys.step(inc.v, ts.x[padded(int(tid) * Items + j)]);
+    scan_lanes<0, log_warp>(p, inc, lane);
+    vec excl;
+#pragma unroll
+    for (int e = 0; e < K; ++e) {
+      excl.v[e] = shfl_up(inc.v[e], 1);
+      if (lane == 0) excl.v[e] = T(0);
+    }
+    if (lane == 31) ts.warp_total[warp] = inc;
+    __syncthreads();
+
+    // Propagation, in warp 0: the warps' totals scanned (lane u < warps: the
+    // state warps 0..u leave from a zero start), the tile's aggregate, its
+    // incoming state, then each warp's incoming state.
+    if (warp == 0) {
+      vec t{};
+      if (lane < warps) t = ts.warp_total[lane];
+      scan_lanes<log_warp, log_warps>(p, t, lane);
+      vec agg, before;
+#pragma unroll
+      for (int e = 0; e < K; ++e) {
+        agg.v[e] = shfl_idx(t.v[e], warps - 1);
+        before.v[e] = shfl_up(t.v[e], 1);
+        if (lane == 0) before.v[e] = T(0);
+      }
+      bool const last = local == p.tiles_per_seq - 1;
+      vec s_in{};
+      if (local > 0) {
+        if (lane == 0 && !last) st.publish(tile, status::aggregate, agg);
+        vec b{};
+        int const depth = st.template walk<Depth>(tile, tile - local, p.forget != 0, ts.walk, b, lane);
+        if (lane == 0) {
+          for (int m = depth - 1; m >= 0; --m) b = apply_tile(p, b, ts.walk.stack[m]);
+          s_in = b;
+          // zf may be zi: the sequence's last tile writes zf only after its
+          // first tile has read zi (and published its inclusive state). A
+          // walk that ends at an inclusive state already implies that; one
+          // that ends at a forgetting predecessor's aggregate does not.
+          if (last && p.zf && p.zi && p.forget) {
+            vec w;
+            bool inclusive = false;
+            while (!st.poll(tile - local, false, w, inclusive) || !inclusive) __nanosleep(64);
+          }
+        }
+#pragma unroll
+        for (int e = 0; e < K; ++e) s_in.v[e] = shfl_idx(s_in.v[e], 0);
+      } else if (p.zi) {
+#pragma unroll
+        for (int e = 0; e < K; ++e) s_in.v[e] = p.zi[seq * p.state_stride + e];
+      }
+      if (lane == 0 && !last) st.publish(tile, status::inclusive, apply_tile(p, s_in, agg));
+      if (lane < warps) {
+        power<log_warp, log_warps>(p, s_in, lane);  // A^(Items 32 u) s_in + before
+#pragma unroll
+        for (int e = 0; e < K; ++e) s_in.v[e] += before.v[e];
+        ts.warp_in[lane] = s_in;
+      }
+    }
+    __syncthreads();
+
+    // Determination: the thread's incoming state, then its run again.
+    vec s = ts.warp_in[warp];
+    power<0, log_warp>(p, s, lane);
+#pragma unroll
+    for (int e = 0; e < K; ++e) s.v[e] += excl.v[e];
+    std::int64_t const last_k = n - 1 - i0;  // the sequence's last sample, if in this tile
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      int const k = int(tid) * Items + j;
+      ts.x[padded(k)] = p.sys.step(s.v, ts.x[padded(k)]);
+      if (p.zf && k == last_k)
+#pragma unroll
+        for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = s.v[e];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      int const k = j * Block + int(tid);
+      if (k < valid) p.y[base + k * es] = ts.x[padded(k)];
+    }
+  }
+};
+
+template <class Agent>
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
+    lti_tiles_kernel(__grid_constant__ typename Agent::params const p, typename Agent::status st) {
+  __shared__ typename Agent::temp_storage ts;
+  Agent::run(ts, p, st);
+}
+
+// One thread per sequence, sequentially (many short sequences, or many
+// interleaved ones, where a warp's loads are then coalesced).
+template <class T, class System>
+struct lti_lanes_params {
+  static constexpr int K = System::K;
+  System sys;
+  T const* x;
+  T* y;
+  layout lay;
+  T const* zi;
+  T* zf;
+  std::int64_t state_stride;
+};
+
+template <class T, class System>
+__global__ void __launch_bounds__(128) lti_lanes_kernel(__grid_constant__ lti_lanes_params<T, System> const p) {
+  constexpr int K = System::K;
+  std::int64_t const seq = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (seq >= p.lay.count) return;
+  T s[K];
+#pragma unroll
+  for (int e = 0; e < K; ++e) s[e] = p.zi ? p.zi[seq * p.state_stride + e] : T(0);
+  T const* x = p.x + seq * p.lay.batch_stride;
+  T* y = p.y + seq * p.lay.batch_stride;
+  std::int64_t const es = p.lay.element_stride;
+  for (std::int64_t i = 0; i < p.lay.n; ++i) y[i * es] = p.sys.step(s, x[i * es]);
+  if (p.zf)
+#pragma unroll
+    for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = s[e];
+}
+
+}  // namespace recur::kernels

@@ -1,0 +1,336 @@
+#pragma once
+// Device-level linear time-invariant recurrences on a K-value state, and the
+// systems built on them (header-only, CUB's calling convention: a null temp
+// asks for the size):
+//
+//   recur::kernels::dispatch_lti<T>(temp, bytes, system, x, y, lay, zi, zf, state_stride, stream);
+//
+// Systems (each a per-sample step, linear in the state and the sample; the
+// state is the user's, in the user's order):
+//   lfilter_system<T, K>   direct form II transposed, order K (scipy's zi)
+//   sos_system<T, S>       a cascade of S second-order DF2T sections, K = 2S
+//   order_k_system<T, K>   y_i = a_1 y_(i-1) + ... + a_K y_(i-K) + x_i, the
+//                          state (y_(i-1), ..., y_(i-K)), newest first
+//   predictor_system<T, K> DPCM encoding, e_i = x_i - sum c_j x_(i-j), the
+//                          state (x_(i-1), ..., x_(i-K)) (an FIR stencil:
+//                          its A is nilpotent, so tiles never walk back)
+//
+// The state matrix A of a system comes from running its step in long double from
+// each unit state with a zero sample (the coefficients rounded to T first, so
+// A is that of the arithmetic the GPU does); the powers A^(Items 2^s) are
+// squared in long double and passed in the kernel parameters (constant bank), so
+// the call copies nothing from the host and can be captured in a graph.
+//
+// Which kernel: agent_lti.cuh's tiles (tiles within a sequence, a decoupled
+// look-back over K-vectors) unless there are many sequences that are short
+// or not unit-stride, where one thread per sequence runs them sequentially
+// (lti_lanes_kernel). Temporary storage: the tiles' status (none for lanes).
+
+#include <cstddef>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include <cuda_runtime.h>
+
+#include <recur/config.hpp>
+#include <recur/layout/layout.hpp>
+#include "../agent/agent_lti.cuh"
+
+namespace recur::kernels {
+
+// --- systems ----------------------------------------------------------------
+
+template <class T, int Order>
+struct lfilter_system {
+  static constexpr int K = Order;
+  T b[K + 1];  // normalised by a[0]
+  T a[K + 1];  // normalised, a[0] == 1 (unused)
+  template <class U>
+  RECUR_HD U step(U (&z)[K], U x) const {
+    U const y = z[0] + U(b[0]) * x;
+#pragma unroll
+    for (int j = 0; j + 1 < K; ++j) z[j] = z[j + 1] + x * U(b[j + 1]) - y * U(a[j + 1]);
+    z[K - 1] = x * U(b[K]) - y * U(a[K]);
+    return y;
+  }
+  template <class U>
+  lfilter_system<U, Order> cast() const {
+    lfilter_system<U, Order> r;
+    for (int j = 0; j <= K; ++j) r.b[j] = U(b[j]), r.a[j] = U(a[j]);
+    return r;
+  }
+};
+
+// y = b0 x with no state (order 0): one dummy state value that stays 0.
+template <class T>
+struct gain_system {
+  static constexpr int K = 1;
+  T b0;
+  template <class U>
+  RECUR_HD U step(U (&)[K], U x) const {
+    return U(b0) * x;
+  }
+  template <class U>
+  gain_system<U> cast() const {
+    return {U(b0)};
+  }
+};
+
+template <class T, int Sections>
+struct sos_system {
+  static constexpr int K = 2 * Sections;
+  // Section i's state depends on sections up to i only.
+  static constexpr bool nonzero(int i, int j) { return j / 2 <= i / 2; }
+  T b[Sections][3];  // each section normalised by its a0
+  T a[Sections][3];
+  template <class U>
+  RECUR_HD U step(U (&z)[K], U x) const {
+    U v = x;
+#pragma unroll
+    for (int j = 0; j < Sections; ++j) {
+      U const y = z[2 * j] + U(b[j][0]) * v;
+      z[2 * j] = z[2 * j + 1] + v * U(b[j][1]) - y * U(a[j][1]);
+      z[2 * j + 1] = v * U(b[j][2]) - y * U(a[j][2]);
+      v = y;
+    }
+    return v;
+  }
+  template <class U>
+  sos_system<U, Sections> cast() const {
+    sos_system<U, Sections> r;
+    for (int j = 0; j < Sections; ++j)
+      for (int c = 0; c < 3; ++c) r.b[j][c] = U(b[j][c]), r.a[j][c] = U(a[j][c]);
+    return r;
+  }
+};
+
+template <class T, int Order>
+struct order_k_system {
+  static constexpr int K = Order;
+  T a[K];  // a_1 .. a_K
+  template <class U>
+  RECUR_HD U step(U (&h)[K], U x) const {
+    U p = U(a[0]) * h[0];
+#pragma unroll
+    for (int j = 1; j < K; ++j) p += U(a[j]) * h[j];
+    U const y = p + x;
+#pragma unroll
+    for (int j = K - 1; j > 0; --j) h[j] = h[j - 1];
+    h[0] = y;
+    return y;
+  }
+  template <class U>
+  order_k_system<U, Order> cast() const {
+    order_k_system<U, Order> r;
+    for (int j = 0; j < K; ++j) r.a[j] = U(a[j]);
+    return r;
+  }
+};
+
+template <class T, int Order>
+struct predictor_system {
+  static constexpr int K = Order;
+  T c[K];  // c_1 .. c_K
+  template <class U>
+  RECUR_HD U step(U (&h)[K], U x) const {
+    U p = U(c[0]) * h[0];
+#pragma unroll
+    for (int j = 1; j < K; ++j) p += U(c[j]) * h[j];
+#pragma unroll
+    for (int j = K - 1; j > 0; --j) h[j] = h[j - 1];
+    h[0] = x;
+    return x - p;
+  }
+  template <class U>
+  predictor_system<U, Order> cast() const {
+    predictor_system<U, Order> r;
+    for (int j = 0; j < K; ++j) r.c[j] = U(c[j]);
+    return r;
+  }
+};
+
+// f(std::integral_constant<int, K>) for the K in [0, Max] equal to k.
+template <int Max, class F>
+cudaError_t with_order(int k, F&& f) {
+  cudaError_t e = cudaErrorNotSupported;
+  [&]<int... K>(std::integer_sequence<int, K...>) {
+    ((k == K ? (e = f(std::integral_constant<int, K>{}), 0) : 0), ...);
+  }(std::make_integer_sequence<int, Max + 1>{});
+  return e;
+}
+
+template <class T>
+inline bool all_finite(std::span<T const> c) {
+  for (T v : c)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// --- tuning -----------------------------------------------------------------
+
+// Tile shapes, from bench/tune_lti on the H100 (bench/results/h100-tune-lti.log;
+// f32, 2^24 samples, one lane and 64 lanes):
+// - states of up to 4 values whose tiles forget (A^tile zero in T, so no
+//   walk goes past the first predecessor): 128 threads x 16 samples, 4
+//   blocks per SM, best of 10 shapes for lfilter orders 1 and 4 (62.7% and
+//   48.4% of copy, one lane);
+// - otherwise (long memory, where a tile's walk may go far back, fewer and
+//   longer tiles pay): 128 x 32 f32, 3 per SM (a pole at 0.99999, one lane:
+//   50% against 29% for 128 x 16);
+// - states of more than 4 values (their matrix products cost more per
+//   thread, longer runs amortise them): 128 x 32 f32, 2 per SM (4-section
+//   sosfilt: 29% against 26% for 128 x 16).
+// f64: 128 x 16 (16 KB tiles as 128 x 32 f32), not tuned separately.
+template <int B, int I, int D, int M>
+struct lti_shape {
+  static constexpr int block = B, items = I, depth = D, min_blocks = M;
+};
+template <class T, int K>
+using lti_policy_short = lti_shape<128, 16, 128, K <= 4 ? 4 : 2>;
+template <class T, int K>
+using lti_policy_long =
+    std::conditional_t<sizeof(T) == 4, lti_shape<128, 32, 128, K <= 4 ? 3 : 2>, lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
+
+// --- dispatch ---------------------------------------------------------------
+
+// zf = zi (or zeros) for empty sequences.
+template <class T>
+__global__ void lti_state_copy_kernel(T const* zi, T* zf, std::int64_t count, int k, std::int64_t stride) {
+  for (std::int64_t q = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; q < count * k;
+       q += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t const seq = q / k, e = q - seq * k;
+    zf[seq * stride + e] = zi ? zi[seq * stride + e] : T(0);
+  }
+}
+
+// x and y follow `lay` (y may equal x); zi and zf (device, may be null, may
+// be equal) hold each sequence's K state values at seq * state_stride.
+// Errors: cudaErrorInvalidValue for a negative size or too little temporary
+// storage.
+// The state matrix A of a system in long double, and its powers.
+template <int K>
+struct lti_matrix {
+  using H = long double;
+  H m[K][K];
+  template <class System>
+  explicit lti_matrix(System const& sys) {
+    // Extended precision because squaring a non-normal A (poles clustered
+    // near the unit circle) commits errors of order eps ||A^p||^2, not
+    // eps ||A^(2p)||; 11 more bits than double on x86 keep that below f64's
+    // own rounding for filters of modest gain.
+    auto const hs = sys.template cast<H>();
+    for (int c = 0; c < K; ++c) {  // column c: one zero sample from unit state c
+      H s[K] = {};
+      s[c] = 1;
+      (void)hs.step(s, H(0));
+      for (int r = 0; r < K; ++r) m[r][c] = s[r];
+    }
+  }
+  void square() {
+    H q[K][K] = {};
+    for (int r = 0; r < K; ++r)
+      for (int c = 0; c < K; ++c)
+        for (int j = 0; j < K; ++j) q[r][c] += m[r][j] * m[j][c];
+    for (int r = 0; r < K; ++r)
+      for (int c = 0; c < K; ++c) m[r][c] = q[r][c];
+  }
+  template <class T>
+  bool zero_in() const {
+    for (int r = 0; r < K; ++r)
+      for (int c = 0; c < K; ++c)
+        if (T(m[r][c]) != T(0)) return false;
+    return true;
+  }
+};
+
+// Many short or strided sequences: one thread each.
+inline bool lti_use_lanes(layout const& lay, std::int64_t tile_items) {
+  return lay.count >= 4096 && (lay.element_stride != 1 || lay.n <= 2 * tile_items);
+}
+
+// One tile shape: sizes (null temp) or launches.
+template <class T, class Policy, class System>
+cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys, T const* x, T* y,
+                       layout const& lay, T const* zi, T* zf, std::int64_t state_stride, cudaStream_t stream) {
+  constexpr int K = System::K;
+  using agent = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks>;
+  using status = typename agent::status;
+  std::int64_t const tps = agent::tiles_per_seq(lay.n);
+  std::int64_t const tiles = tps * lay.count;
+  if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
+  std::size_t const bytes = status::bytes(tiles);
+  if (d_temp == nullptr) {
+    temp_bytes = bytes;
+    return cudaSuccess;
+  }
+  if (temp_bytes < bytes) return cudaErrorInvalidValue;
+  typename agent::params p{};
+  p.sys = sys;
+  p.x = x;
+  p.y = y;
+  p.lay = lay;
+  p.zi = zi;
+  p.zf = zf;
+  p.state_stride = state_stride;
+  p.tiles_per_seq = tps;
+  // A^Items by squaring, then its squares, rounded to T at the end.
+  lti_matrix<K> a(sys);
+  for (int i = 1; i < Policy::items; i *= 2) a.square();
+  for (int s = 0; s < agent::levels; ++s) {
+    if (s > 0) a.square();
+    for (int r = 0; r < K; ++r)
+      for (int c = 0; c < K; ++c) p.pow[s][r][c] = T(a.m[r][c]);
+  }
+  p.forget = a.template zero_in<T>();
+  status const st = status::carve(d_temp, tiles);
+  cudaError_t const e = cudaMemsetAsync(d_temp, 0xff, bytes, stream);
+  if (e != cudaSuccess) return e;
+  lti_tiles_kernel<agent><<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
+  return cudaGetLastError();
+}
+
+// x and y follow `lay` (y may equal x); zi and zf (device, may be null, may
+// be equal) hold each sequence's K state values at seq * state_stride.
+// Policy: a tile shape (lti_shape), or void for the tuned choice above.
+// Errors: cudaErrorInvalidValue for a negative size or too little temporary
+// storage.
+template <class T, class Policy = void, class System>
+cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys, T const* x, T* y,
+                         layout const& lay, T const* zi, T* zf, std::int64_t state_stride, cudaStream_t stream) {
+  constexpr int K = System::K;
+  using shorter = lti_policy_short<T, K>;
+  if (lay.n < 0 || lay.count < 0) return cudaErrorInvalidValue;
+  if (lay.n == 0 || lay.count == 0 || lti_use_lanes(lay, shorter::block * shorter::items)) {
+    if (d_temp == nullptr) {
+      temp_bytes = 1;
+      return cudaSuccess;
+    }
+    if (lay.count == 0) return cudaSuccess;
+    if (lay.n == 0) {
+      if (!zf) return cudaSuccess;
+      std::int64_t const blocks = (lay.count * K + 255) / 256;
+      lti_state_copy_kernel<T><<<static_cast<unsigned>(blocks < 1024 ? blocks : 1024), 256, 0, stream>>>(
+          zi, zf, lay.count, K, state_stride);
+      return cudaGetLastError();
+    }
+    lti_lanes_params<T, System> p{sys, x, y, lay, zi, zf, state_stride};
+    lti_lanes_kernel<T, System><<<static_cast<unsigned>((lay.count + 127) / 128), 128, 0, stream>>>(p);
+    return cudaGetLastError();
+  }
+  if constexpr (!std::is_void_v<Policy>) {
+    return launch_lti<T, Policy>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream);
+  } else {
+    // Short memory: the short shape's tile power is zero in T.
+    lti_matrix<K> a(sys);
+    for (int i = 1; i < shorter::block * shorter::items; i *= 2) a.square();
+    if (K > 4 || !a.template zero_in<T>())
+      return launch_lti<T, lti_policy_long<T, K>>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride,
+                                                   stream);
+    return launch_lti<T, shorter>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream);
+  }
+}
+
+}  // namespace recur::kernels

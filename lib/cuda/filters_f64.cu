@@ -1,0 +1,9 @@
+// sosfilt and the predictor recurrences on CUDA, double (lib/cuda/filters_cuda.cuh).
+#include "filters_cuda.cuh"
+
+namespace recur::detail {
+template void sosfilt_cuda<double>(double const*, std::int64_t, double const*, double*, layout const&, double const*, double*,
+                                 CUstream_st*);
+template void predictor_cuda<double>(bool, double const*, std::int64_t, double const*, double*, layout const&, double const*,
+                                   double*, CUstream_st*);
+}  // namespace recur::detail
