@@ -755,8 +755,8 @@ int demo(bool force_cpu) {
   all_ok = tridiag_demo(be, backend_name) && all_ok;
 
   fmt::print(
-      "\nIIR filter and DPCM: recur::lfilter, recur::dpcm_encode, recur::dpcm_decode (on the CPU: the CUDA\n"
-      "executor is not wired for these yet)\n");
+      "\nIIR filter and DPCM: recur::lfilter, recur::dpcm_encode, recur::dpcm_decode (on the CPU, with the\n"
+      "references' arithmetic; the library also runs lfilter, sosfilt and floating-point DPCM on recur::cuda)\n");
   std::fflush(stdout);
   all_ok = filter_demo() && all_ok;
   if (!all_ok) {
@@ -948,7 +948,7 @@ int tridiag_command(int argc, char** argv) {
 
 // ---------------------------------------------------------------------------
 // recur filter, recur sosfilt, recur dpcm: along one axis of .npy arrays, on
-// the CPU (the CUDA executor is not wired for these yet)
+// the CPU (the command line does not use the CUDA executor for these yet)
 
 // The command being run, for messages about its inputs.
 std::string_view command_name = "tridiag";

@@ -23,10 +23,12 @@
 //                    A^(Items 2^s) from the parameters (constant bank), and the
 //                    warps' totals fold into the tile's aggregate;
 //   propagation:     decoupled look-back over K-vectors (lti_lookback.cuh);
-//   determination:   each thread's incoming state is A^(Items lane) times its
-//                    warp's incoming state plus its exclusive prefix, and the
-//                    thread re-runs its samples from it, writing outputs in
-//                    place in shared memory, stored striped.
+//   determination:   warp 0 gives each warp its incoming state (A^(Items 32 u)
+//                    times the tile's plus the scan of the warps before, one
+//                    lane per warp); each thread's is A^(Items lane) times its
+//                    warp's plus its exclusive prefix, and the thread re-runs
+//                    its samples from it, writing outputs in place in shared
+//                    memory, stored striped.
 // Memory is read once and written once; results are bitwise reproducible run
 // to run (every combination is in a fixed order, and the look-back is in
 // value space).
