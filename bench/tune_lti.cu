@@ -99,8 +99,8 @@ template <class Sys>
 void sweep(char const* name, Sys const& sys, layout lay) {
   run<void>(name, "default", sys, lay, true);
   run<pol<256, 16, 128, 2>>(name, "256x16 mb2", sys, lay, false);
-  run<pol<128, 8, 1024, 8>>(name, "128x8 mb8 d1024", sys, lay, false);
-  run<pol<128, 8, 32, 8>>(name, "128x8 mb8 d32", sys, lay, false);
+  run<pol<128, 16, 128, 6>>(name, "128x16 mb6", sys, lay, false);
+  run<pol<128, 16, 128, 8>>(name, "128x16 mb8", sys, lay, false);
   run<pol<128, 8, 128, 8>>(name, "128x8 mb8", sys, lay, false);
   run<pol<128, 32, 128, 3>>(name, "128x32 mb3", sys, lay, false);
   run<pol<64, 32, 128, 4>>(name, "64x32 mb4", sys, lay, false);

@@ -73,7 +73,8 @@ struct lti_params {
   T pow[Levels][K][K];
 };
 
-template <class T, class System, int Block, int Items, int Depth, int MinBlocks>
+// Unit: element stride 1 (32-bit offsets within a tile), chosen at launch.
+template <class T, class System, int Block, int Items, int Depth, int MinBlocks, bool Unit = true>
 struct agent_lti {
   static constexpr int K = System::K;
   static constexpr int block_threads = Block, min_blocks = MinBlocks;
@@ -168,18 +169,20 @@ struct agent_lti {
     __syncthreads();
     std::int64_t const tile = ts.tile;
     std::int64_t const seq = tile / p.tiles_per_seq, local = tile - seq * p.tiles_per_seq;
-    std::int64_t const n = p.lay.n, es = p.lay.element_stride;
+    std::int64_t const n = p.lay.n, es = Unit ? 1 : p.lay.element_stride;
     std::int64_t const i0 = local * tile_items;
     int const valid = static_cast<int>(n - i0 < tile_items ? n - i0 : tile_items);
     std::int64_t const base = seq * p.lay.batch_stride + i0 * es;
 
-    // Load, striped and coalesced, every load in flight before the first use.
+    // Load, striped and coalesced, every load in flight before the first use
+    // (unit stride, the common case, with 32-bit offsets).
     {
       T v[Items];
+      T const* x = p.x + base;
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
         int const k = j * Block + int(tid);
-        v[j] = k < valid ? p.x[base + k * es] : T(0);
+        v[j] = k < valid ? x[k * es] : T(0);
       }
 #pragma unroll
       for (int j = 0; j < Items; ++j) ts.x[padded(j * Block + int(tid))] = v[j];
@@ -254,20 +257,24 @@ struct agent_lti {
     power<0, log_warp>(p, s, lane);
 #pragma unroll
     for (int e = 0; e < K; ++e) s.v[e] += excl.v[e];
-    std::int64_t const last_k = n - 1 - i0;  // the sequence's last sample, if in this tile
+    // The item after which this thread writes zf (the sequence's last
+    // sample), or -1.
+    std::int64_t const last_j = n - 1 - i0 - std::int64_t(tid) * Items;
+    int const zf_j = p.zf && last_j >= 0 && last_j < Items ? int(last_j) : -1;
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       int const k = int(tid) * Items + j;
       ts.x[padded(k)] = p.sys.step(s.v, ts.x[padded(k)]);
-      if (p.zf && k == last_k)
+      if (j == zf_j)
 #pragma unroll
         for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = s.v[e];
     }
     __syncthreads();
+    T* y = p.y + base;
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       int const k = j * Block + int(tid);
-      if (k < valid) p.y[base + k * es] = ts.x[padded(k)];
+      if (k < valid) y[k * es] = ts.x[padded(k)];
     }
   }
 };

@@ -173,23 +173,24 @@ inline bool all_finite(std::span<T const> c) {
 
 // Tile shapes, from bench/tune_lti on the H100 (bench/results/h100-tune-lti.log;
 // f32, 2^24 samples, one lane and 64 lanes):
-// - states of up to 4 values whose tiles forget (A^tile zero in T, so no
-//   walk goes past the first predecessor): 128 threads x 16 samples, 4
-//   blocks per SM, best of 10 shapes for lfilter orders 1 and 4 (62.7% and
-//   48.4% of copy, one lane);
-// - otherwise (long memory, where a tile's walk may go far back, fewer and
-//   longer tiles pay): 128 x 32 f32, 3 per SM (a pole at 0.99999, one lane:
-//   50% against 29% for 128 x 16);
-// - states of more than 4 values (their matrix products cost more per
-//   thread, longer runs amortise them): 128 x 32 f32, 2 per SM (4-section
-//   sosfilt: 29% against 26% for 128 x 16).
-// f64: 128 x 16 (16 KB tiles as 128 x 32 f32), not tuned separately.
+// - tiles that forget (A^tile zero in T, so no walk goes past the first
+//   predecessor): 128 threads x 16 samples at 8 blocks per SM for states of
+//   up to 4 values, 6 for larger ones (occupancy: lfilter order 4 is bound
+//   by instruction issue, 0.105 ms at 4 blocks per SM, 0.087 ms at 8; order 1
+//   0.070 ms, 65% of copy; a 4-section sosfilt 0.140 ms against 0.150 for
+//   128 x 32);
+// - long memory (a walk may go far back, and fewer, longer tiles pay):
+//   128 x 32 f32, 3 blocks per SM (2 for states over 4 values). A pole at
+//   0.99999, one lane: 50% of copy against 29% for 128 x 16.
+// f64: 128 x 16 (16 KB tiles, as 128 x 32 f32) at 4 blocks per SM (2 for
+// states over 4 values), not tuned separately.
 template <int B, int I, int D, int M>
 struct lti_shape {
   static constexpr int block = B, items = I, depth = D, min_blocks = M;
 };
 template <class T, int K>
-using lti_policy_short = lti_shape<128, 16, 128, K <= 4 ? 4 : 2>;
+using lti_policy_short =
+    std::conditional_t<sizeof(T) == 4, lti_shape<128, 16, 128, K <= 4 ? 8 : 6>, lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
 template <class T, int K>
 using lti_policy_long =
     std::conditional_t<sizeof(T) == 4, lti_shape<128, 32, 128, K <= 4 ? 3 : 2>, lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
@@ -257,6 +258,7 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
                        layout const& lay, T const* zi, T* zf, std::int64_t state_stride, cudaStream_t stream) {
   constexpr int K = System::K;
   using agent = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks>;
+  using strided = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, false>;
   using status = typename agent::status;
   std::int64_t const tps = agent::tiles_per_seq(lay.n);
   std::int64_t const tiles = tps * lay.count;
@@ -288,7 +290,10 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
   status const st = status::carve(d_temp, tiles);
   cudaError_t const e = cudaMemsetAsync(d_temp, 0xff, bytes, stream);
   if (e != cudaSuccess) return e;
-  lti_tiles_kernel<agent><<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
+  if (lay.element_stride == 1 || lay.n <= 1)
+    lti_tiles_kernel<agent><<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
+  else
+    lti_tiles_kernel<strided><<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
   return cudaGetLastError();
 }
 
@@ -326,7 +331,7 @@ cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sy
     // Short memory: the short shape's tile power is zero in T.
     lti_matrix<K> a(sys);
     for (int i = 1; i < shorter::block * shorter::items; i *= 2) a.square();
-    if (K > 4 || !a.template zero_in<T>())
+    if (!a.template zero_in<T>())
       return launch_lti<T, lti_policy_long<T, K>>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride,
                                                    stream);
     return launch_lti<T, shorter>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream);
