@@ -41,6 +41,14 @@
 
 namespace recur::kernels {
 
+// Unrolled in device code; the host compiler (which also compiles the steps,
+// to build the state matrix) does not know the pragma.
+#if defined(__CUDA_ARCH__)
+#define RECUR_LTI_UNROLL _Pragma("unroll")
+#else
+#define RECUR_LTI_UNROLL
+#endif
+
 // --- systems ----------------------------------------------------------------
 
 template <class T, int Order>
@@ -51,7 +59,7 @@ struct lfilter_system {
   template <class U>
   RECUR_HD U step(U (&z)[K], U x) const {
     U const y = z[0] + U(b[0]) * x;
-#pragma unroll
+RECUR_LTI_UNROLL
     for (int j = 0; j + 1 < K; ++j) z[j] = z[j + 1] + x * U(b[j + 1]) - y * U(a[j + 1]);
     z[K - 1] = x * U(b[K]) - y * U(a[K]);
     return y;
@@ -89,7 +97,7 @@ struct sos_system {
   template <class U>
   RECUR_HD U step(U (&z)[K], U x) const {
     U v = x;
-#pragma unroll
+RECUR_LTI_UNROLL
     for (int j = 0; j < Sections; ++j) {
       U const y = z[2 * j] + U(b[j][0]) * v;
       z[2 * j] = z[2 * j + 1] + v * U(b[j][1]) - y * U(a[j][1]);
@@ -114,10 +122,10 @@ struct order_k_system {
   template <class U>
   RECUR_HD U step(U (&h)[K], U x) const {
     U p = U(a[0]) * h[0];
-#pragma unroll
+RECUR_LTI_UNROLL
     for (int j = 1; j < K; ++j) p += U(a[j]) * h[j];
     U const y = p + x;
-#pragma unroll
+RECUR_LTI_UNROLL
     for (int j = K - 1; j > 0; --j) h[j] = h[j - 1];
     h[0] = y;
     return y;
@@ -137,9 +145,9 @@ struct predictor_system {
   template <class U>
   RECUR_HD U step(U (&h)[K], U x) const {
     U p = U(c[0]) * h[0];
-#pragma unroll
+RECUR_LTI_UNROLL
     for (int j = 1; j < K; ++j) p += U(c[j]) * h[j];
-#pragma unroll
+RECUR_LTI_UNROLL
     for (int j = K - 1; j > 0; --j) h[j] = h[j - 1];
     h[0] = x;
     return x - p;
