@@ -63,6 +63,11 @@ struct agent_linrec_lanes {
       w = st.template incoming_thread<LookbackDepth>(slot - count, count, ts.stack + tid, Block);
     }
     st.publish_inclusive(slot, apply_resetting(agg, w));
+    // final_state may be init: the lane's last chunk writes it only after
+    // chunk 0 has read init (a walk from chunk 2 on may stop short of it at a
+    // constant map; see init_tile_to_await).
+    if (chunk >= 2 && row0 + rows == n && prm.p.final_state && prm.p.final_state == prm.p.init)
+      st.wait_published(lane);
 
 #pragma unroll
     for (int r = 0; r < Rows; ++r) {

@@ -231,6 +231,7 @@ struct agent_linrec_pipe {
             tile > 0 ? st.template incoming_warp<LookbackDepth, LookbackWords>(tile, ts.walk, tid) : T(0);
         if (tid == 0) {
           st.publish_inclusive(tile, apply_resetting(tile_map, w_in));
+          if (std::int64_t const q = init_tile_to_await(p, tile, tile_items); q >= 0) st.wait_published(q);
           ts.w_in = w_in;
         }
       }

@@ -136,6 +136,7 @@ struct agent_linrec_tiles {
         T const w_in = tile > 0 ? st.template incoming_warp<LookbackDepth, LookbackWords>(tile, ts.walk, tid) : T(0);
         if (tid == 0) {
           st.publish_inclusive(tile, apply_resetting(tile_map, w_in));
+          if (std::int64_t const q = init_tile_to_await(prm.p, tile, tile_items); q >= 0) st.wait_published(q);
           ts.w_in = w_in;
           RECUR_TRACE(3, linrec_trace_clock());
           RECUR_TRACE(5, static_cast<unsigned long long>(tile > 0 ? ts.walk.depth : 0));

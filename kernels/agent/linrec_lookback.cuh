@@ -124,6 +124,11 @@ struct linrec_tile_status {
   __device__ __forceinline__ bool poll(std::int64_t j, ops::affine<T>& agg, T& value, bool& stop) const {
     return decode(load_relaxed(desc + j), agg, value, stop);
   }
+  // Waits until tile j has published anything: it has then read all its
+  // inputs, a sequence's init included.
+  __device__ __forceinline__ void wait_published(std::int64_t j) const {
+    while (load_relaxed(desc + j).a == word::invalid) __nanosleep(64);
+  }
   // Waits for predecessor j to publish; returns `stop` as poll does.
   __device__ __forceinline__ bool wait(std::int64_t j, ops::affine<T>& agg, T& value) const {
     bool stop = false;

@@ -35,6 +35,25 @@ struct linrec_params {
   }
 };
 
+// final_state may be init (the same array). The tile that writes sequence
+// q's final state must then not do so before the tile holding q's element 0
+// has read init[q]. A look-back reads the predecessor tile's status, so only
+// a sequence spanning three tiles or more is at risk: its walk may stop at an
+// intermediate tile whose map is constant (a zero s, or a power that
+// underflows) without waiting for the first. Only the sequence a tile starts
+// in can be that one. Returns the tile to wait for (its first status word,
+// published after its loads), or -1.
+template <class T>
+__device__ __forceinline__ std::int64_t init_tile_to_await(detail::linrec_problem<T> const& p, std::int64_t tile,
+                                                         std::int64_t tile_items) {
+  if (!p.final_state || p.final_state != p.init) return -1;
+  std::int64_t const n = p.lay.n, f0 = tile * tile_items;
+  std::int64_t const start = f0 / n * n;  // element 0 of the tile's first sequence
+  if (start + n > f0 + tile_items) return -1;  // that sequence does not end in this tile
+  std::int64_t const first = start / tile_items;
+  return first < tile - 1 ? first : -1;
+}
+
 // One determination step: w_i = s_i w_{i-1} + t_i, a constant map ignoring
 // w_{i-1} (see apply_resetting).
 template <class T>
