@@ -31,6 +31,7 @@
 #include <recur/ops/mobius.hpp>
 #include <recur/reference/linrec_order_k.hpp>
 #include "arg_check.hpp"
+#include "chain_backends.hpp"
 #include "filter_backends.hpp"
 #include "linrec_backends.hpp"
 
@@ -334,11 +335,10 @@ void copy_state(T const* init, T init_value, T* final_state, std::int64_t values
 
 // ------------------------------------------------------------ entry points --
 
+// The checks of matrix_chain (both executors); returns the state size.
 template <int K, class T>
-void run_matrix_chain(host const& ex, T const* M, T const* u, T* x, layout const& lay,
-                      chain_options<T> const& opt) {
-  constexpr char const* fn = "recur::matrix_chain";
-  check_threads(fn, ex);
+std::int64_t check_matrix_chain(char const* fn, T const* M, T const* u, T* x, layout const& lay,
+                                chain_options<T> const& opt) {
   // Offsets are in matrices: the byte offsets of M are the largest.
   detail::check_layout(fn, lay, sizeof(T) * K * K);
   bool const work = lay.n > 0 && lay.count > 0;
@@ -356,11 +356,49 @@ void run_matrix_chain(host const& ex, T const* M, T const* u, T* x, layout const
   o.state(sx, "x", si, sf, opt.init, opt.final_state);
   o.disjoint(sf, "final_state", sm, "M");
   o.disjoint(sf, "final_state", su, "u");
+  return sv;
+}
 
+template <int K, class T>
+void run_matrix_chain(host const& ex, T const* M, T const* u, T* x, layout const& lay,
+                      chain_options<T> const& opt) {
+  constexpr char const* fn = "recur::matrix_chain";
+  check_threads(fn, ex);
+  std::int64_t const sv = check_matrix_chain<K>(fn, M, u, x, lay, opt);
   if (lay.count == 0) return;
   if (lay.n == 0) return copy_state(opt.init, T(0), opt.final_state, sv);
   chain_policy<T, K> const pol{M, u, x, normalised_layout(lay), opt.init, opt.final_state};
   pscheme(pol, pol.lay, ex.threads, costs{K * K, K});
+}
+
+void require_cuda(char const* fn) {
+  if (!cuda_compiled())
+    throw not_compiled(fmt::format("{}: this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)", fn));
+}
+
+// The state arrays of a recur::cuda call: device memory where used.
+template <class T>
+void check_device_state(char const* fn, T const* init, T* final_state) {
+  if (init) detail::check_device_pointer(fn, init, "opt.init");
+  if (final_state && final_state != init) detail::check_device_pointer(fn, final_state, "opt.final_state");
+}
+
+// recur::cuda: the same checks, then device memory (kernels/dispatch/
+// dispatch_chain.cuh through chain_backends.hpp).
+template <int K, class T>
+void run_matrix_chain_cuda(cuda const& ex, T const* M, T const* u, T* x, layout const& lay,
+                           chain_options<T> const& opt) {
+  constexpr char const* fn = "recur::matrix_chain";
+  require_cuda(fn);
+  check_matrix_chain<K>(fn, M, u, x, lay, opt);
+  if (lay.count == 0) return;
+  if (lay.n > 0) {
+    detail::check_device_pointer(fn, M, "M");
+    if (u) detail::check_device_pointer(fn, u, "u");
+    if (x != u) detail::check_device_pointer(fn, x, "x");
+  }
+  check_device_state(fn, opt.init, opt.final_state);
+  detail::matrix_chain_cuda<K, T>(M, u, x, normalised_layout(lay), opt.init, opt.final_state, ex.stream);
 }
 
 template <class T, int K>
@@ -447,8 +485,7 @@ template <class T>
 void run_order_k_cuda(cuda const& ex, std::span<T const> a, T const* x, T* y, layout const& lay,
                       chain_options<T> const& opt) {
   constexpr char const* fn = "recur::linrec_order_k";
-  if (!cuda_compiled())
-    throw not_compiled("recur::linrec_order_k: this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)");
+  require_cuda(fn);
   std::int64_t const k = static_cast<std::int64_t>(a.size());
   if (k > 0) detail::check_host_pointer(fn, a.data(), "a");
   check_order_k(fn, a, x, y, lay, opt);
@@ -469,11 +506,10 @@ void run_order_k_cuda(cuda const& ex, std::span<T const> a, T const* x, T* y, la
                             k > 0 ? opt.final_state : nullptr, ex.stream);
 }
 
+// The checks of mobius_recurrence (both executors); returns the state size.
 template <class T>
-void run_mobius(host const& ex, T const* alpha, T const* beta, T const* gamma, T const* delta, T* p,
-                layout const& lay, mobius_options<T> const& opt) {
-  constexpr char const* fn = "recur::mobius_recurrence";
-  check_threads(fn, ex);
+std::int64_t check_mobius(char const* fn, T const* alpha, T const* beta, T const* gamma, T const* delta, T* p,
+                          layout const& lay, mobius_options<T> const& opt) {
   detail::check_layout(fn, lay, sizeof(T));
   bool const work = lay.n > 0 && lay.count > 0;
   detail::check_pointer(fn, alpha, "alpha", work);
@@ -494,7 +530,15 @@ void run_mobius(host const& ex, T const* alpha, T const* beta, T const* gamma, T
     o.disjoint(sf, "final_state", s, names[j]);
   }
   o.state(sp, "p", si, sf, opt.init, opt.final_state);
+  return sv;
+}
 
+template <class T>
+void run_mobius(host const& ex, T const* alpha, T const* beta, T const* gamma, T const* delta, T* p,
+                layout const& lay, mobius_options<T> const& opt) {
+  constexpr char const* fn = "recur::mobius_recurrence";
+  check_threads(fn, ex);
+  std::int64_t const sv = check_mobius(fn, alpha, beta, gamma, delta, p, lay, opt);
   if (lay.count == 0) return;
   if (lay.n == 0) return copy_state(opt.init, opt.init_value, opt.final_state, sv);
   layout const l = normalised_layout(lay);
@@ -502,6 +546,24 @@ void run_mobius(host const& ex, T const* alpha, T const* beta, T const* gamma, T
   // A composition (8 products, a frexp and 4 ldexp) costs about 3 steps
   // (4 products and a division).
   pscheme(pol, l, ex.threads, costs{4, 3});
+}
+
+template <class T>
+void run_mobius_cuda(cuda const& ex, T const* alpha, T const* beta, T const* gamma, T const* delta, T* p,
+                     layout const& lay, mobius_options<T> const& opt) {
+  constexpr char const* fn = "recur::mobius_recurrence";
+  require_cuda(fn);
+  check_mobius(fn, alpha, beta, gamma, delta, p, lay, opt);
+  if (lay.count == 0) return;
+  if (lay.n > 0) {
+    T const* const in[] = {alpha, beta, gamma, delta};
+    char const* const names[] = {"alpha", "beta", "gamma", "delta"};
+    for (int j = 0; j < 4; ++j) detail::check_device_pointer(fn, in[j], names[j]);
+    detail::check_device_pointer(fn, p, "p");
+  }
+  check_device_state(fn, opt.init, opt.final_state);
+  detail::mobius_cuda<T>(alpha, beta, gamma, delta, p, normalised_layout(lay), opt.init, opt.init_value,
+                         opt.final_state, ex.stream);
 }
 
 }  // namespace
@@ -513,10 +575,21 @@ requires(K >= 2 && K <= 8 && (std::same_as<T, float> || std::same_as<T, double>)
   run_matrix_chain<K, T>(ex, M, u, x, lay, opt);
 }
 
+template <int K, class T>
+requires(K >= 2 && K <= 8 && (std::same_as<T, float> || std::same_as<T, double>)) void matrix_chain(
+    cuda const& ex, T const* M, std::type_identity_t<T> const* u, T* x, layout const& lay,
+    chain_options<std::type_identity_t<T>> const& opt) {
+  run_matrix_chain_cuda<K, T>(ex, M, u, x, lay, opt);
+}
+
 #define RECUR_CHAIN_INSTANTIATE(K)                                                                         \
   template void matrix_chain<K, float>(host const&, float const*, float const*, float*, layout const&,     \
                                        chain_options<float> const&);                                       \
   template void matrix_chain<K, double>(host const&, double const*, double const*, double*, layout const&, \
+                                        chain_options<double> const&);                                     \
+  template void matrix_chain<K, float>(cuda const&, float const*, float const*, float*, layout const&,     \
+                                       chain_options<float> const&);                                       \
+  template void matrix_chain<K, double>(cuda const&, double const*, double const*, double*, layout const&, \
                                         chain_options<double> const&);
 RECUR_CHAIN_INSTANTIATE(2)
 RECUR_CHAIN_INSTANTIATE(3)
@@ -552,6 +625,15 @@ void mobius_recurrence(host const& ex, float const* alpha, float const* beta, fl
 void mobius_recurrence(host const& ex, double const* alpha, double const* beta, double const* gamma,
                        double const* delta, double* p, layout const& lay, mobius_options<double> const& opt) {
   run_mobius<double>(ex, alpha, beta, gamma, delta, p, lay, opt);
+}
+
+void mobius_recurrence(cuda const& ex, float const* alpha, float const* beta, float const* gamma,
+                       float const* delta, float* p, layout const& lay, mobius_options<float> const& opt) {
+  run_mobius_cuda<float>(ex, alpha, beta, gamma, delta, p, lay, opt);
+}
+void mobius_recurrence(cuda const& ex, double const* alpha, double const* beta, double const* gamma,
+                       double const* delta, double* p, layout const& lay, mobius_options<double> const& opt) {
+  run_mobius_cuda<double>(ex, alpha, beta, gamma, delta, p, lay, opt);
 }
 
 }  // namespace recur

@@ -2,6 +2,7 @@
 // exists in the API but throws not_compiled.
 #include <string>
 
+#include "chain_backends.hpp"
 #include "filter_backends.hpp"
 #include "linrec_backends.hpp"
 #include "tridiag_backends.hpp"
@@ -65,6 +66,32 @@ template void predictor_cuda<float>(bool, float const*, std::int64_t, float cons
                                     float const*, float*, CUstream_st*);
 template void predictor_cuda<double>(bool, double const*, std::int64_t, double const*, double*, layout const&,
                                      double const*, double*, CUstream_st*);
+
+template <int K, class T>
+void matrix_chain_cuda(T const*, T const*, T*, layout const&, T const*, T*, CUstream_st*) {
+  no_cuda();
+}
+#define RECUR_CHAIN_STUB(K)                                                                                    \
+  template void matrix_chain_cuda<K, float>(float const*, float const*, float*, layout const&, float const*,    \
+                                            float*, CUstream_st*);                                            \
+  template void matrix_chain_cuda<K, double>(double const*, double const*, double*, layout const&, double const*, \
+                                             double*, CUstream_st*);
+RECUR_CHAIN_STUB(2)
+RECUR_CHAIN_STUB(3)
+RECUR_CHAIN_STUB(4)
+RECUR_CHAIN_STUB(5)
+RECUR_CHAIN_STUB(6)
+RECUR_CHAIN_STUB(7)
+RECUR_CHAIN_STUB(8)
+#undef RECUR_CHAIN_STUB
+template <class T>
+void mobius_cuda(T const*, T const*, T const*, T const*, T*, layout const&, T const*, T, T*, CUstream_st*) {
+  no_cuda();
+}
+template void mobius_cuda<float>(float const*, float const*, float const*, float const*, float*, layout const&,
+                                 float const*, float, float*, CUstream_st*);
+template void mobius_cuda<double>(double const*, double const*, double const*, double const*, double*,
+                                  layout const&, double const*, double, double*, CUstream_st*);
 
 tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_algorithm) { no_cuda(); }
 

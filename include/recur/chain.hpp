@@ -5,17 +5,22 @@
 //   recur::linrec_order_k(recur::host{}, a, x, x, recur::layout::interleaved(n, count));  // in place
 //   recur::mobius_recurrence(recur::host{}, alpha, beta, gamma, delta, p, recur::layout::contiguous(n));
 //
-// Executors. recur::host (OpenMP) runs everything here. recur::cuda runs
-// linrec_order_k, orders 0-8 (recur::device::linrec_order_k, kernels/
-// dispatch/dispatch_filters.cuh: a linear time-invariant recurrence on the
-// k-value state, tiles combined with powers of the companion matrix; a
-// higher order is an invalid_argument), with a host array a and device x, y,
-// init and final_state, enqueued on ex.stream without synchronising; its
-// results agree with the reference to rounding (a small multiple of eps
-// times the recurrence's error gain for a stable one) and are bitwise
-// reproducible run to run. matrix_chain and mobius_recurrence are not wired
-// to recur::cuda yet (on the GPU, recur::device::scan over ops::affine_matrix
-// or ops::mobius_compose is the path for now).
+// Executors. recur::host (OpenMP) runs everything here. recur::cuda runs all
+// three, enqueued on ex.stream without synchronising, every array in device
+// memory except linrec_order_k's coefficients a (host):
+// - linrec_order_k, orders 0-8 (recur::device::linrec_order_k, kernels/
+//   dispatch/dispatch_filters.cuh: a linear time-invariant recurrence on the
+//   k-value state, tiles combined with powers of the companion matrix; a
+//   higher order is an invalid_argument); results agree with the reference
+//   to rounding (a small multiple of eps times the recurrence's error gain
+//   for a stable one);
+// - matrix_chain<K> and mobius_recurrence (recur::device::matrix_chain and
+//   mobius_recurrence, kernels/dispatch/dispatch_chain.cuh: one segmented
+//   single-pass scan of the steps under composition, a sequence's first step
+//   folded with its init into a constant map); results agree with the
+//   reference to rounding of the reassociated products (for Moebius, the
+//   rescaled 2x2 products, as the host's chunks).
+// All are bitwise reproducible run to run.
 //
 // - matrix_chain<K>: x_i = M_i x_{i-1} + u_i, x a K-vector, M_i a K x K
 //   matrix, K = 2..8, forward, x_{-1} = init. Storage, as
@@ -77,7 +82,7 @@
 // products and agrees with the reference to rounding (a few eps times the
 // conditioning of the chunk products, not bitwise).
 //
-// Pointers are host memory. Sizes are 64-bit.
+// With recur::host, pointers are host memory. Sizes are 64-bit.
 
 #include <concepts>
 #include <cstdint>
@@ -112,6 +117,12 @@ requires(K >= 2 && K <= 8 && (std::same_as<T, float> || std::same_as<T, double>)
     host const& ex, T const* M, std::type_identity_t<T> const* u, T* x, layout const& lay,
     chain_options<std::type_identity_t<T>> const& opt = {});
 
+// On the GPU: M, u, x, init and final_state in device memory.
+template <int K, class T>
+requires(K >= 2 && K <= 8 && (std::same_as<T, float> || std::same_as<T, double>)) void matrix_chain(
+    cuda const& ex, T const* M, std::type_identity_t<T> const* u, T* x, layout const& lay,
+    chain_options<std::type_identity_t<T>> const& opt = {});
+
 // --- k-th order recurrences with constant coefficients ---------------------
 
 // a holds a_1 .. a_k.
@@ -131,6 +142,13 @@ void mobius_recurrence(host const& ex, float const* alpha, float const* beta, fl
                        float const* delta, float* p, layout const& lay,
                        mobius_options<float> const& opt = {});
 void mobius_recurrence(host const& ex, double const* alpha, double const* beta, double const* gamma,
+                       double const* delta, double* p, layout const& lay,
+                       mobius_options<double> const& opt = {});
+// On the GPU: every array in device memory.
+void mobius_recurrence(cuda const& ex, float const* alpha, float const* beta, float const* gamma,
+                       float const* delta, float* p, layout const& lay,
+                       mobius_options<float> const& opt = {});
+void mobius_recurrence(cuda const& ex, double const* alpha, double const* beta, double const* gamma,
                        double const* delta, double* p, layout const& lay,
                        mobius_options<double> const& opt = {});
 
