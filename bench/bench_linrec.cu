@@ -80,6 +80,7 @@
 
 #include <recur/config.hpp>
 #include <recur/detail/linrec_problem.hpp>
+#include <recur/kernels/dispatch/dispatch_chain.cuh>
 #include <recur/kernels/dispatch/dispatch_linrec.cuh>
 #include <recur/kernels/dispatch/dispatch_filters.cuh>
 #include <recur/kernels/dispatch/dispatch_lfilter.cuh>
@@ -757,6 +758,81 @@ void register_scan(std::string const& what, i64 n, double tol) {
 }
 
 // ---------------------------------------------------------------------------
+// Matrix chains x_i = M_i x_(i-1) + u_i (recur::device::matrix_chain<3>),
+// f32, one sequence: M rotations (gen_rotation), u uniform in [-1, 1].
+// Bytes: M and u read, x written, 60 B per step. No peer runs this shape in
+// the same program (CUB's scan of the 3x3 matrices alone is scan_matrix3).
+
+struct chain_case : case_base {
+  std::vector<dbuf<mat3f>> M;
+  std::vector<dbuf<float>> u;
+  dbuf<float> x;
+  dbuf<char> temp;
+  std::size_t temp_bytes = 0;
+};
+
+void bm_chain3(benchmark::State& st, std::string const& key, entry_info const& info) {
+  guarded(st, key, [&] {
+    i64 const n = st.range(1);
+    std::size_t const sets = sets_for(60 * n);
+    auto call = [&](chain_case& c, void* temp, std::size_t& bytes, std::size_t k) {
+      return recur::device::matrix_chain<3, float>(temp, bytes, &c.M[k].get()->m[0][0], c.u[k].get(), c.x.get(),
+                                                   layout::contiguous(n), nullptr, nullptr, g_stream);
+    };
+    auto& c = acquire<chain_case>(key, [&] {
+      auto c = std::make_unique<chain_case>();
+      for (std::size_t k = 0; k < sets; ++k) {
+        c->M.emplace_back(std::size_t(n));
+        fill_values_kernel<<<grid_for(n), 256, 0, g_stream>>>(c->M.back().get(), n, 0x91u + k, gen_rotation{});
+        c->u.emplace_back(std::size_t(3 * n));
+        fill_values_kernel<<<grid_for(3 * n), 256, 0, g_stream>>>(c->u.back().get(), 3 * n, 0x93u + k, gen_float{});
+        check(cudaGetLastError());
+      }
+      c->x = dbuf<float>(std::size_t(3 * n));
+      check(call(*c, nullptr, c->temp_bytes, 0));
+      c->temp = dbuf<char>(std::max<std::size_t>(c->temp_bytes, 1));
+      check(cudaMemsetAsync(c->x.get(), 0xff, std::size_t(3 * n) * sizeof(float), g_stream));  // NaN poison
+      check(call(*c, c->temp.get(), c->temp_bytes, 0));
+      // The whole chain in double; the first and last 2^12 steps checked.
+      std::vector<mat3f> hm(static_cast<std::size_t>(n));
+      std::vector<float> hu(static_cast<std::size_t>(3 * n)), hx(static_cast<std::size_t>(3 * n));
+      check(cudaMemcpyAsync(hm.data(), c->M[0].get(), hm.size() * sizeof(mat3f), cudaMemcpyDeviceToHost, g_stream));
+      check(cudaMemcpyAsync(hu.data(), c->u[0].get(), hu.size() * 4, cudaMemcpyDeviceToHost, g_stream));
+      check(cudaMemcpyAsync(hx.data(), c->x.get(), hx.size() * 4, cudaMemcpyDeviceToHost, g_stream));
+      check(cudaStreamSynchronize(g_stream));
+      double v[3] = {0, 0, 0}, mag = 1, worst = 0;
+      i64 const window = std::min<i64>(n, 4096);
+      for (i64 i = 0; i < n; ++i) {
+        double w[3];
+        for (int r = 0; r < 3; ++r) {
+          w[r] = hu[3 * i + r];
+          for (int q = 0; q < 3; ++q) w[r] += double(hm[i].m[r][q]) * v[q];
+        }
+        for (int r = 0; r < 3; ++r) {
+          v[r] = w[r];
+          mag = std::max(mag, std::fabs(v[r]));
+          if (i < window || i >= n - window) worst = std::max(worst, std::fabs(double(hx[3 * i + r]) - v[r]));
+        }
+      }
+      if (!(worst <= 1e-3 * mag)) throw bench_failure("wrong result: max abs error " + std::to_string(worst));
+      return c;
+    });
+    time_calls(st, sets, info, [&](std::size_t k) {
+      std::size_t bytes = c.temp_bytes;
+      check(call(c, c.temp.get(), bytes, k));
+    });
+  });
+}
+
+void register_chain3(i64 n) {
+  std::string const key = arg_name("chain_f32", {{"K", 3}, {"N", n}});
+  entry_info info{60.0 * double(n), role::ours, key, key};
+  finish(benchmark::RegisterBenchmark("chain_f32", [=](benchmark::State& st) { bm_chain3(st, key, info); })
+             ->Args({3, n})
+             ->ArgNames({"K", "N"}));
+}
+
+// ---------------------------------------------------------------------------
 // IIR filters (recur::device::lfilter), f32, 8 bytes per sample (x read, y
 // written). Peers (cupyx, torchaudio) are measured from Python by
 // bench/peers/ in the same session on the same machine. Filter: poles at
@@ -940,6 +1016,7 @@ void register_all() {
   register_scan<float, cuda::std::plus<>, gen_float>("sum_f32", i64(1) << 28, 1e-3);
   register_scan<recur::ops::affine<float>, recur::ops::compose, gen_affine>("affine_f32", i64(1) << 27, 1e-4);
   register_scan<mat3f, recur::ops::matrix_product, gen_rotation>("matrix3_f32", i64(1) << 24, 1e-2);
+  register_chain3(i64(1) << 24);
   register_lfilter();
   register_filters();
   register_tridiag();

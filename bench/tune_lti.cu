@@ -15,9 +15,10 @@
 using recur::layout;
 namespace k = recur::kernels;
 
-template <int B, int I, int D, int M>
+template <int B, int I, int D, int M, bool C = false>
 struct pol {
   static constexpr int block = B, items = I, depth = D, min_blocks = M;
+  static constexpr bool correct = C;  // output-correcting determination
 };
 
 float* g_x;
@@ -109,6 +110,11 @@ void sweep(char const* name, Sys const& sys, layout lay) {
   run<pol<128, 32, 128, 2>>(name, "128x32 mb2", sys, lay, false);
   run<pol<128, 16, 128, 4>>(name, "128x16 mb4", sys, lay, false);
   run<pol<512, 16, 128, 1>>(name, "512x16 mb1", sys, lay, false);
+  run<pol<128, 16, 128, 6, true>>(name, "128x16 mb6 corr", sys, lay, false);
+  run<pol<128, 16, 128, 8, true>>(name, "128x16 mb8 corr", sys, lay, false);
+  run<pol<128, 32, 128, 3, true>>(name, "128x32 mb3 corr", sys, lay, false);
+  run<pol<128, 32, 128, 4, true>>(name, "128x32 mb4 corr", sys, lay, false);
+  run<pol<256, 16, 128, 3, true>>(name, "256x16 mb3 corr", sys, lay, false);
 }
 
 int main(int argc, char** argv) {

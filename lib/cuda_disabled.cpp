@@ -93,6 +93,18 @@ template void mobius_cuda<float>(float const*, float const*, float const*, float
 template void mobius_cuda<double>(double const*, double const*, double const*, double const*, double*,
                                   layout const&, double const*, double, double*, CUstream_st*);
 
+template <class S>
+void dpcm_int_cuda(bool, std::int64_t const*, std::int64_t, int, S const*, S*, layout const&, S const*,
+                   CUstream_st*) {
+  no_cuda();
+}
+template void dpcm_int_cuda<std::int16_t>(bool, std::int64_t const*, std::int64_t, int, std::int16_t const*,
+                                          std::int16_t*, layout const&, std::int16_t const*, CUstream_st*);
+template void dpcm_int_cuda<std::int32_t>(bool, std::int64_t const*, std::int64_t, int, std::int32_t const*,
+                                          std::int32_t*, layout const&, std::int32_t const*, CUstream_st*);
+template void dpcm_int_cuda<std::uint8_t>(bool, std::int64_t const*, std::int64_t, int, std::uint8_t const*,
+                                          std::uint8_t*, layout const&, std::uint8_t const*, CUstream_st*);
+
 tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_algorithm) { no_cuda(); }
 
 }  // namespace detail

@@ -473,6 +473,33 @@ void run_dpcm_int(host const& ex, bool encode, std::span<std::int64_t const> c, 
                 });
 }
 
+// recur::cuda: the same checks, then the GPU's (order at most 8, device
+// memory, a host coefficient array), then the backend.
+template <class S>
+void run_dpcm_int_cuda(cuda const& ex, bool encode, std::span<std::int64_t const> c, int shift, S const* in,
+                       S* out, layout const& lay, std::span<S const> init) {
+  dpcm_names const& nm = encode ? encode_names : decode_names;
+  if (!cuda_compiled())
+    throw not_compiled(std::string(nm.fn) +
+                       ": this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)");
+  if (!c.empty()) detail::check_host_pointer(nm.fn, c.data(), "c");
+  check_integer_predictor(nm.fn, c, shift);
+  check_dpcm_call<S, std::int64_t>(nm, c, in, out, lay, init);
+  std::int64_t const k = static_cast<std::int64_t>(c.size());
+  if (k > detail::predictor_cuda_max_order)
+    detail::bad_argument(nm.fn, fmt::format("order {} (c.size()) is not supported with recur::cuda: the CUDA "
+                                            "backend supports orders 0-{} (recur::host has no limit)",
+                                            k, detail::predictor_cuda_max_order));
+  if (lay.n > 0 && lay.count > 0) {
+    detail::check_device_pointer(nm.fn, in, nm.in);
+    if (out != in) detail::check_device_pointer(nm.fn, out, nm.out);
+    if (!init.empty()) detail::check_device_pointer(nm.fn, init.data(), "init");
+  }
+  if (lay.count == 0 || lay.n == 0) return;
+  detail::dpcm_int_cuda<S>(encode, c.data(), k, shift, in, out, normalised_layout(lay),
+                           init.empty() ? nullptr : init.data(), ex.stream);
+}
+
 template <class T>
 void run_dpcm_float(host const& ex, bool encode, std::span<T const> c, T const* in, T* out, layout const& lay,
                     std::span<T const> init) {
@@ -615,6 +642,30 @@ void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std
   run_dpcm_int<std::uint8_t>(ex, false, c, shift, e, x, lay, init);
 }
 
+void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* x, std::int16_t* e,
+                 layout const& lay, std::span<std::int16_t const> init) {
+  run_dpcm_int_cuda<std::int16_t>(ex, true, c, shift, x, e, lay, init);
+}
+void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* x, std::int32_t* e,
+                 layout const& lay, std::span<std::int32_t const> init) {
+  run_dpcm_int_cuda<std::int32_t>(ex, true, c, shift, x, e, lay, init);
+}
+void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* x, std::uint8_t* e,
+                 layout const& lay, std::span<std::uint8_t const> init) {
+  run_dpcm_int_cuda<std::uint8_t>(ex, true, c, shift, x, e, lay, init);
+}
+void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* e, std::int16_t* x,
+                 layout const& lay, std::span<std::int16_t const> init) {
+  run_dpcm_int_cuda<std::int16_t>(ex, false, c, shift, e, x, lay, init);
+}
+void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* e, std::int32_t* x,
+                 layout const& lay, std::span<std::int32_t const> init) {
+  run_dpcm_int_cuda<std::int32_t>(ex, false, c, shift, e, x, lay, init);
+}
+void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* e, std::uint8_t* x,
+                 layout const& lay, std::span<std::uint8_t const> init) {
+  run_dpcm_int_cuda<std::uint8_t>(ex, false, c, shift, e, x, lay, init);
+}
 void dpcm_encode(host const& ex, std::span<float const> c, float const* x, float* e, layout const& lay,
                  std::span<float const> init) {
   run_dpcm_float<float>(ex, true, c, x, e, lay, init);

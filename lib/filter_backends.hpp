@@ -50,6 +50,13 @@ template <class T>
 void predictor_cuda(bool encode, T const* c, std::int64_t k, T const* in, T* out, layout const& lay,
                     T const* init, T* final_state, CUstream_st* stream);
 
+// Integer DPCM on the GPU (kernels/dispatch/dispatch_dpcm_int.cuh): S is
+// int16_t, int32_t or uint8_t; c (host memory) checked: k <= predictor_cuda_max_order,
+// sum |c_j| <= 2^31, shift in [0, 62]; init k samples per sequence or null.
+template <class S>
+void dpcm_int_cuda(bool encode, std::int64_t const* c, std::int64_t k, int shift, S const* in, S* out,
+                   layout const& lay, S const* init, CUstream_st* stream);
+
 // Throws invalid_argument (message starting with fn) when ptr is memory the
 // host cannot read (device memory): for arrays the host API reads itself,
 // such as lfilter's coefficients with recur::cuda. CUDA builds only.

@@ -37,6 +37,17 @@ struct compose_u32 {
   }
 };
 
+// affine_u32 with 4 bytes of padding (12 bytes; 16 segmented).
+struct affine_pad_u32 {
+  std::uint32_t a, b, pad;
+  bool operator==(affine_pad_u32 const&) const = default;
+};
+struct compose_pad_u32 {
+  __host__ __device__ affine_pad_u32 operator()(affine_pad_u32 l, affine_pad_u32 r) const {
+    return {r.a * l.a, r.a * l.b + r.b, 0u};
+  }
+};
+
 // K x K matrices modulo 2^32, scan order (l first: the product r * l).
 template <int K>
 struct mat_u32 {
@@ -70,6 +81,10 @@ float random_value(std::mt19937& g) {
 template <>
 affine_u32 random_value(std::mt19937& g) {
   return {static_cast<std::uint32_t>(g() | 1u), static_cast<std::uint32_t>(g())};
+}
+template <>
+affine_pad_u32 random_value(std::mt19937& g) {
+  return {static_cast<std::uint32_t>(g() | 1u), static_cast<std::uint32_t>(g()), 0u};
 }
 template <int K>
 mat_u32<K> random_mat(std::mt19937& g) {
@@ -196,6 +211,19 @@ BOOST_AUTO_TEST_CASE(batches_in_every_layout) {
       check_exact<mat_u32<2>>(lay, matmul_u32<2>{}, {true, true, {{{1u, 2u}, {3u, 4u}}}});
     }
   }
+}
+
+// KNOWN DEFECT, disabled (run it with --run_test=device_scan/segmented_12_byte_values_known_defect):
+// on the H100 (2026-11-23), segmented scans of some 12- and 16-byte values over
+// sequences of many tiles (here 20000 x 3, 2048-value tiles) come out wrong
+// from the sixth tile of a sequence on, whole tiles at a time, while 8-byte
+// affine_u32 values and 2x2 matrices are exact; found through integer DPCM's
+// order-1 decode (which now avoids it, dispatch_dpcm_int.cuh). Not yet
+// understood; the packed status-word path is not the cause (the same failure
+// with every value in the separate-array path).
+BOOST_AUTO_TEST_CASE(segmented_12_byte_values_known_defect, *boost::unit_test::disabled()) {
+  for (layout lay : {layout::contiguous(20000, 3), layout::contiguous(100003, 3)})
+    check_exact<affine_pad_u32>(lay, compose_pad_u32{}, {});
 }
 
 BOOST_AUTO_TEST_CASE(in_place) {

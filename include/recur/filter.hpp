@@ -65,7 +65,7 @@
 // overflow), negative host.threads. Non-finite samples are not rejected: they
 // propagate through the arithmetic.
 //
-// With recur::cuda (lfilter, sosfilt, floating-point DPCM): the same
+// With recur::cuda (lfilter, sosfilt, DPCM integer and floating point): the same
 // semantics and the same argument checks (same errors, nothing written on
 // error), except that
 // - x, y, e, zi, zf and init are device (or managed) pointers, and spans over
@@ -87,6 +87,11 @@
 //   a stable filter, not growing with the length. They are bitwise identical
 //   from run to run for the same input, device and build. Outputs may equal
 //   inputs (in place), zf may equal zi, as on the host;
+// - integer DPCM is exact on the GPU too: bitwise the reference's results
+//   (encoding is a stencil; decoding with shift 0 a scan in wrap-around
+//   uint32_t arithmetic, exact modulo 2^bits; with a shift, whose floor is
+//   not linear, one sequence per thread: fast for many sequences, such as
+//   image rows, slow for a few long ones);
 // - a non-finite sample propagates through the state as the arithmetic
 //   takes it (a scan multiplies it by matrix powers, 0 * NaN = NaN), so it
 //   may reach later outputs of its sequence that the sequential filter would
@@ -170,6 +175,23 @@ void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std
 void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* e,
                  std::int32_t* x, layout const& lay, std::span<std::int32_t const> init = {});
 void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* e,
+                 std::uint8_t* x, layout const& lay, std::span<std::uint8_t const> init = {});
+
+// On the GPU (orders 0-8): c on the host, x, e and init in device memory;
+// results bitwise those of recur::host. Encoding is a stencil; decoding
+// with shift 0 a single-pass scan (the recurrence is linear modulo 2^32),
+// with a shift one sequence per thread (see kernels/dispatch/dispatch_dpcm_int.cuh).
+void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* x,
+                 std::int16_t* e, layout const& lay, std::span<std::int16_t const> init = {});
+void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* x,
+                 std::int32_t* e, layout const& lay, std::span<std::int32_t const> init = {});
+void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* x,
+                 std::uint8_t* e, layout const& lay, std::span<std::uint8_t const> init = {});
+void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* e,
+                 std::int16_t* x, layout const& lay, std::span<std::int16_t const> init = {});
+void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* e,
+                 std::int32_t* x, layout const& lay, std::span<std::int32_t const> init = {});
+void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* e,
                  std::uint8_t* x, layout const& lay, std::span<std::uint8_t const> init = {});
 
 // Floating-point codecs.

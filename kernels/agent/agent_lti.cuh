@@ -56,9 +56,11 @@ constexpr bool lti_nonzero(int i, int j) {
     return true;
 }
 
-// Kernel parameters: the problem, and the powers A^(Items 2^s) of the state
-// matrix for s = 0 .. log2(Block) (the last one is the tile's map).
-template <class T, class System, int Levels>
+// Kernel parameters: the problem, the powers A^(Items 2^s) of the state
+// matrix for s = 0 .. log2(Block) (the last one is the tile's map), and for
+// the output-correcting determination the responses resp[j] = C A^j (output
+// j of a run from a unit state with zero samples), j < Rows.
+template <class T, class System, int Levels, int Rows = 1>
 struct lti_params {
   static constexpr int K = System::K;
   System sys;
@@ -71,10 +73,16 @@ struct lti_params {
   std::int64_t tiles_per_seq;
   int forget;                  // A^tile is zero in T: tiles' maps are constant
   T pow[Levels][K][K];
+  T resp[Rows][K];
 };
 
 // Unit: element stride 1 (32-bit offsets within a tile), chosen at launch.
-template <class T, class System, int Block, int Items, int Depth, int MinBlocks, bool Unit = true>
+// Correct: the determination adds each output's response to the thread's
+// incoming state, y_j = y0_j + C A^j s_in (K independent FMAs per sample),
+// to the outputs y0 of the pre-computation's zero-state run, instead of
+// running the System's step chain a second time.
+template <class T, class System, int Block, int Items, int Depth, int MinBlocks, bool Unit = true,
+          bool Correct = false>
 struct agent_lti {
   static constexpr int K = System::K;
   static constexpr int block_threads = Block, min_blocks = MinBlocks;
@@ -82,7 +90,7 @@ struct agent_lti {
   static_assert(Block >= 64 && (Block & (Block - 1)) == 0 && (Items & (Items - 1)) == 0);
   static constexpr int log_block = lti_log2(Block), log_warp = 5, log_warps = log_block - log_warp,
                        levels = log_block + 1;
-  using params = lti_params<T, System, levels>;
+  using params = lti_params<T, System, levels, Correct ? Items : 1>;
   using status = lti_tile_status<T, K>;
   using vec = lti_vec<T, K>;
 
@@ -92,6 +100,7 @@ struct agent_lti {
     T x[padded(tile_items)];  // samples, then outputs
     vec warp_total[warps];
     vec warp_in[warps];
+    vec zf0;  // Correct: the zero-state run's state after the sequence's last sample
     typename status::template walk_storage<Depth> walk;
     std::int64_t tile;
   };
@@ -189,10 +198,22 @@ struct agent_lti {
     }
     __syncthreads();
 
+    // The item after which this thread writes zf (the sequence's last
+    // sample), or -1.
+    std::int64_t const last_j = n - 1 - i0 - std::int64_t(tid) * Items;
+    int const zf_j = p.zf && last_j >= 0 && last_j < Items ? int(last_j) : -1;
+
     // Pre-computation: the run's state from zero, then the warp scan.
     vec inc{};
 #pragma unroll
-    for (int j = 0; j < Items; ++j) (void)p.sys.step(inc.v, ts.x[padded(int(tid) * Items + j)]);
+    for (int j = 0; j < Items; ++j) {
+      int const k = padded(int(tid) * Items + j);
+      T const y0 = p.sys.step(inc.v, ts.x[k]);
+      if constexpr (Correct) {
+        ts.x[k] = y0;
+        if (j == zf_j) ts.zf0 = inc;
+      }
+    }
     scan_lanes<0, log_warp>(p, inc, lane);
     vec excl;
 #pragma unroll
@@ -257,17 +278,29 @@ struct agent_lti {
     power<0, log_warp>(p, s, lane);
 #pragma unroll
     for (int e = 0; e < K; ++e) s.v[e] += excl.v[e];
-    // The item after which this thread writes zf (the sequence's last
-    // sample), or -1.
-    std::int64_t const last_j = n - 1 - i0 - std::int64_t(tid) * Items;
-    int const zf_j = p.zf && last_j >= 0 && last_j < Items ? int(last_j) : -1;
+    if constexpr (Correct) {
 #pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      int const k = int(tid) * Items + j;
-      ts.x[padded(k)] = p.sys.step(s.v, ts.x[padded(k)]);
-      if (j == zf_j)
+      for (int j = 0; j < Items; ++j) {
+        int const k = padded(int(tid) * Items + j);
+        T acc = ts.x[k];
 #pragma unroll
-        for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = s.v[e];
+        for (int e = 0; e < K; ++e) acc = fma(p.resp[j][e], s.v[e], acc);
+        ts.x[k] = acc;
+      }
+      if (zf_j >= 0) {  // the state after item zf_j: A^(zf_j + 1) s_in + the zero-state run's
+        for (int j = 0; j <= zf_j; ++j) (void)p.sys.step(s.v, T(0));
+#pragma unroll
+        for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = s.v[e] + ts.zf0.v[e];
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < Items; ++j) {
+        int const k = int(tid) * Items + j;
+        ts.x[padded(k)] = p.sys.step(s.v, ts.x[padded(k)]);
+        if (j == zf_j)
+#pragma unroll
+          for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = s.v[e];
+      }
     }
     __syncthreads();
     T* y = p.y + base;

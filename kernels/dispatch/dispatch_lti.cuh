@@ -29,8 +29,11 @@
 #include <cstddef>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <span>
 #include <type_traits>
+#include <vector>
 #include <utility>
 
 #include <cuda_runtime.h>
@@ -179,29 +182,44 @@ inline bool all_finite(std::span<T const> c) {
 
 // --- tuning -----------------------------------------------------------------
 
-// Tile shapes, from bench/tune_lti on the H100 (bench/results/h100-tune-lti.log;
-// f32, 2^24 samples, one lane and 64 lanes):
+// Tile shapes, from bench/tune_lti on the H100 (f32, 2^24 samples, one lane
+// and 64 lanes; bench/results/h100-tune-lti-correct.log, 2026-11-23, the
+// harness then hiding the host's enqueue behind a spin kernel as the
+// benchmark does; earlier runs in h100-tune-lti.log counted it):
 // - tiles that forget (A^tile zero in T, so no walk goes past the first
-//   predecessor): 128 threads x 16 samples at 8 blocks per SM for states of
-//   up to 4 values, 6 for larger ones (occupancy: lfilter order 4 is bound
-//   by instruction issue, 0.105 ms at 4 blocks per SM, 0.087 ms at 8; order 1
-//   0.070 ms, 65% of copy; a 4-section sosfilt 0.140 ms against 0.150 for
-//   128 x 32);
+//   predecessor), states of up to 4 values: 128 threads x 16 samples at 8
+//   blocks per SM with the output-correcting determination (agent_lti's
+//   Correct): lfilter order 4 0.0731 ms plain, 0.0686 corrected (65.7% of
+//   copy); order 1 0.0661 / 0.0638 ms (about 71%);
+// - larger states (a 4-section sosfilt, K = 8): 128 x 32 at 3 blocks per SM,
+//   plain (0.0937 ms, 48% of copy; 128 x 16 at 6: 0.1014; corrected shapes
+//   0.114-0.123: the correction's K FMAs per sample from the constant bank
+//   cost more than the cascade's second pass);
 // - long memory (a walk may go far back, and fewer, longer tiles pay):
-//   128 x 32 f32, 3 blocks per SM (2 for states over 4 values). A pole at
-//   0.99999, one lane: 50% of copy against 29% for 128 x 16.
+//   128 x 32 f32, 3 blocks per SM (2 for states over 4 values), plain. A
+//   pole at 0.99999, one lane: 56% of copy against 30% for 128 x 16.
 // f64: 128 x 16 (16 KB tiles, as 128 x 32 f32) at 4 blocks per SM (2 for
 // states over 4 values), not tuned separately.
-template <int B, int I, int D, int M>
+template <int B, int I, int D, int M, bool C = false>
 struct lti_shape {
   static constexpr int block = B, items = I, depth = D, min_blocks = M;
+  static constexpr bool correct = C;  // agent_lti's output-correcting determination
 };
+template <class Policy>
+constexpr bool lti_correct() {
+  if constexpr (requires { Policy::correct; })
+    return Policy::correct;
+  else
+    return false;
+}
 template <class T, int K>
 using lti_policy_short =
-    std::conditional_t<sizeof(T) == 4, lti_shape<128, 16, 128, K <= 4 ? 8 : 6>, lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
+    std::conditional_t<sizeof(T) == 4,
+                       std::conditional_t<(K <= 4), lti_shape<128, 16, 128, 8, true>, lti_shape<128, 32, 128, 3>>,
+                       lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
 template <class T, int K>
-using lti_policy_long =
-    std::conditional_t<sizeof(T) == 4, lti_shape<128, 32, 128, K <= 4 ? 3 : 2>, lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
+using lti_policy_long = std::conditional_t<sizeof(T) == 4, lti_shape<128, 32, 128, K <= 4 ? 3 : 2>,
+                                           lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
 
 // --- dispatch ---------------------------------------------------------------
 
@@ -238,11 +256,17 @@ struct lti_matrix {
       for (int r = 0; r < K; ++r) m[r][c] = s[r];
     }
   }
+  // Structural zeros (lti_nonzero) are skipped: a sum that starts at +0
+  // is unchanged by adding zeros, so the results are those of the full
+  // product (8 x 8 long double squarings are a few us of host time each).
+  template <class System>
   void square() {
     H q[K][K] = {};
     for (int r = 0; r < K; ++r)
       for (int c = 0; c < K; ++c)
-        for (int j = 0; j < K; ++j) q[r][c] += m[r][j] * m[j][c];
+        if (lti_nonzero<System>(r, c))
+          for (int j = 0; j < K; ++j)
+            if (lti_nonzero<System>(r, j) && lti_nonzero<System>(j, c)) q[r][c] += m[r][j] * m[j][c];
     for (int r = 0; r < K; ++r)
       for (int c = 0; c < K; ++c) m[r][c] = q[r][c];
   }
@@ -255,18 +279,62 @@ struct lti_matrix {
   }
 };
 
+// A, A^2, A^4, ..., A^(2^top) by repeated squaring: the powers every tile
+// shape needs (agent_lti's pow[s] = A^(Items 2^s) is entry log2(Items) + s),
+// computed once per call (an 8 x 8 squaring in long double is a few us of
+// host time).
+template <int K>
+struct lti_power_chain {
+  std::vector<lti_matrix<K>> p;
+  template <class System>
+  lti_power_chain(System const& sys, int top) {
+    p.reserve(static_cast<std::size_t>(top) + 1);
+    p.emplace_back(sys);
+    for (int i = 1; i <= top; ++i) {
+      p.push_back(p.back());
+      p.back().template square<System>();
+    }
+  }
+};
+
+// The chain for `sys`, remembered per host thread for the last system of
+// each type: a filter applied block after block (streaming) pays the
+// squarings once.
+template <int K, class System>
+lti_power_chain<K> const& cached_power_chain(System const& sys, int top) {
+  static_assert(std::is_trivially_copyable_v<System>);
+  struct entry {
+    System sys;
+    int top = -1;
+    std::optional<lti_power_chain<K>> chain;
+  };
+  thread_local entry last;
+  if (!last.chain || last.top < top || std::memcmp(&last.sys, &sys, sizeof(System)) != 0) {
+    last.chain.emplace(sys, top);
+    last.sys = sys;
+    last.top = top;
+  }
+  return *last.chain;
+}
+
 // Many short or strided sequences: one thread each.
 inline bool lti_use_lanes(layout const& lay, std::int64_t tile_items) {
   return lay.count >= 4096 && (lay.element_stride != 1 || lay.n <= 2 * tile_items);
 }
 
 // One tile shape: sizes (null temp) or launches.
+// `chain` (may be null: the cached one) holds at least log2(Items) + levels
+// powers.
 template <class T, class Policy, class System>
 cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys, T const* x, T* y,
-                       layout const& lay, T const* zi, T* zf, std::int64_t state_stride, cudaStream_t stream) {
+                       layout const& lay, T const* zi, T* zf, std::int64_t state_stride,
+                       cudaStream_t stream, lti_power_chain<System::K> const* chain = nullptr) {
   constexpr int K = System::K;
-  using agent = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks>;
-  using strided = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, false>;
+  constexpr bool correct = lti_correct<Policy>();
+  using agent =
+      agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, true, correct>;
+  using strided =
+      agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, false, correct>;
   using status = typename agent::status;
   std::int64_t const tps = agent::tiles_per_seq(lay.n);
   std::int64_t const tiles = tps * lay.count;
@@ -286,15 +354,22 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
   p.zf = zf;
   p.state_stride = state_stride;
   p.tiles_per_seq = tps;
-  // A^Items by squaring, then its squares, rounded to T at the end.
-  lti_matrix<K> a(sys);
-  for (int i = 1; i < Policy::items; i *= 2) a.square();
-  for (int s = 0; s < agent::levels; ++s) {
-    if (s > 0) a.square();
-    for (int r = 0; r < K; ++r)
-      for (int c = 0; c < K; ++c) p.pow[s][r][c] = T(a.m[r][c]);
+  if constexpr (correct) {  // resp[j][c]: output j of a zero-sample run from unit state c
+    auto const hs = sys.template cast<long double>();
+    for (int c = 0; c < K; ++c) {
+      long double s[K] = {};
+      s[c] = 1;
+      for (int j = 0; j < Policy::items; ++j) p.resp[j][c] = T(hs.step(s, 0.0L));
+    }
   }
-  p.forget = a.template zero_in<T>();
+  // A^Items and its squares, rounded to T at the end.
+  constexpr int log_items = lti_log2(Policy::items);
+  if (!chain || chain->p.size() < std::size_t(log_items + agent::levels))
+    chain = &cached_power_chain<K>(sys, log_items + agent::levels - 1);
+  for (int s = 0; s < agent::levels; ++s)
+    for (int r = 0; r < K; ++r)
+      for (int c = 0; c < K; ++c) p.pow[s][r][c] = T(chain->p[log_items + s].m[r][c]);
+  p.forget = chain->p[log_items + agent::levels - 1].template zero_in<T>();
   status const st = status::carve(d_temp, tiles);
   cudaError_t const e = cudaMemsetAsync(d_temp, 0xff, bytes, stream);
   if (e != cudaSuccess) return e;
@@ -312,7 +387,8 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
 // storage.
 template <class T, class Policy = void, class System>
 cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys, T const* x, T* y,
-                         layout const& lay, T const* zi, T* zf, std::int64_t state_stride, cudaStream_t stream) {
+                         layout const& lay, T const* zi, T* zf, std::int64_t state_stride,
+                         cudaStream_t stream) {
   constexpr int K = System::K;
   using shorter = lti_policy_short<T, K>;
   if (lay.n < 0 || lay.count < 0) return cudaErrorInvalidValue;
@@ -336,13 +412,21 @@ cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sy
   if constexpr (!std::is_void_v<Policy>) {
     return launch_lti<T, Policy>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream);
   } else {
+    using longer = lti_policy_long<T, K>;
+    if (d_temp == nullptr) {  // enough for either shape (the choice needs the powers)
+      std::size_t a = 0, b = 0;
+      cudaError_t e = launch_lti<T, shorter>(nullptr, a, sys, x, y, lay, zi, zf, state_stride, stream);
+      if (e == cudaSuccess) e = launch_lti<T, longer>(nullptr, b, sys, x, y, lay, zi, zf, state_stride, stream);
+      temp_bytes = a > b ? a : b;
+      return e;
+    }
     // Short memory: the short shape's tile power is zero in T.
-    lti_matrix<K> a(sys);
-    for (int i = 1; i < shorter::block * shorter::items; i *= 2) a.square();
-    if (!a.template zero_in<T>())
-      return launch_lti<T, lti_policy_long<T, K>>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride,
-                                                   stream);
-    return launch_lti<T, shorter>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream);
+    constexpr int log_short = lti_log2(shorter::block * shorter::items),
+                  log_long = lti_log2(longer::block * longer::items);
+    lti_power_chain<K> const& chain = cached_power_chain<K>(sys, log_short > log_long ? log_short : log_long);
+    if (!chain.p[log_short].template zero_in<T>())
+      return launch_lti<T, longer>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream, &chain);
+    return launch_lti<T, shorter>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream, &chain);
   }
 }
 
