@@ -299,6 +299,12 @@ struct scan_tile_status {
 #pragma unroll
           for (int u = 0; u < 8; ++u) acc = op(acc, x[u]);
         }
+        // Not unrolled: nvcc 13.0 (sm_90, -O2) miscompiles
+        // this loop when it unrolls it for some value types (segmented
+        // values of 16, 20 and 28 bytes: the fold of 4 or more entries came
+        // out wrong, deterministically; test_device_scan's
+        // segmented_padded_values). It is at most 7 operations.
+#pragma unroll 1
         for (; m >= 0; --m) acc = op(acc, ws.stack[m]);
       }
       ws.base = acc;

@@ -235,23 +235,11 @@ inline cudaError_t dpcm_int(bool encode, void* d_temp, std::size_t& temp_bytes, 
       }
     });
   }
-  // Shift 0: the scan. Order 1 runs as order 2 with c_2 = 0: the segmented
-  // scan of 12-byte values (order 1's step and its segment flag) gave wrong
-  // tile prefixes on the H100 (a defect of the generic scan found by
-  // test_dpcm_int_cuda, not yet understood; see doc/performance.md), while
-  // the 28-byte values of order 2 are exact.
-  if (p.k == 1) {
-    if (empty) {
-      if (d_temp == nullptr) temp_bytes = 1;
-      return cudaSuccess;
-    }
-    return dispatch_chain_scan(d_temp, temp_bytes, dpcm_int_scan_access<2>{p, lay}, ops::affine_matrix_compose{},
-                               stream);
-  }
+  // Shift 0: the scan.
   return with_k([&](auto kk) -> cudaError_t {
     constexpr int K = decltype(kk)::value;
-    if constexpr (K <= 1) {
-      return cudaErrorInvalidValue;  // the stencil, or order 1 above
+    if constexpr (K == 0) {
+      return cudaErrorInvalidValue;  // the stencil, above
     } else {
       if (empty) {
         if (d_temp == nullptr) temp_bytes = 1;
