@@ -137,18 +137,24 @@ std::vector<T> reference(std::vector<T> const& in, layout const& lay, Op op, sca
   return out;
 }
 
+// shift: the data start `shift` bytes past cudaMalloc's alignment (a
+// multiple of 4: single sequences then take the agent's scalar path instead
+// of its 16-byte vector path).
 template <class T, class Op>
 std::vector<T> run_scan(std::vector<T> const& in, layout const& lay, Op op, scan_options<T> const& opt,
-                        bool in_place = false) {
+                        bool in_place = false, std::size_t shift = 0) {
   std::size_t const bytes = in.size() * sizeof(T);
-  T* d_in = nullptr;
+  char* base_in = nullptr;
+  char* base_out = nullptr;
+  CUDA_OK(cudaMalloc(&base_in, bytes + sizeof(T) + shift));
+  T* const d_in = reinterpret_cast<T*>(base_in + shift);
   T* d_out = nullptr;
-  CUDA_OK(cudaMalloc(&d_in, bytes + sizeof(T)));
   CUDA_OK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
   if (in_place) {
     d_out = d_in;
   } else {
-    CUDA_OK(cudaMalloc(&d_out, bytes + sizeof(T)));
+    CUDA_OK(cudaMalloc(&base_out, bytes + sizeof(T) + shift));
+    d_out = reinterpret_cast<T*>(base_out + shift);
     CUDA_OK(cudaMemcpy(d_out, in.data(), bytes, cudaMemcpyHostToDevice));  // gaps keep their values
   }
   std::size_t temp_bytes = 0;
@@ -160,24 +166,26 @@ std::vector<T> run_scan(std::vector<T> const& in, layout const& lay, Op op, scan
   std::vector<T> out(in.size());
   CUDA_OK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
   CUDA_OK(cudaFree(temp));
-  CUDA_OK(cudaFree(d_in));
-  if (!in_place) CUDA_OK(cudaFree(d_out));
+  CUDA_OK(cudaFree(base_in));
+  if (!in_place) CUDA_OK(cudaFree(base_out));
   return out;
 }
 
 template <class T, class Op>
-void check_exact(layout const& lay, Op op, scan_options<T> const& opt, bool in_place = false) {
+void check_exact(layout const& lay, Op op, scan_options<T> const& opt, bool in_place = false,
+                 std::size_t shift = 0) {
   std::mt19937 g(static_cast<unsigned>(lay.n * 31 + lay.count));
   std::vector<T> in(static_cast<std::size_t>(extent(lay)));
   for (auto& x : in) x = random_value<T>(g);
   auto const want = reference(in, lay, op, opt);
-  auto const got = run_scan(in, lay, op, opt, in_place);
+  auto const got = run_scan(in, lay, op, opt, in_place, shift);
   std::int64_t bad = 0, first_bad = -1;
   for (std::size_t i = 0; i < in.size(); ++i)
     if (!(got[i] == want[i]) && bad++ == 0) first_bad = static_cast<std::int64_t>(i);
   BOOST_TEST(bad == 0, "n " << lay.n << " count " << lay.count << " strides " << lay.element_stride << "/"
                             << lay.batch_stride << (opt.exclusive ? " exclusive" : " inclusive")
-                            << (opt.has_init ? " init" : "") << ": " << bad << " wrong, first at " << first_bad);
+                            << (opt.has_init ? " init" : "") << (shift ? " shifted" : "") << ": " << bad
+                            << " wrong, first at " << first_bad);
 }
 
 std::vector<std::int64_t> const lengths = {1, 2, 3, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097, 8191,
@@ -196,6 +204,16 @@ BOOST_AUTO_TEST_CASE(single_sequence_every_status_path) {
     check_exact<affine_u32>(layout::contiguous(n), compose_u32{}, {false, true, {3u, 5u}});
     check_exact<mat_u32<2>>(layout::contiguous(n), matmul_u32<2>{}, {});
     check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {});
+  }
+}
+
+// Single sequences whose data are not 16-byte aligned run the scalar path
+// (aligned ones move whole tiles in 16-byte chunks); in place too.
+BOOST_AUTO_TEST_CASE(single_sequence_unaligned) {
+  for (std::int64_t n : {std::int64_t{4097}, std::int64_t{100003}, std::int64_t{1} << 20}) {
+    check_exact<std::uint32_t>(layout::contiguous(n), plus_u32{}, {}, false, 4);
+    check_exact<std::uint32_t>(layout::contiguous(n), plus_u32{}, {true, true, 7u}, true, 8);
+    check_exact<affine_u32>(layout::contiguous(n), compose_u32{}, {true, true, {3u, 5u}}, false, 8);
   }
 }
 

@@ -11,6 +11,7 @@
 // stops at a tile whose aggregate contains one.
 
 #include <cstdint>
+#include <cstring>
 
 #include "scan_tile_status.cuh"
 
@@ -23,9 +24,11 @@ namespace recur::kernels {
 //   void store(seq, i, V) const  write an output
 //   bool exclusive
 //   layout lay
-template <class V, class Op, class Access, int Block, int Items, int LookbackDepth, int LookbackWords = 1>
+template <class V, class Op, class Access, int Block, int Items, int LookbackDepth, int LookbackWords = 1,
+          int MinBlocks = 1>
 struct agent_scan {
   static constexpr int block_threads = Block;
+  static constexpr int min_blocks = MinBlocks;  // per SM, for __launch_bounds__
   static constexpr int tile_items = Block * Items;
   static constexpr int warps = Block / 32;
   static_assert(Block % 32 == 0 && Block <= 1024);
@@ -35,8 +38,27 @@ struct agent_scan {
   // bank conflicts (for 4-byte values; wider values conflict less anyway).
   static constexpr int padded(int k) { return k + k / 32; }
 
+  // The vector path: a flat access (one sequence, unit stride, 16-byte
+  // aligned data; Access::flat) and a whole tile move in 16-byte chunks,
+  // 4 per thread (a run of 64 bytes). Global chunk g of the tile belongs to
+  // thread o = g / 4 (its chunk c = g % 4) and lives in shared-memory slot
+  // 4 o + (c + o / 2) mod 4: the striped 16-byte stores and the owners'
+  // 16-byte reads are both free of bank conflicts (the layout of
+  // agent_linrec_pipe.cuh).
+  static constexpr int chunk_values = 16 % sizeof(V) == 0 ? int(16 / sizeof(V)) : 0;
+  static constexpr bool vector_path = [] {
+    if constexpr (requires { Access::flat; })
+      return Access::flat && chunk_values > 0 && Items == 4 * chunk_values;
+    else
+      return false;
+  }();
+  __device__ static constexpr int chunk_slot(int g) {
+    int const o = g / 4, c = g % 4;
+    return 4 * o + (c + o / 2) % 4;
+  }
+
   struct temp_storage {
-    V items[padded(tile_items)];
+    alignas(16) V items[padded(tile_items)];
     V warp_total[warps];
     typename status::template walk_storage<LookbackDepth> walk;
     V exclusive;  // the tile's exclusive prefix
@@ -46,10 +68,40 @@ struct agent_scan {
   static std::int64_t tiles(std::int64_t total) { return (total + tile_items - 1) / tile_items; }
 
   __device__ static void run(temp_storage& ts, Access const& acc, Op const& op, status const& st) {
-    unsigned const tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    if (tid == 0) ts.tile = st.next_tile();
+    if (threadIdx.x == 0) ts.tile = st.next_tile();
     __syncthreads();
     std::int64_t const tile = ts.tile;
+    std::int64_t const total = acc.lay.n * acc.lay.count;
+    if constexpr (vector_path) {
+      if (total - tile * tile_items >= tile_items) return body<true>(ts, acc, op, st, tile);
+    }
+    body<false>(ts, acc, op, st, tile);
+  }
+
+  // The vector path: a thread's run (items r0 .. r0 + Items - 1) into
+  // registers from its 4 swizzled chunks, and back.
+  __device__ static void read_run(temp_storage const& ts, int r0, V (&x)[Items]) {
+    int const o = r0 / Items;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      uint4 const w = reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(4 * o + c)];
+      std::memcpy(&x[c * chunk_values], &w, 16);
+    }
+  }
+  __device__ static void write_run(temp_storage& ts, int r0, V const (&x)[Items]) {
+    int const o = r0 / Items;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      uint4 w;
+      std::memcpy(&w, &x[c * chunk_values], 16);
+      reinterpret_cast<uint4*>(ts.items)[chunk_slot(4 * o + c)] = w;
+    }
+  }
+
+  template <bool Vec>
+  __device__ static void body(temp_storage& ts, Access const& acc, Op const& op, status const& st,
+                              std::int64_t const tile) {
+    unsigned const tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     std::int64_t const n = acc.lay.n;
     std::int64_t const total = n * acc.lay.count;
     std::int64_t const f0 = tile * tile_items;
@@ -70,28 +122,49 @@ struct agent_scan {
 
     // Load striped (coalesced for unit element stride), all loads in flight
     // before the first shared-memory store.
-    V x[Items];
+    if constexpr (Vec) {
+      uint4 w[4];
+      auto const* src = reinterpret_cast<uint4 const*>(acc.in + f0);
 #pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      int const k = j * Block + static_cast<int>(tid);
-      if (k < valid) {
-        std::int64_t seq, i;
-        locate(k, seq, i);
-        x[j] = acc.load(seq, i);
+      for (int j = 0; j < 4; ++j) w[j] = src[j * Block + static_cast<int>(tid)];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) reinterpret_cast<uint4*>(ts.items)[chunk_slot(j * Block + int(tid))] = w[j];
+    } else {
+      V x[Items];
+#pragma unroll
+      for (int j = 0; j < Items; ++j) {
+        int const k = j * Block + static_cast<int>(tid);
+        if (k < valid) {
+          std::int64_t seq, i;
+          locate(k, seq, i);
+          x[j] = acc.load(seq, i);
+        }
       }
-    }
 #pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      int const k = j * Block + static_cast<int>(tid);
-      if (k < valid) ts.items[padded(k)] = x[j];
+      for (int j = 0; j < Items; ++j) {
+        int const k = j * Block + static_cast<int>(tid);
+        if (k < valid) ts.items[padded(k)] = x[j];
+      }
     }
     __syncthreads();
 
-    // The thread's run: items tid*Items .. (only the valid ones).
+    // The thread's run: items tid*Items .. (only the valid ones). The vector
+    // path reads raw values: the initial value is folded into element 0 here
+    // (by its owner, thread 0 of tile 0), as Access::load does otherwise.
     int const r0 = static_cast<int>(tid) * Items;
     int const rn = valid - r0 < Items ? (valid - r0 > 0 ? valid - r0 : 0) : Items;
+    bool init_here = false;
+    if constexpr (Vec) init_here = tile == 0 && tid == 0 && acc.has_init;
     V run{};
-    if (rn > 0) {
+    if constexpr (Vec) {
+      V x[Items];
+      read_run(ts, r0, x);
+      if (init_here) x[0] = op(acc.init, x[0]);
+      run = x[0];
+#pragma unroll
+      for (int j = 1; j < Items; ++j) run = op(run, x[j]);
+    } else if (rn > 0) {
+      // (one value at a time: values may be large, 3x3 matrices and more)
       run = ts.items[padded(r0)];
       for (int j = 1; j < rn; ++j) run = op(run, ts.items[padded(r0 + j)]);
     }
@@ -151,31 +224,57 @@ struct agent_scan {
         a = has_prefix ? op(ts.exclusive, prefix) : ts.exclusive;
       else if (has_prefix)
         a = prefix;
-      for (int j = 0; j < rn; ++j) {
-        int const k = padded(r0 + j);
-        V const xj = ts.items[k];
-        V const before = a;
-        a = has ? op(a, xj) : xj;
-        if (acc.exclusive) {
-          // An exclusive output at a sequence start is the initial value;
-          // elsewhere the inclusive prefix of the element before.
-          std::int64_t seq, i;
-          locate(r0 + j, seq, i);
-          ts.items[k] = i == 0 ? acc.start_value(seq) : before;
-        } else {
-          ts.items[k] = a;
+      if constexpr (Vec) {
+        V x[Items];
+        read_run(ts, r0, x);
+        if (init_here) x[0] = op(acc.init, x[0]);
+#pragma unroll
+        for (int j = 0; j < Items; ++j) {
+          V const before = a;
+          a = has ? op(a, x[j]) : x[j];
+          // Exclusive: the initial value at element 0, elsewhere the
+          // inclusive prefix of the element before.
+          if (acc.exclusive)
+            x[j] = f0 + r0 + j == 0 ? acc.start_value(0) : before;
+          else
+            x[j] = a;
+          has = true;
         }
-        has = true;
+        write_run(ts, r0, x);
+      } else {
+        for (int j = 0; j < rn; ++j) {
+          int const k = padded(r0 + j);
+          V const xj = ts.items[k];
+          V const before = a;
+          a = has ? op(a, xj) : xj;
+          if (acc.exclusive) {
+            // An exclusive output at a sequence start is the initial value;
+            // elsewhere the inclusive prefix of the element before.
+            std::int64_t seq, i;
+            locate(r0 + j, seq, i);
+            ts.items[k] = i == 0 ? acc.start_value(seq) : before;
+          } else {
+            ts.items[k] = a;
+          }
+          has = true;
+        }
       }
     }
     __syncthreads();
+    if constexpr (Vec) {
+      auto* dst = reinterpret_cast<uint4*>(acc.out + f0);
 #pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      int const k = j * Block + static_cast<int>(tid);
-      if (k < valid) {
-        std::int64_t seq, i;
-        locate(k, seq, i);
-        acc.store(seq, i, ts.items[padded(k)]);
+      for (int j = 0; j < 4; ++j)
+        dst[j * Block + static_cast<int>(tid)] = reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(j * Block + int(tid))];
+    } else {
+#pragma unroll
+      for (int j = 0; j < Items; ++j) {
+        int const k = j * Block + static_cast<int>(tid);
+        if (k < valid) {
+          std::int64_t seq, i;
+          locate(k, seq, i);
+          acc.store(seq, i, ts.items[padded(k)]);
+        }
       }
     }
   }
@@ -185,7 +284,7 @@ struct agent_scan {
 // an operator may carry tables (a filter's matrix powers) that must not be
 // copied per thread.
 template <class Agent, class V, class Op, class Access>
-__global__ void __launch_bounds__(Agent::block_threads)
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
     scan_kernel(__grid_constant__ Access const acc, __grid_constant__ Op const op, scan_tile_status<V> st) {
   extern __shared__ __align__(16) unsigned char scan_smem[];
   Agent::run(*reinterpret_cast<typename Agent::temp_storage*>(scan_smem), acc, op, st);

@@ -71,9 +71,12 @@ struct segmented_op {
   }
 };
 
-template <class T, class Op, bool Segmented>
+// Flat: one sequence of unit stride, in and out 16-byte aligned (the agent's
+// vector path moves whole tiles in 16-byte chunks through `in` and `out`).
+template <class T, class Op, bool Segmented, bool Flat = false>
 struct scan_access {
   using value_type = std::conditional_t<Segmented, segmented<T>, T>;
+  static constexpr bool flat = Flat && !Segmented;
   T const* in;
   T* out;
   layout lay;
@@ -105,17 +108,33 @@ struct scan_access {
 };
 
 // Tile shape by value size: 512 threads, 16 KB (4-byte values) to 36 KB
-// (3x3 f32 matrices) per tile, look-back rounds of 64 predecessors. Chosen on
-// the H100 with bench/tune_scan (2026-11-22): f32 sum 512x16 41% of copy
-// (256x16: 37%, 256x32: 24%, 128x32: 27%; windows of 32/64/128 within 2
-// points); affine f32 512x8 61% (256x8: 55%, 256x16: 50%). The walk's tile
-// rate, not the block's work, bounds it; doc/performance.md.
+// (3x3 f32 matrices) per tile, look-back rounds of 32 (4-byte values) or 64
+// predecessors, and a floor on blocks per SM (a register cap). From
+// bench/tune_scan on the H100 (bench/results/h100-tune-scan.log; f32 N =
+// 2^28, affine 2^27, after the 16-byte vector path of 2026-11-23):
+// - f32 sum: 512 x 16 at 4 blocks per SM, 1 status word per lane: 75.4% of
+//   copy, 0.92x CUB InclusiveSum (2 words: 73.0%; 3 blocks: 70.9%; no floor:
+//   62-63%; 256 x 16 at 8: 71.1%; 256 x 32 or 128 x 32: about 35%);
+// - affine f32 (8 bytes): 512 x 8 at 3 blocks per SM: 78.0% (no floor or 2:
+//   69%; 256 x 8 at 6: 76.7%);
+// - values of 9 to 36 bytes: 2 blocks per SM (64 registers: the 3x3 f32
+//   product scan went from 28% to 23% of copy when its kernel grew to 71
+//   registers and 1 block per SM); larger ones uncapped (a segmented 3x3
+//   product spilled 668 bytes under the 64-register cap).
 template <class V>
 struct scan_policy {
   static constexpr int block = 512;
   static constexpr int items = sizeof(V) <= 4 ? 16 : sizeof(V) <= 8 ? 8 : sizeof(V) <= 16 ? 4 : 2;
-  static constexpr int lookback_depth = 256, lookback_words = 2;
+  static constexpr int lookback_depth = 256, lookback_words = sizeof(V) <= 4 ? 1 : 2;
+  static constexpr int min_blocks = sizeof(V) <= 4 ? 4 : sizeof(V) <= 8 ? 3 : sizeof(V) <= 36 ? 2 : 1;
 };
+template <class Policy>
+constexpr int scan_min_blocks() {
+  if constexpr (requires { Policy::min_blocks; })
+    return Policy::min_blocks;
+  else
+    return 1;
+}
 
 // Sizes the temporary storage (d_temp null) or launches the scan agent over
 // `total` elements described by `acc` (an Access of agent_scan.cuh).
@@ -123,7 +142,7 @@ template <class V, class VOp, class Access, class Policy>
 cudaError_t launch_scan(void* d_temp, std::size_t& temp_bytes, std::int64_t total, Access const& acc,
                         VOp const& op, cudaStream_t stream) {
   using agent = agent_scan<V, VOp, Access, Policy::block, Policy::items, Policy::lookback_depth,
-                           Policy::lookback_words>;
+                           Policy::lookback_words, scan_min_blocks<Policy>()>;
   using status = scan_tile_status<V>;
   std::int64_t const tiles = agent::tiles(total);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
@@ -159,6 +178,20 @@ cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T*
     else
       return op;
   }();
+  if constexpr (!Segmented) {
+    // One sequence of unit stride, 16-byte aligned: the agent's vector path
+    // (where the tile shape allows it; the temporary storage is the same).
+    using flat_access = scan_access<T, Op, false, true>;
+    using flat_agent = agent_scan<V, vop, flat_access, policy::block, policy::items, policy::lookback_depth,
+                                  policy::lookback_words, scan_min_blocks<policy>()>;
+    auto const aligned = [](void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+    if constexpr (flat_agent::vector_path) {
+      if (lay.count == 1 && (lay.element_stride == 1 || lay.n <= 1) && aligned(in) && aligned(out))
+        return launch_scan<V, vop, flat_access, policy>(
+            d_temp, temp_bytes, lay.n, flat_access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init}, op_v,
+            stream);
+    }
+  }
   return launch_scan<V, vop, access, policy>(d_temp, temp_bytes, lay.n * lay.count,
                                              access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init},
                                              op_v, stream);
