@@ -1,6 +1,6 @@
 // Tile shapes of the LTI agent (kernels/agent/agent_lti.cuh) on the H100:
-// lfilter orders 1 and 4, a 4-section sosfilt and a long-memory order-2
-// filter, f32, one lane of 2^24 samples and 64 lanes of 2^18, every policy
+// lfilter orders 1 and 4, a 4-section sosfilt, DPCM decode (order 2) and
+// long-memory order-1 and order-2 filters, f32, one lane of 2^24 samples and 64 lanes of 2^18, every policy
 // checked against the default one, times as the median of 30 runs (CUDA
 // events; the runs cycle through 4 copies of the input so it does not stay
 // in L2), % of the device-to-device copy measured in the same run (8 bytes
@@ -16,10 +16,11 @@
 using recur::layout;
 namespace k = recur::kernels;
 
-template <int B, int I, int D, int M, bool C = false>
+template <int B, int I, int D, int M, bool C = false, int R = 1>
 struct pol {
   static constexpr int block = B, items = I, depth = D, min_blocks = M;
   static constexpr bool correct = C;  // output-correcting determination
+  static constexpr int runs = R;      // sub-runs per thread
 };
 
 float* g_x;
@@ -112,22 +113,21 @@ void run(char const* name, char const* pname, Sys const& sys, layout lay, bool r
 template <class Sys>
 void sweep(char const* name, Sys const& sys, layout lay) {
   run<void>(name, "default", sys, lay, true);
-  run<pol<256, 16, 128, 2>>(name, "256x16 mb2", sys, lay, false);
-  run<pol<128, 16, 128, 6>>(name, "128x16 mb6", sys, lay, false);
-  run<pol<128, 16, 128, 8>>(name, "128x16 mb8", sys, lay, false);
-  run<pol<128, 8, 128, 8>>(name, "128x8 mb8", sys, lay, false);
-  run<pol<128, 32, 128, 3>>(name, "128x32 mb3", sys, lay, false);
-  run<pol<64, 32, 128, 4>>(name, "64x32 mb4", sys, lay, false);
-  run<pol<64, 16, 128, 8>>(name, "64x16 mb8", sys, lay, false);
-  run<pol<256, 32, 128, 1>>(name, "256x32 mb1", sys, lay, false);
-  run<pol<128, 32, 128, 2>>(name, "128x32 mb2", sys, lay, false);
-  run<pol<128, 16, 128, 4>>(name, "128x16 mb4", sys, lay, false);
-  run<pol<512, 16, 128, 1>>(name, "512x16 mb1", sys, lay, false);
-  run<pol<128, 16, 128, 6, true>>(name, "128x16 mb6 corr", sys, lay, false);
   run<pol<128, 16, 128, 8, true>>(name, "128x16 mb8 corr", sys, lay, false);
-  run<pol<128, 32, 128, 3, true>>(name, "128x32 mb3 corr", sys, lay, false);
-  run<pol<128, 32, 128, 4, true>>(name, "128x32 mb4 corr", sys, lay, false);
-  run<pol<256, 16, 128, 3, true>>(name, "256x16 mb3 corr", sys, lay, false);
+  run<pol<128, 16, 128, 8, true, 2>>(name, "128x16 mb8 corr r2", sys, lay, false);
+  run<pol<128, 16, 128, 8, false, 2>>(name, "128x16 mb8 r2", sys, lay, false);
+  run<pol<128, 32, 128, 4, true, 2>>(name, "128x32 mb4 corr r2", sys, lay, false);
+  run<pol<128, 32, 128, 3>>(name, "128x32 mb3", sys, lay, false);
+  run<pol<128, 32, 128, 3, false, 2>>(name, "128x32 mb3 r2", sys, lay, false);
+  run<pol<128, 32, 128, 3, false, 4>>(name, "128x32 mb3 r4", sys, lay, false);
+  run<pol<128, 32, 128, 4, false, 2>>(name, "128x32 mb4 r2", sys, lay, false);
+  run<pol<128, 32, 128, 2, false, 4>>(name, "128x32 mb2 r4", sys, lay, false);
+  run<pol<128, 16, 128, 6, false, 2>>(name, "128x16 mb6 r2", sys, lay, false);
+  run<pol<128, 16, 128, 4, false, 2>>(name, "128x16 mb4 r2", sys, lay, false);
+  run<pol<128, 16, 128, 4, false, 4>>(name, "128x16 mb4 r4", sys, lay, false);
+  run<pol<256, 16, 128, 2, false, 2>>(name, "256x16 mb2 r2", sys, lay, false);
+  run<pol<128, 32, 128, 3, true, 2>>(name, "128x32 mb3 corr r2", sys, lay, false);
+  run<pol<128, 32, 128, 3, true, 4>>(name, "128x32 mb3 corr r4", sys, lay, false);
 }
 
 int main(int argc, char** argv) {
@@ -189,12 +189,15 @@ int main(int argc, char** argv) {
   // Long memory: real poles 0.9999 and 0.999 (order 2), 0.99999 (order 1).
   k::lfilter_system<float, 2> slow{{0.01f, 0.0f, 0.0f}, {1.0f, float(-(0.9999 + 0.999)), float(0.9999 * 0.999)}};
   k::lfilter_system<float, 1> slow1{{0.01f, 0.0f}, {1.0f, -0.99999f}};
+  // DPCM decode of bench_linrec's order-2 predictor 1.6 x_(i-1) - 0.64 x_(i-2).
+  k::order_k_system<float, 2> dpcm2{{1.6f, -0.64f}};
   for (layout lay : {layout::contiguous(std::int64_t(n)), layout::contiguous(std::int64_t(n) / 64, 64)}) {
     std::printf("--- lanes %lld x N %lld\n", (long long)lay.count, (long long)lay.n);
     if (!g_long_only) {
       sweep("lfilter order 1", o1, lay);
       sweep("lfilter order 4", o4, lay);
       sweep("sosfilt 4 sections", s4, lay);
+      sweep("dpcm decode order 2", dpcm2, lay);
     }
     g_check = true;
     sweep("order 2, poles .9999 .999", slow, lay);

@@ -19,6 +19,7 @@
 #include <cuda/std/functional>
 #include <recur/kernels/dispatch/dispatch_scan.cuh>
 #include <recur/ops/affine.hpp>
+#include <recur/ops/matrix.hpp>
 
 #include "tune_util.cuh"
 
@@ -41,11 +42,25 @@ __global__ void fill_affine(recur::ops::affine<float>* p, long long n) {
     p[i] = {float((i * 2654435761ull) % 1000) * 0.00198f - 0.99f, float((i * 40503ull) % 1000) * 0.002f - 1.0f};
 }
 
+using mat3 = recur::ops::matrix<float, 3>;
+// Rotations about z by small varying angles: long products stay orthogonal.
+__global__ void fill_rotation(mat3* p, long long n) {
+  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x) {
+    float const t = 0.001f * float((i * 2654435761ull) % 13), c = cosf(t), s = sinf(t);
+    p[i] = mat3{{{c, -s, 0}, {s, c, 0}, {0, 0, 1}}};
+  }
+}
+
 template <class V>
 bool same(V const& a, V const& b, double tol) {
   if constexpr (std::is_same_v<V, float>)
     return std::fabs(a - b) <= tol * (1 + std::fabs(b));
-  else
+  else if constexpr (std::is_same_v<V, mat3>) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        if (!(std::fabs(a.m[i][j] - b.m[i][j]) <= tol)) return false;
+    return true;
+  } else
     return std::fabs(a.a - b.a) <= tol && std::fabs(a.b - b.b) <= tol * (1 + std::fabs(b.b));
 }
 
@@ -133,6 +148,34 @@ int main() {
     run<V, op, policy<512, 8, 2, 2>>("affine", in, out, m, want, cub_ms);
     run<V, op, policy<512, 8, 2, 3>>("affine", in, out, m, want, cub_ms);
     run<V, op, policy<256, 8, 2, 6>>("affine", in, out, m, want, cub_ms);
+  }
+  {
+    // 3x3 f32 matrix products, 2^24 (bench_linrec's scan_matrix3_f32).
+    using V = mat3;
+    long long const m = 1ll << 24;
+    auto* in = reinterpret_cast<V*>(a);
+    auto* out = reinterpret_cast<V*>(b);
+    fill_rotation<<<4096, 256>>>(in, m);
+    std::size_t bytes = 0;
+    using op = recur::ops::matrix_product;
+    CK(cub::DeviceScan::InclusiveScan(nullptr, bytes, in, out, op{}, m));
+    void* temp;
+    CK(cudaMalloc(&temp, bytes));
+    float const cub_ms = median_ms([&] { CK(cub::DeviceScan::InclusiveScan(temp, bytes, in, out, op{}, m)); });
+    V want;
+    CK(cudaMemcpy(&want, out + m - 1, sizeof(V), cudaMemcpyDeviceToHost));
+    std::printf("matrix3 f32 2^24: CUB InclusiveScan %.3f ms\n", cub_ms);
+    CK(cudaFree(temp));
+    run<V, op, policy<512, 2, 2, 2>>("matrix3", in, out, m, want, cub_ms);
+    run<V, op, policy<512, 1, 2, 2>>("matrix3", in, out, m, want, cub_ms);
+    run<V, op, policy<256, 2, 2, 3>>("matrix3", in, out, m, want, cub_ms);
+    run<V, op, policy<256, 1, 2, 4>>("matrix3", in, out, m, want, cub_ms);
+    run<V, op, policy<128, 2, 2, 6>>("matrix3", in, out, m, want, cub_ms);
+    run<V, op, policy<128, 4, 2, 3>>("matrix3", in, out, m, want, cub_ms);
+    run<V, op, policy<256, 4, 2, 1>>("matrix3", in, out, m, want, cub_ms);
+    run<V, op, policy<512, 2, 1, 2>>("matrix3", in, out, m, want, cub_ms);
+    run<V, op, policy<512, 2, 4, 2>>("matrix3", in, out, m, want, cub_ms);
+    run<V, op, policy<64, 4, 2, 6>>("matrix3", in, out, m, want, cub_ms);
   }
   return 0;
 }

@@ -74,6 +74,7 @@ struct lti_params {
   int forget;                  // A^tile is zero in T: tiles' maps are constant
   T pow[Levels][K][K];
   T resp[Rows][K];
+  T sub[K][K];                 // A^(Items / Runs): one sub-run's map (Runs > 1)
 };
 
 // Unit: element stride 1 (32-bit offsets within a tile), chosen at launch.
@@ -81,16 +82,24 @@ struct lti_params {
 // incoming state, y_j = y0_j + C A^j s_in (K independent FMAs per sample),
 // to the outputs y0 of the pre-computation's zero-state run, instead of
 // running the System's step chain a second time.
+// Runs: a thread's Items samples are Runs sub-runs of Items / Runs, stepped
+// together (sample j of every sub-run, then j + 1), so a thread has Runs
+// independent step chains in flight instead of one; sub-run r's aggregate
+// joins as A^(Items / Runs) w + v_r, and in the determination its incoming
+// state is that of sub-run r - 1 carried the same way. Costs (Runs - 1)
+// K x K products each way and (Runs - 1) K registers.
 template <class T, class System, int Block, int Items, int Depth, int MinBlocks, bool Unit = true,
-          bool Correct = false>
+          bool Correct = false, int Runs = 1>
 struct agent_lti {
   static constexpr int K = System::K;
   static constexpr int block_threads = Block, min_blocks = MinBlocks;
   static constexpr int tile_items = Block * Items, warps = Block / 32;
   static_assert(Block >= 64 && (Block & (Block - 1)) == 0 && (Items & (Items - 1)) == 0);
+  static_assert(Runs >= 1 && (Runs & (Runs - 1)) == 0 && Runs <= Items);
+  static constexpr int run_items = Items / Runs;
   static constexpr int log_block = lti_log2(Block), log_warp = 5, log_warps = log_block - log_warp,
                        levels = log_block + 1;
-  using params = lti_params<T, System, levels, Correct ? Items : 1>;
+  using params = lti_params<T, System, levels, Correct ? Items / Runs : 1>;
   using status = lti_tile_status<T, K>;
   using vec = lti_vec<T, K>;
 
@@ -107,19 +116,23 @@ struct agent_lti {
 
   static std::int64_t tiles_per_seq(std::int64_t n) { return (n + tile_items - 1) / tile_items; }
 
-  // v <- pow[L] v + w, rows in order, each an fma chain from w.
-  template <int L>
-  __device__ __forceinline__ static void mul_add(params const& p, vec& v, vec const& w) {
+  // v <- m v + w, rows in order, each an fma chain from w.
+  __device__ __forceinline__ static void mat_mul_add(T const (&m)[K][K], vec& v, vec const& w) {
     vec r;
 #pragma unroll
     for (int i = 0; i < K; ++i) {
       T acc = w.v[i];
 #pragma unroll
       for (int j = 0; j < K; ++j)
-        if (lti_nonzero<System>(i, j)) acc = fma(p.pow[L][i][j], v.v[j], acc);
+        if (lti_nonzero<System>(i, j)) acc = fma(m[i][j], v.v[j], acc);
       r.v[i] = acc;
     }
     v = r;
+  }
+  // v <- pow[L] v + w.
+  template <int L>
+  __device__ __forceinline__ static void mul_add(params const& p, vec& v, vec const& w) {
+    mat_mul_add(p.pow[L], v, w);
   }
   template <int L>
   __device__ __forceinline__ static void mul(params const& p, vec& v) {
@@ -203,17 +216,24 @@ struct agent_lti {
     std::int64_t const last_j = n - 1 - i0 - std::int64_t(tid) * Items;
     int const zf_j = p.zf && last_j >= 0 && last_j < Items ? int(last_j) : -1;
 
-    // Pre-computation: the run's state from zero, then the warp scan.
-    vec inc{};
+    // Pre-computation: each sub-run's state from zero, the thread's run's
+    // aggregate (sub-runs joined in order), then the warp scan. sub[r] keeps
+    // sub-run r's aggregate for the determination (r < Runs - 1).
+    vec sub[Runs] = {};
 #pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      int const k = padded(int(tid) * Items + j);
-      T const y0 = p.sys.step(inc.v, ts.x[k]);
-      if constexpr (Correct) {
-        ts.x[k] = y0;
-        if (j == zf_j) ts.zf0 = inc;
+    for (int j = 0; j < run_items; ++j)
+#pragma unroll
+      for (int r = 0; r < Runs; ++r) {
+        int const i = r * run_items + j, k = padded(int(tid) * Items + i);
+        T const y0 = p.sys.step(sub[r].v, ts.x[k]);
+        if constexpr (Correct) {
+          ts.x[k] = y0;
+          if (i == zf_j) ts.zf0 = sub[r];
+        }
       }
-    }
+    vec inc = sub[0];
+#pragma unroll
+    for (int r = 1; r < Runs; ++r) mat_mul_add(p.sub, inc, sub[r]);
     scan_lanes<0, log_warp>(p, inc, lane);
     vec excl;
 #pragma unroll
@@ -273,34 +293,53 @@ struct agent_lti {
     }
     __syncthreads();
 
-    // Determination: the thread's incoming state, then its run again.
+    // Determination: the thread's incoming state, each sub-run's from the
+    // one before, then the sub-runs again.
     vec s = ts.warp_in[warp];
     power<0, log_warp>(p, s, lane);
 #pragma unroll
     for (int e = 0; e < K; ++e) s.v[e] += excl.v[e];
+    {
+      vec carry = s;
+#pragma unroll
+      for (int r = 0; r < Runs; ++r) {
+        vec const v = sub[r];
+        sub[r] = carry;  // sub-run r's incoming state
+        if (r + 1 < Runs) mat_mul_add(p.sub, carry, v);
+      }
+    }
     if constexpr (Correct) {
 #pragma unroll
-      for (int j = 0; j < Items; ++j) {
-        int const k = padded(int(tid) * Items + j);
-        T acc = ts.x[k];
+      for (int j = 0; j < run_items; ++j)
 #pragma unroll
-        for (int e = 0; e < K; ++e) acc = fma(p.resp[j][e], s.v[e], acc);
-        ts.x[k] = acc;
-      }
-      if (zf_j >= 0) {  // the state after item zf_j: A^(zf_j + 1) s_in + the zero-state run's
-        for (int j = 0; j <= zf_j; ++j) (void)p.sys.step(s.v, T(0));
+        for (int r = 0; r < Runs; ++r) {
+          int const k = padded(int(tid) * Items + r * run_items + j);
+          T acc = ts.x[k];
 #pragma unroll
-        for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = s.v[e] + ts.zf0.v[e];
+          for (int e = 0; e < K; ++e) acc = fma(p.resp[j][e], sub[r].v[e], acc);
+          ts.x[k] = acc;
+        }
+      if (zf_j >= 0) {  // the state after item zf_j: A^(j + 1) s_in(r) + the zero-state sub-run's
+        int const r = zf_j / run_items;
+        vec z{};
+#pragma unroll
+        for (int q = 0; q < Runs; ++q)
+          if (q == r) z = sub[q];
+        for (int j = r * run_items; j <= zf_j; ++j) (void)p.sys.step(z.v, T(0));
+#pragma unroll
+        for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = z.v[e] + ts.zf0.v[e];
       }
     } else {
 #pragma unroll
-      for (int j = 0; j < Items; ++j) {
-        int const k = int(tid) * Items + j;
-        ts.x[padded(k)] = p.sys.step(s.v, ts.x[padded(k)]);
-        if (j == zf_j)
+      for (int j = 0; j < run_items; ++j)
 #pragma unroll
-          for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = s.v[e];
-      }
+        for (int r = 0; r < Runs; ++r) {
+          int const i = r * run_items + j, k = padded(int(tid) * Items + i);
+          ts.x[k] = p.sys.step(sub[r].v, ts.x[k]);
+          if (i == zf_j)
+#pragma unroll
+            for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = sub[r].v[e];
+        }
     }
     __syncthreads();
     T* y = p.y + base;

@@ -200,10 +200,11 @@ inline bool all_finite(std::span<T const> c) {
 //   pole at 0.99999, one lane: 56% of copy against 30% for 128 x 16.
 // f64: 128 x 16 (16 KB tiles, as 128 x 32 f32) at 4 blocks per SM (2 for
 // states over 4 values), not tuned separately.
-template <int B, int I, int D, int M, bool C = false>
+template <int B, int I, int D, int M, bool C = false, int R = 1>
 struct lti_shape {
   static constexpr int block = B, items = I, depth = D, min_blocks = M;
   static constexpr bool correct = C;  // agent_lti's output-correcting determination
+  static constexpr int runs = R;      // agent_lti's sub-runs per thread
 };
 template <class Policy>
 constexpr bool lti_correct() {
@@ -211,6 +212,13 @@ constexpr bool lti_correct() {
     return Policy::correct;
   else
     return false;
+}
+template <class Policy>
+constexpr int lti_runs() {
+  if constexpr (requires { Policy::runs; })
+    return Policy::runs;
+  else
+    return 1;
 }
 template <class T, int K>
 using lti_policy_short =
@@ -331,10 +339,11 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
                        cudaStream_t stream, lti_power_chain<System::K> const* chain = nullptr) {
   constexpr int K = System::K;
   constexpr bool correct = lti_correct<Policy>();
+  constexpr int runs = lti_runs<Policy>();
   using agent =
-      agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, true, correct>;
+      agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, true, correct, runs>;
   using strided =
-      agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, false, correct>;
+      agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, false, correct, runs>;
   using status = typename agent::status;
   std::int64_t const tps = agent::tiles_per_seq(lay.n);
   std::int64_t const tiles = tps * lay.count;
@@ -359,7 +368,7 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
     for (int c = 0; c < K; ++c) {
       long double s[K] = {};
       s[c] = 1;
-      for (int j = 0; j < Policy::items; ++j) p.resp[j][c] = T(hs.step(s, 0.0L));
+      for (int j = 0; j < agent::run_items; ++j) p.resp[j][c] = T(hs.step(s, 0.0L));
     }
   }
   // A^Items and its squares, rounded to T at the end.
@@ -369,6 +378,9 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
   for (int s = 0; s < agent::levels; ++s)
     for (int r = 0; r < K; ++r)
       for (int c = 0; c < K; ++c) p.pow[s][r][c] = T(chain->p[log_items + s].m[r][c]);
+  constexpr int log_sub = lti_log2(agent::run_items);  // A^(Items / Runs): chain entry log_sub
+  for (int r = 0; r < K; ++r)
+    for (int c = 0; c < K; ++c) p.sub[r][c] = T(chain->p[log_sub].m[r][c]);
   p.forget = chain->p[log_items + agent::levels - 1].template zero_in<T>();
   status const st = status::carve(d_temp, tiles);
   cudaError_t const e = cudaMemsetAsync(d_temp, 0xff, bytes, stream);
