@@ -188,6 +188,9 @@ void check_exact(layout const& lay, Op op, scan_options<T> const& opt, bool in_p
                             << " wrong, first at " << first_bad);
 }
 
+// Initial values of the matrix scans.
+std::mt19937 g_init(2026);
+
 std::vector<std::int64_t> const lengths = {1, 2, 3, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097, 8191,
                                            100003, 1 << 20};
 
@@ -204,6 +207,8 @@ BOOST_AUTO_TEST_CASE(single_sequence_every_status_path) {
     check_exact<affine_u32>(layout::contiguous(n), compose_u32{}, {false, true, {3u, 5u}});
     check_exact<mat_u32<2>>(layout::contiguous(n), matmul_u32<2>{}, {});
     check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {});
+    check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {true, true, random_mat<3>(g_init)});
+    check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {false, true, random_mat<3>(g_init)});
   }
 }
 
@@ -214,6 +219,8 @@ BOOST_AUTO_TEST_CASE(single_sequence_unaligned) {
     check_exact<std::uint32_t>(layout::contiguous(n), plus_u32{}, {}, false, 4);
     check_exact<std::uint32_t>(layout::contiguous(n), plus_u32{}, {true, true, 7u}, true, 8);
     check_exact<affine_u32>(layout::contiguous(n), compose_u32{}, {true, true, {3u, 5u}}, false, 8);
+    check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {true, true, random_mat<3>(g_init)}, false, 4);
+    check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {}, true, 12);
   }
 }
 

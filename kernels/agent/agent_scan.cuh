@@ -39,22 +39,29 @@ struct agent_scan {
   static constexpr int padded(int k) { return k + k / 32; }
 
   // The vector path: a flat access (one sequence, unit stride, 16-byte
-  // aligned data; Access::flat) and a whole tile move in 16-byte chunks,
-  // 4 per thread (a run of 64 bytes). Global chunk g of the tile belongs to
-  // thread o = g / 4 (its chunk c = g % 4) and lives in shared-memory slot
-  // 4 o + (c + o / 2) mod 4: the striped 16-byte stores and the owners'
-  // 16-byte reads are both free of bank conflicts (the layout of
-  // agent_linrec_pipe.cuh).
-  static constexpr int chunk_values = 16 % sizeof(V) == 0 ? int(16 / sizeof(V)) : 0;
+  // aligned data; Access::flat) and a whole tile moved in 16-byte chunks,
+  // whenever a thread's run is a whole number C of chunks (C = 4 for runs of
+  // 64 bytes: 16 f32, 8 affine f32; C = 18 for 8 3x3 f32 matrices). Global
+  // chunk g of the tile belongs to thread o = g / C (its chunk c = g % C)
+  // and lives in shared-memory slot C o + (c + o / R) mod C, R = 8 /
+  // gcd(C, 8): the owners' 16-byte reads of one chunk c (8 lanes per
+  // shared-memory wavefront) then fall in 8 different bank groups, and the
+  // striped 16-byte stores stay in order within each run (for C = 4 this is
+  // the layout of agent_linrec_pipe.cuh). Values may straddle chunks: runs
+  // are copied as bytes into and out of registers.
+  static constexpr int run_chunks =
+      (Items * sizeof(V)) % 16 == 0 && alignof(V) <= 16 ? int(Items * sizeof(V) / 16) : 0;
   static constexpr bool vector_path = [] {
     if constexpr (requires { Access::flat; })
-      return Access::flat && chunk_values > 0 && Items == 4 * chunk_values;
+      return Access::flat && run_chunks > 0;
     else
       return false;
   }();
+  static constexpr int gcd8(int c) { return c % 8 == 0 ? 8 : c % 4 == 0 ? 4 : c % 2 == 0 ? 2 : 1; }
+  static constexpr int rotate_every = 8 / gcd8(run_chunks > 0 ? run_chunks : 1);
   __device__ static constexpr int chunk_slot(int g) {
-    int const o = g / 4, c = g % 4;
-    return 4 * o + (c + o / 2) % 4;
+    int const o = g / run_chunks, c = g % run_chunks;
+    return run_chunks * o + (c + o / rotate_every) % run_chunks;
   }
 
   struct temp_storage {
@@ -79,22 +86,24 @@ struct agent_scan {
   }
 
   // The vector path: a thread's run (items r0 .. r0 + Items - 1) into
-  // registers from its 4 swizzled chunks, and back.
+  // registers from its C swizzled chunks, and back.
   __device__ static void read_run(temp_storage const& ts, int r0, V (&x)[Items]) {
     int const o = r0 / Items;
+    auto* const bytes = reinterpret_cast<unsigned char*>(x);
 #pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      uint4 const w = reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(4 * o + c)];
-      std::memcpy(&x[c * chunk_values], &w, 16);
+    for (int c = 0; c < run_chunks; ++c) {
+      uint4 const w = reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(run_chunks * o + c)];
+      std::memcpy(bytes + 16 * c, &w, 16);
     }
   }
   __device__ static void write_run(temp_storage& ts, int r0, V const (&x)[Items]) {
     int const o = r0 / Items;
+    auto const* const bytes = reinterpret_cast<unsigned char const*>(x);
 #pragma unroll
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < run_chunks; ++c) {
       uint4 w;
-      std::memcpy(&w, &x[c * chunk_values], 16);
-      reinterpret_cast<uint4*>(ts.items)[chunk_slot(4 * o + c)] = w;
+      std::memcpy(&w, bytes + 16 * c, 16);
+      reinterpret_cast<uint4*>(ts.items)[chunk_slot(run_chunks * o + c)] = w;
     }
   }
 
@@ -123,12 +132,13 @@ struct agent_scan {
     // Load striped (coalesced for unit element stride), all loads in flight
     // before the first shared-memory store.
     if constexpr (Vec) {
-      uint4 w[4];
+      uint4 w[run_chunks];
       auto const* src = reinterpret_cast<uint4 const*>(acc.in + f0);
 #pragma unroll
-      for (int j = 0; j < 4; ++j) w[j] = src[j * Block + static_cast<int>(tid)];
+      for (int j = 0; j < run_chunks; ++j) w[j] = src[j * Block + static_cast<int>(tid)];
 #pragma unroll
-      for (int j = 0; j < 4; ++j) reinterpret_cast<uint4*>(ts.items)[chunk_slot(j * Block + int(tid))] = w[j];
+      for (int j = 0; j < run_chunks; ++j)
+        reinterpret_cast<uint4*>(ts.items)[chunk_slot(j * Block + int(tid))] = w[j];
     } else {
       V x[Items];
 #pragma unroll
@@ -264,7 +274,7 @@ struct agent_scan {
     if constexpr (Vec) {
       auto* dst = reinterpret_cast<uint4*>(acc.out + f0);
 #pragma unroll
-      for (int j = 0; j < 4; ++j)
+      for (int j = 0; j < run_chunks; ++j)
         dst[j * Block + static_cast<int>(tid)] = reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(j * Block + int(tid))];
     } else {
 #pragma unroll
