@@ -54,19 +54,6 @@ namespace recur::kernels {
 
 // --- systems ----------------------------------------------------------------
 
-// a * b + c rounded once, in the steps: nvcc does not contract a - b * c into
-// an FMA by itself, and a DF2T section written with mul, add and sub takes
-// 9-10 instructions per step instead of 5. The host (which runs the steps in
-// long double to build A) uses std::fma.
-template <class U>
-RECUR_HD inline U lti_fma(U a, U b, U c) {
-#if defined(__CUDA_ARCH__)
-  return fma(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-
 template <class T, int Order>
 struct lfilter_system {
   static constexpr int K = Order;
@@ -74,10 +61,10 @@ struct lfilter_system {
   T a[K + 1];  // normalised, a[0] == 1 (unused)
   template <class U>
   RECUR_HD U step(U (&z)[K], U x) const {
-    U const y = lti_fma(U(b[0]), x, z[0]);
+    U const y = z[0] + U(b[0]) * x;
 RECUR_LTI_UNROLL
-    for (int j = 0; j + 1 < K; ++j) z[j] = lti_fma(-y, U(a[j + 1]), lti_fma(x, U(b[j + 1]), z[j + 1]));
-    z[K - 1] = lti_fma(-y, U(a[K]), x * U(b[K]));
+    for (int j = 0; j + 1 < K; ++j) z[j] = z[j + 1] + x * U(b[j + 1]) - y * U(a[j + 1]);
+    z[K - 1] = x * U(b[K]) - y * U(a[K]);
     return y;
   }
   template <class U>
@@ -115,9 +102,9 @@ struct sos_system {
     U v = x;
 RECUR_LTI_UNROLL
     for (int j = 0; j < Sections; ++j) {
-      U const y = lti_fma(U(b[j][0]), v, z[2 * j]);
-      z[2 * j] = lti_fma(-y, U(a[j][1]), lti_fma(v, U(b[j][1]), z[2 * j + 1]));
-      z[2 * j + 1] = lti_fma(-y, U(a[j][2]), v * U(b[j][2]));
+      U const y = z[2 * j] + U(b[j][0]) * v;
+      z[2 * j] = z[2 * j + 1] + v * U(b[j][1]) - y * U(a[j][1]);
+      z[2 * j + 1] = v * U(b[j][2]) - y * U(a[j][2]);
       v = y;
     }
     return v;

@@ -112,19 +112,20 @@ struct scan_access {
 // predecessors, and a floor on blocks per SM (a register cap). From
 // bench/tune_scan on the H100 (bench/results/h100-tune-scan.log; f32 N =
 // 2^28, affine 2^27, after the 16-byte vector path of 2026-11-23):
-// - f32 sum: 512 x 16 at 4 blocks per SM, 1 status word per lane: 75.4% of
-//   copy, 0.92x CUB InclusiveSum (2 words: 73.0%; 3 blocks: 70.9%; no floor:
-//   62-63%; 256 x 16 at 8: 71.1%; 256 x 32 or 128 x 32: about 35%);
+// - f32 sum: 512 x 16 at 4 blocks per SM, 1 status word per lane: 75.1% of
+//   copy, 0.92x CUB InclusiveSum (2 words: 73.2%; 3 blocks: 70.8%; no floor:
+//   62-63%; 256 x 16 at 8: 71.3%; 256 x 32: 72.1%);
 // - affine f32 (8 bytes): 512 x 8 at 3 blocks per SM: 78.0% (no floor or 2:
 //   69%; 256 x 8 at 6: 76.7%);
 // - values of 9 to 24 bytes: 512 x 4 (16 bytes) or 512 x 2 at 2 blocks per
 //   SM (64 registers); larger ones uncapped (a segmented 3x3 product spilled
 //   668 bytes under the 64-register cap);
-// - values of 25 to 36 bytes (3x3 f32 matrices): 256 x 8, uncapped: 41.7%
-//   of copy, 2.69x CUB InclusiveScan (512 x 2 at 2 blocks per SM, before:
-//   27.8%; 256 x 4: 33.9%; 128 x 8: 40.4%; sweep of 2026-11-23 in
-//   h100-tune-scan.log). More items per thread amortise the block scan's
-//   shuffles and products of 9-word values.
+// - values of 25 to 36 bytes (3x3 f32 matrices): 256 x 8, uncapped (198
+//   registers, 1 block per SM; runs of 18 chunks on the vector path): 59.1%
+//   of copy, 3.81x CUB InclusiveScan (512 x 2 at 2 blocks per SM, before,
+//   on the scalar path: 27.8%; 512 x 4: 58.8%; 256 x 4: 49.6%; 128 x 8:
+//   48.5%). More items per thread amortise the block scan's shuffles and
+//   products of 9-word values.
 template <class V>
 struct scan_policy {
   static constexpr bool wide = sizeof(V) > 24 && sizeof(V) <= 36;
@@ -132,7 +133,7 @@ struct scan_policy {
   static constexpr int items =
       sizeof(V) <= 4 ? 16 : sizeof(V) <= 8 ? 8 : sizeof(V) <= 16 ? 4 : wide ? 8 : 2;
   static constexpr int lookback_depth = 256, lookback_words = sizeof(V) <= 4 ? 1 : 2;
-  static constexpr int min_blocks = sizeof(V) <= 4 ? 4 : sizeof(V) <= 8 ? 3 : sizeof(V) <= 24 ? 2 : wide ? 2 : 1;
+  static constexpr int min_blocks = sizeof(V) <= 4 ? 4 : sizeof(V) <= 8 ? 3 : sizeof(V) <= 24 ? 2 : 1;
 };
 template <class Policy>
 constexpr int scan_min_blocks() {
