@@ -16,7 +16,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -35,7 +37,17 @@ namespace recur_bench {
 using i64 = std::int64_t;
 
 constexpr i64 copy_bytes = i64(1) << 30;       // copied; read + write is twice this
-constexpr unsigned long long spin_ns = 30000;  // covers the host's enqueue of one call
+// The spin ahead of each timed call: it must outlast the host's enqueue of
+// the call (host_us, reported per entry), or that time is measured too. 30 us
+// did not: recur::device::sosfilt takes about 50 us to enqueue, and measured
+// 0.112 ms with a 30 us spin against 0.094 ms with 200 us (H100, 2026-11-23,
+// bench/results/h100-spin-*.json). RECUR_BENCH_SPIN_US overrides the default
+// of 200 us.
+inline unsigned long long const spin_ns = [] {
+  char const* e = std::getenv("RECUR_BENCH_SPIN_US");
+  long long const us = e ? std::atoll(e) : 200;
+  return static_cast<unsigned long long>(us > 0 ? us : 200) * 1000ull;
+}();
 
 template <class T>
 constexpr char const* type_name = sizeof(T) == 4 ? "f32" : "f64";
@@ -290,7 +302,7 @@ void time_calls(benchmark::State& st, std::size_t sets, entry_info const& info, 
   }
   check(cudaStreamSynchronize(g_stream));
 
-  double total_ms = 0;
+  double total_ms = 0, host_s = 0;
   i64 iters = 0;
   std::size_t next = 0;
   for (auto _ : st) {
@@ -298,7 +310,9 @@ void time_calls(benchmark::State& st, std::size_t sets, entry_info const& info, 
     spin_kernel<><<<1, 1, 0, g_stream>>>(spin_ns);
     check(cudaGetLastError());
     check(cudaEventRecord(g_start, g_stream));
+    auto const h0 = std::chrono::steady_clock::now();
     call(next);
+    host_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count();
     check(cudaEventRecord(g_stop, g_stream));
     check(cudaEventSynchronize(g_stop));
     float ms = 0;
@@ -312,6 +326,8 @@ void time_calls(benchmark::State& st, std::size_t sets, entry_info const& info, 
   check(cudaGetLastError());
   if (iters == 0) return;
   set_counters(st, info, total_ms / double(iters));
+  // The host's time to enqueue one call (mean), against the spin ahead of it.
+  st.counters["host_us"] = 1e6 * host_s / double(iters);
 }
 
 template <class Call>

@@ -30,9 +30,10 @@
 // cache, the timing loop, counters, naming) is in bench_common.cuh.
 //
 // Timing: every iteration times one call with CUDA events on one stream. A
-// short spin kernel is queued ahead of the start event so that the host's
-// launch latency stays out of the measured GPU time (the same for peers and
-// recur). Inputs that would fit in L2 are rotated among several input sets.
+// spin kernel (200 us, RECUR_BENCH_SPIN_US) is queued ahead of the start
+// event so that the host's enqueue of the call stays out of the measured GPU
+// time (the same for peers and recur); each entry reports that enqueue time
+// as host_us. Inputs that would fit in L2 are rotated among several input sets.
 // The reported time is the mean over an iteration run, and the program asks
 // for repetitions by default, so the JSON holds a median aggregate per entry.
 //
