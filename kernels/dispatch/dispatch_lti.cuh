@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -245,6 +246,22 @@ __global__ void lti_state_copy_kernel(T const* zi, T* zf, std::int64_t count, in
 // be equal) hold each sequence's K state values at seq * state_stride.
 // Errors: cudaErrorInvalidValue for a negative size or too little temporary
 // storage.
+// long double -> T, with the values too small for T's smallest denormal
+// (half of it or less: those round to zero) given as zero without the
+// conversion. The result is the same; the point is the host's time: on x86
+// an x87 conversion that underflows takes a microcode assist (hundreds of
+// cycles on Intel cores), and the high powers of a decaying A are full of
+// such values (A^4096 of a filter with poles at 0.9 holds entries near
+// 1e-188): an H100 host took about 33 us per call converting a 4-section
+// sosfilt's 8 x 8 powers (bench/probe_enqueue: 42 us for dispatch_lti against
+// 9 us for its memset and launch alone).
+template <class T>
+inline T lti_narrow(long double v) {
+  long double const m = v < 0 ? -v : v;
+  if (m <= static_cast<long double>(std::numeric_limits<T>::denorm_min()) / 2) return v < 0 ? -T(0) : T(0);
+  return static_cast<T>(v);
+}
+
 // The state matrix A of a system in long double, and its powers.
 template <int K>
 struct lti_matrix {
@@ -282,7 +299,7 @@ struct lti_matrix {
   bool zero_in() const {
     for (int r = 0; r < K; ++r)
       for (int c = 0; c < K; ++c)
-        if (T(m[r][c]) != T(0)) return false;
+        if (lti_narrow<T>(m[r][c]) != T(0)) return false;
     return true;
   }
 };
@@ -368,7 +385,7 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
     for (int c = 0; c < K; ++c) {
       long double s[K] = {};
       s[c] = 1;
-      for (int j = 0; j < agent::run_items; ++j) p.resp[j][c] = T(hs.step(s, 0.0L));
+      for (int j = 0; j < agent::run_items; ++j) p.resp[j][c] = lti_narrow<T>(hs.step(s, 0.0L));
     }
   }
   // A^Items and its squares, rounded to T at the end.
@@ -377,10 +394,10 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
     chain = &cached_power_chain<K>(sys, log_items + agent::levels - 1);
   for (int s = 0; s < agent::levels; ++s)
     for (int r = 0; r < K; ++r)
-      for (int c = 0; c < K; ++c) p.pow[s][r][c] = T(chain->p[log_items + s].m[r][c]);
+      for (int c = 0; c < K; ++c) p.pow[s][r][c] = lti_narrow<T>(chain->p[log_items + s].m[r][c]);
   constexpr int log_sub = lti_log2(agent::run_items);  // A^(Items / Runs): chain entry log_sub
   for (int r = 0; r < K; ++r)
-    for (int c = 0; c < K; ++c) p.sub[r][c] = T(chain->p[log_sub].m[r][c]);
+    for (int c = 0; c < K; ++c) p.sub[r][c] = lti_narrow<T>(chain->p[log_sub].m[r][c]);
   p.forget = chain->p[log_items + agent::levels - 1].template zero_in<T>();
   status const st = status::carve(d_temp, tiles);
   cudaError_t const e = cudaMemsetAsync(d_temp, 0xff, bytes, stream);
