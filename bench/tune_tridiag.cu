@@ -227,6 +227,12 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas global", TA::thomas, [](tridiag_tuning& t) { t.thomas_min_systems = 1 << 30; });
     add("thomas loadstore", TA::thomas, [](tridiag_tuning& t) { t.phases = 1; });
     add("thomas_pcr", TA::thomas_pcr, none);
+    add("thomas_pcr noregs", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_regs = 0; });
+    add("thomas_pcr nodirect", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct = false; });
+    add("thomas_pcr regs", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_regs = 2; });
+    add("thomas_pcr nosmall", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_tiles = 0; });
+    add("thomas_pcr small256", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 256; });
+    add("thomas_pcr small512", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 512; });
     add("thomas_pcr smem24K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 24 << 10; });
     add("thomas_pcr rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 32; });
     add("thomas_pcr smem8K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 8 << 10; });

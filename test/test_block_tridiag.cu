@@ -364,6 +364,91 @@ BOOST_AUTO_TEST_CASE(thomas_pcr) {
   sweep<double>(tridiag_algorithm::thomas_pcr, {256, 513}, {9}, t);
 }
 
+// Thomas-PCR's register path (f32, one warp per system, chunks of <= 16
+// rows) does chunk_reduce's arithmetic in the same order: x and info are
+// bitwise those of the shared-memory path, also where a system breaks down
+// (a zero pivot inside a chunk, at a chunk's first row, at row 0), on both
+// layouts, with several right-hand sides.
+BOOST_AUTO_TEST_CASE(thomas_pcr_register_path) {
+  for (std::int64_t n : {2, 3, 5, 31, 32, 33, 64, 100, 127, 256, 300, 511, 512}) {
+    std::int64_t const count = n == 300 ? 3000 : 37;  // 3000: not a small batch (all the tiles' threads solve)
+    for (layout lay : {layout::contiguous(n, count), layout::interleaved(n, count)}) {
+      std::mt19937_64 g{std::uint64_t(n)};
+      system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(3 * (span_of(lay) + 3)), g);
+      if (n >= 5) {
+        s.b[lay.offset(0, 1)] = 0;  // row 0
+        s.a[lay.offset(n / 2, 3)] = 0;
+        s.b[lay.offset(n / 2, 3)] = 0;  // inside (or at the start of) a chunk
+        s.a[lay.offset(n - 1, 5)] = 0;
+        s.b[lay.offset(n - 1, 5)] = 0;  // the last row
+      }
+      run_args r{tridiag_algorithm::thomas_pcr, lay, 3};
+      r.tune.thomas_pcr_regs = 2;  // wherever the chunks fit
+      auto const regs = solve_gpu<float>(s, r);
+      r.tune.thomas_pcr_regs = 0;
+      auto const smem = solve_gpu<float>(s, r);
+      BOOST_TEST((regs.second == smem.second), "n " << n);
+      BOOST_TEST(std::memcmp(regs.first.data(), smem.first.data(), regs.first.size() * sizeof(float)) == 0,
+                 "n " << n << (lay.element_stride == 1 ? " contiguous" : " interleaved"));
+      if (n >= 5) {
+        BOOST_TEST(regs.second[1] == 1);
+        BOOST_TEST(regs.second[3] > 0);
+        BOOST_TEST(regs.second[5] > 0);
+        BOOST_TEST(regs.second[0] == 0);
+      }
+    }
+  }
+}
+
+// Thomas-PCR from global memory into registers (agent_tridiag_direct.cuh:
+// contiguous, n = 32 R, 16-byte aligned) does the tile's arithmetic: x and
+// info bitwise those of the tile, also in place and where systems break
+// down (row 0, inside a chunk, the last row); f32 and f64.
+template <class T>
+void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows = 16) {
+  layout const lay = layout::contiguous(n, count);
+  std::mt19937_64 g{std::uint64_t(n * 7 + count)};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+  s.b[lay.offset(0, 1)] = 0;
+  s.a[lay.offset(n / 2 + 1, 3)] = 0;
+  s.b[lay.offset(n / 2 + 1, 3)] = 0;
+  s.a[lay.offset(n - 1, count - 1)] = 0;
+  s.b[lay.offset(n - 1, count - 1)] = 0;
+  for (bool in_place : {false, true}) {
+    run_args r{tridiag_algorithm::thomas_pcr, lay, 1, in_place};
+    auto const direct = solve_gpu<T>(s, r);
+    r.tune.direct = false;
+    r.tune.thomas_pcr_regs = 0;
+    r.tune.thomas_pcr_rows = tile_rows;  // the direct kernel's chunks: the same arithmetic
+    auto const tile = solve_gpu<T>(s, r);
+    BOOST_TEST((direct.second == tile.second), "n " << n);
+    BOOST_TEST(std::memcmp(direct.first.data(), tile.first.data(), tile.first.size() * sizeof(T)) == 0,
+               "n " << n << " count " << count << (in_place ? " in place" : ""));
+    BOOST_TEST(direct.second[1] == 1);
+    BOOST_TEST(direct.second[3] > 0);
+    BOOST_TEST(direct.second[count - 1] > 0);
+    BOOST_TEST(direct.second[0] == 0);
+    BOOST_TEST(std::isnan(double(direct.first[lay.offset(n - 1, 1)])));
+    BOOST_TEST(std::isfinite(double(direct.first[lay.offset(n - 1, 2)])));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
+  for (std::int64_t n : {128, 256, 512}) {
+    direct_matches_tile<float>(n, 37);
+    direct_matches_tile<float>(n, 3001);
+  }
+  for (std::int64_t n : {64, 128, 256}) direct_matches_tile<double>(n, 37);
+  // Several warps per system: 16 rows per lane in f32, 8 in f64.
+  for (std::int64_t n : {1024, 2048, 4096}) direct_matches_tile<float>(n, 37);
+  direct_matches_tile<float>(1024, 700);
+  for (std::int64_t n : {512, 1024, 2048}) direct_matches_tile<double>(n, 37, 8);
+  direct_matches_tile<double>(512, 2000, 8);
+  // And its residuals (the sweep's own check), several systems per block.
+  sweep<float>(tridiag_algorithm::thomas_pcr, {128, 256, 512, 2048}, {1, 4, 1000});
+  sweep<double>(tridiag_algorithm::thomas_pcr, {64, 512, 1024}, {5, 1000});
+}
+
 // Two stages (the next tile's copies overlap the solve) solve the same systems;
 // many tiles per block exercise the persistent walk with both stage counts.
 BOOST_AUTO_TEST_CASE(two_stages_and_many_tiles) {

@@ -36,7 +36,10 @@
 namespace recur::kernels {
 
 // The solver a tile runs on each of its systems (block_tridiag*.cuh).
-enum class tile_solver : int { thomas, thomas_pcr, cr_pcr, cr_packed, rd, cr_rd, pscheme, cr_split };
+// thomas_pcr_regs: Thomas-PCR with one warp per system whose chunks fit in
+// registers (warp_thomas_pcr's register path; its own kernel, so that the
+// register count it needs does not limit the occupancy of the other shapes).
+enum class tile_solver : int { thomas, thomas_pcr, cr_pcr, cr_packed, rd, cr_rd, pscheme, cr_split, thomas_pcr_regs };
 
 // Rows per thread of the register-packed CR (Davidson and Owens found 8
 // best on their GPU).
@@ -183,6 +186,8 @@ struct tridiag_tile_agent {
         int const r = thread_thomas(sys, n);
         if (r) atomicMin(info, r);
       }
+    } else if constexpr (Solver == tile_solver::thomas_pcr_regs) {
+      warp_thomas_pcr<T, true>(sys, n, rank, active, info);
     } else if constexpr (Solver == tile_solver::thomas_pcr || Solver == tile_solver::cr_split) {
       std::size_t const rc = std::size_t(p.systems) * p.red_ld, ro = std::size_t(k) * p.red_ld;
       tridiag_rows<T> const red{buf.red + ro, buf.red + rc + ro, buf.red + 2 * rc + ro,

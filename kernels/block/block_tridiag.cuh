@@ -85,23 +85,35 @@ struct identity_rows {
 // partly eliminated (the agent fills x with NaN).
 template <class T>
 __device__ __forceinline__ int thread_thomas(tridiag_rows<T> s, int n) {
+  // No early exit: a breakdown is remembered (the first row) and the sweep
+  // runs on through inf/NaN, whose results the caller discards. With no
+  // branch out of the loop, row i + 1's loads are issued before row i's
+  // arithmetic, so shared-memory latency stays off the chain of reciprocals.
+  int bad = 0;
   T c_prev = 0, d_prev = 0;
+  T an = s.a[0], bn = s.b[0], cn = s.c[0], dn = s.d[0];
+  int q = 0;
+#pragma unroll 4
   for (int i = 0; i < n; ++i) {
-    int const q = tridiag_pos(i);
-    T const ai = s.a[q];
-    T const p = s.b[q] - ai * c_prev;
-    if (!usable_pivot(p)) return i + 1;
+    T const ai = an, bi = bn, ci = cn, di = dn;
+    int const qn = tridiag_pos(i + 1);
+    if (i + 1 < n) an = s.a[qn], bn = s.b[qn], cn = s.c[qn], dn = s.d[qn];
+    T const p = bi - ai * c_prev;
+    if (bad == 0 && !usable_pivot(p)) bad = i + 1;
     T const r = T(1) / p;
-    c_prev = s.c[q] * r;
-    d_prev = (s.d[q] - ai * d_prev) * r;
+    c_prev = ci * r;
+    d_prev = (di - ai * d_prev) * r;
     s.c[q] = c_prev;
     s.d[q] = d_prev;
+    q = qn;
   }
+  if (bad) return bad;
   T x = d_prev;
+#pragma unroll 4
   for (int i = n - 2; i >= 0; --i) {
-    int const q = tridiag_pos(i);
-    x = s.d[q] - s.c[q] * x;
-    s.d[q] = x;
+    int const qi = tridiag_pos(i);
+    x = s.d[qi] - s.c[qi] * x;
+    s.d[qi] = x;
   }
   return 0;
 }
@@ -356,6 +368,113 @@ __device__ void chunk_substitute(tridiag_rows<T> const& sys, int first, int len,
   }
 }
 
+// The same two sweeps with the chunk in registers (len <= R): each row is
+// read from shared memory once, all of them up front (the loops are
+// unrolled over R, rows past len predicated off), and nothing is written
+// back until chunk_substitute_regs stores x. The arithmetic is chunk_reduce's,
+// operation for operation, so the results are bitwise the same; a breakdown
+// is remembered and reported once, after the sweeps (no branch in the
+// loops; the sink must keep the smallest row, as record_breakdown does).
+template <class T, int R>
+struct chunk_regs {
+  T a[R], c[R], d[R];
+};
+
+// The sweeps on a chunk whose rows come from load(i) (a tridiag_equation;
+// called for row i + 1 before row i's arithmetic, never past len), the
+// normalised rows left in k. load may read k itself (rows not yet reached):
+// row i is written only after row i + 1 was loaded.
+template <class T, int R, class Load, class Sink>
+__device__ __forceinline__ chunk_ends<T> chunk_sweeps(int first, int len, chunk_regs<T, R>& k, Load load,
+                                                      Sink breakdown) {
+  T a_prev = 0, c_prev = 0, d_prev = 0;
+  int bad = -1;
+  tridiag_equation<T> next = load(0);
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    if (i < len) {
+      // The empty asm keeps the compiler from hoisting every row's loads to
+      // the top (4 R live values and addresses: spills).
+      tridiag_equation<T> const row = next;
+      if (i + 1 < R && i + 1 < len) next = load(i + 1);
+      asm volatile("" ::: "memory");
+      T p = row.b, num_d = row.d, num_a = row.a;
+      if (i >= 2) {
+        p = row.b - row.a * c_prev;
+        num_d = row.d - row.a * d_prev;
+        num_a = -row.a * a_prev;
+      }
+      if (bad < 0 && !usable_pivot(p)) bad = first + i;
+      T const r = T(1) / p;
+      a_prev = num_a * r;
+      c_prev = row.c * r;
+      d_prev = num_d * r;
+      k.a[i] = a_prev;
+      k.c[i] = c_prev;
+      k.d[i] = d_prev;
+    }
+  }
+  chunk_ends<T> e;
+  e.last = {a_prev, c_prev, d_prev};
+  T an1 = 0, cn1 = 0, dn1 = 0;
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    if (i == len - 2) an1 = k.a[i], cn1 = k.c[i], dn1 = k.d[i];
+#pragma unroll
+  for (int i = R - 3; i >= 1; --i) {
+    if (i <= len - 3) {
+      T const ci = k.c[i];
+      dn1 = k.d[i] - ci * dn1;
+      an1 = k.a[i] - ci * an1;
+      cn1 = -ci * cn1;
+      k.a[i] = an1;
+      k.c[i] = cn1;
+      k.d[i] = dn1;
+    }
+  }
+  e.first = {k.a[0], k.c[0], k.d[0]};
+  if (len >= 3) {
+    T const p = T(1) - e.first.c * an1;
+    if (!usable_pivot(p)) bad = first;  // the chunk's first row: smaller than any above
+    T const r = T(1) / p;
+    e.first = {r * e.first.a, -r * e.first.c * cn1, r * (e.first.d - e.first.c * dn1)};
+  }
+  if (bad >= 0) breakdown(bad);
+  return e;
+}
+
+template <class T, int R, class Sink>
+__device__ __forceinline__ chunk_ends<T> chunk_reduce_regs(tridiag_rows<T> const& sys, int first, int len,
+                                                           chunk_regs<T, R>& k, Sink breakdown) {
+  return chunk_sweeps<T, R>(
+      first, len, k,
+      [&](int i) {
+        int const q = tridiag_pos(first + i);
+        return tridiag_equation<T>{sys.a[q], sys.b[q], sys.c[q], sys.d[q]};
+      },
+      breakdown);
+}
+
+template <class T, int R>
+__device__ __forceinline__ void chunk_substitute_regs(tridiag_rows<T> const& sys, int first, int len,
+                                                      chunk_regs<T, R> const& k, T xf, T xl) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    if (i < len)
+      sys.d[tridiag_pos(first + i)] = i == 0 ? xf : i == len - 1 ? xl : k.d[i] - k.a[i] * xf - k.c[i] * xl;
+}
+
+// Rows per chunk that warp_thomas_pcr keeps in registers (longer chunks run
+// from shared memory; 0: never). f32 only: 16 rows take 48 registers (118
+// in all for the Thomas-PCR tile kernel, against 60 from shared memory);
+// f64's 96 would spill under the kernel's 512-thread bound. Only the
+// tile solver thomas_pcr_regs (one warp per system) uses it: group_thomas_pcr
+// keeps its chunks in shared memory (with a chunk in registers across the
+// boundary system's solve, which holds one of its own, it spilled), and the
+// other shapes keep the occupancy of 60 registers.
+template <class T>
+inline constexpr int chunk_reg_rows = sizeof(T) == 4 ? 16 : 0;
+
 // How n rows split into `chunks` chunks: the first n % chunks get one more.
 struct chunk_split {
   int base, extra;
@@ -363,39 +482,18 @@ struct chunk_split {
   __device__ int len(int p) const { return base + (p < extra ? 1 : 0); }
 };
 
-// One warp, one system. row_map turns a row of this system into the row
-// reported in info (the identity, or the original row when the system is a
-// reduced one).
-template <class T, class RowMap = identity_rows>
-__device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, bool active, int* info,
-                                RowMap row_map = {}) {
-  if (!active) return;
-  if (n == 1) {
-    if (lane == 0) {
-      T const b = sys.b[0];
-      if (!usable_pivot(b)) record_breakdown(info, row_map(0));
-      sys.d[0] = sys.d[0] / b;
-    }
-    __syncwarp();
-    return;
-  }
-  int const chunks = min(32, n / 2);
-  chunk_split const split{n / chunks, n % chunks};
-  bool const mine = lane < chunks;
-  int const first = mine ? split.first(lane) : 0, len = mine ? split.len(lane) : 0;
-  chunk_ends<T> e{{T(0), T(0), T(0)}, {T(0), T(0), T(0)}};
-  if (mine) e = chunk_reduce(sys, first, len, [&](int r) { record_breakdown(info, row_map(r)); });
-  // PCR on the 2 * chunks reduced equations; lane p holds 2p and 2p + 1.
-  // Every equation is kept normalised (b = 1), so a step needs one
-  // reciprocal per equation and b never travels: x_j = d_j at the end.
+// PCR on the 2 * chunks boundary equations of a warp (chunks <= 32): lane
+// p < chunks holds equations 2p (f0) and 2p + 1 (f1), normalised (b = 1),
+// and ends with x of both in their d. Every equation is kept normalised, so
+// a step needs one reciprocal per equation and b never travels. row_of(j)
+// is the row that info reports for equation j. All 32 lanes call it.
+template <class T, class RowOf>
+__device__ __forceinline__ void warp_boundary_pcr(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1, int chunks, int lane,
+                                                  bool mine, int* info, RowOf row_of) {
   int const m = 2 * chunks;
   auto shfl = [](tridiag_eq3<T> const& q, int src) {
     return tridiag_eq3<T>{__shfl_sync(0xffffffffu, q.a, src), __shfl_sync(0xffffffffu, q.c, src),
                           __shfl_sync(0xffffffffu, q.d, src)};
-  };
-  auto row_of = [&](int j) {  // the row of reduced equation j
-    int const p = j / 2;
-    return row_map((j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p));
   };
   auto combine = [&](tridiag_eq3<T> const& q, int j, bool has_lo, tridiag_eq3<T> const& lo, bool has_hi,
                      tridiag_eq3<T> const& hi) {
@@ -406,7 +504,6 @@ __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, boo
     return tridiag_eq3<T>{has_lo ? -lo.a * k1 * r : T(0), has_hi ? -hi.c * k2 * r : T(0),
                           (q.d - (has_lo ? lo.d * k1 : T(0)) - (has_hi ? hi.d * k2 : T(0))) * r};
   };
-  tridiag_eq3<T> f0 = e.first, f1 = e.last;
   for (int t = 1; t < m; t *= 2) {
     tridiag_eq3<T> lo0, hi0, lo1, hi1;
     if (t == 1) {
@@ -428,7 +525,46 @@ __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, boo
       f0 = n0;
     }
   }
-  if (mine) chunk_substitute(sys, first, len, f0.d, f1.d);
+}
+
+// One warp, one system. row_map turns a row of this system into the row
+// reported in info (the identity, or the original row when the system is a
+// reduced one).
+template <class T, bool Regs = true, class RowMap = identity_rows>
+__device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, bool active, int* info,
+                                RowMap row_map = {}) {
+  if (!active) return;
+  if (n == 1) {
+    if (lane == 0) {
+      T const b = sys.b[0];
+      if (!usable_pivot(b)) record_breakdown(info, row_map(0));
+      sys.d[0] = sys.d[0] / b;
+    }
+    __syncwarp();
+    return;
+  }
+  int const chunks = min(32, n / 2);
+  chunk_split const split{n / chunks, n % chunks};
+  bool const mine = lane < chunks;
+  int const first = mine ? split.first(lane) : 0, len = mine ? split.len(lane) : 0;
+  chunk_ends<T> e{{T(0), T(0), T(0)}, {T(0), T(0), T(0)}};
+  constexpr int R = chunk_reg_rows<T>;
+  bool const regs = Regs && R > 0 && split.base + (split.extra ? 1 : 0) <= R;  // the same in every lane
+  chunk_regs<T, (R > 0 ? R : 1)> k;  // unused when R is 0
+  auto const sink = [&](int r) { record_breakdown(info, row_map(r)); };
+  if (mine) e = regs ? chunk_reduce_regs(sys, first, len, k, sink) : chunk_reduce(sys, first, len, sink);
+  auto const row_of = [&](int j) {  // the row of reduced equation j
+    int const p = j / 2;
+    return row_map((j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p));
+  };
+  tridiag_eq3<T> f0 = e.first, f1 = e.last;
+  warp_boundary_pcr(f0, f1, chunks, lane, mine, info, row_of);
+  if (mine) {
+    if (regs)
+      chunk_substitute_regs(sys, first, len, k, f0.d, f1.d);
+    else
+      chunk_substitute(sys, first, len, f0.d, f1.d);
+  }
   __syncwarp();
 }
 
@@ -442,7 +578,7 @@ template <class T>
 __device__ void group_thomas_pcr(tridiag_rows<T> const& sys, tridiag_rows<T> const& red, int n, int rank,
                                  int group_threads, bool active, int* info) {
   if (group_threads == 32) {
-    warp_thomas_pcr(sys, n, rank, active, info);
+    warp_thomas_pcr<T, false>(sys, n, rank, active, info);
     return;
   }
   int const chunks = n >= 2 ? min(group_threads, n / 2) : 1;
@@ -458,7 +594,7 @@ __device__ void group_thomas_pcr(tridiag_rows<T> const& sys, tridiag_rows<T> con
   __syncthreads();
   if (active && rank < 32) {
     if (n >= 2)
-      warp_thomas_pcr(red, 2 * chunks, rank, true, info, [split](int j) {
+      warp_thomas_pcr<T, false>(red, 2 * chunks, rank, true, info, [split](int j) {
         int const p = j / 2;
         return (j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p);
       });

@@ -45,6 +45,7 @@
 
 #include <recur/layout/layout.hpp>
 #include <recur/tridiag.hpp>
+#include "../agent/agent_tridiag_direct.cuh"
 #include "../agent/agent_tridiag_partition.cuh"
 #include "../agent/agent_tridiag_tile.cuh"
 
@@ -67,7 +68,8 @@ __global__ void __launch_bounds__(MaxThreads)
 // Threads per block at most, by solver (the register-packed CR holds 8
 // equations per thread: 512 threads leave it 128 registers).
 constexpr int tile_max_threads(tile_solver s) {
-  return s == tile_solver::thomas_pcr || s == tile_solver::cr_packed ? 512 : 1024;
+  return s == tile_solver::thomas_pcr || s == tile_solver::thomas_pcr_regs || s == tile_solver::cr_packed ? 512
+                                                                                                          : 1024;
 }
 
 template <class T>
@@ -80,6 +82,9 @@ tridiag_tile_kernel_t<T> tridiag_tile_kernel(tile_solver s) {
       return tridiag_tile_thomas_kernel<T>;
     case tile_solver::thomas_pcr:
       return tridiag_tile_group_kernel<T, tile_solver::thomas_pcr, tile_max_threads(tile_solver::thomas_pcr)>;
+    case tile_solver::thomas_pcr_regs:
+      return tridiag_tile_group_kernel<T, tile_solver::thomas_pcr_regs,
+                                       tile_max_threads(tile_solver::thomas_pcr_regs)>;
     case tile_solver::cr_pcr:
       return tridiag_tile_group_kernel<T, tile_solver::cr_pcr, tile_max_threads(tile_solver::cr_pcr)>;
     case tile_solver::cr_packed:
@@ -137,6 +142,18 @@ struct tridiag_tuning {
   std::size_t thomas_pcr_smem_interleaved = 48 * 1024;
   int thomas_pcr_rows = 16;  // target rows per thread of a Thomas-PCR chunk (sets the warps per system)
   int thomas_pcr_max_threads = 256;  // threads per system at most
+  // One warp per system, chunks in registers (f32, <= 16 rows): 0 never,
+  // 1 where measured faster (below), 2 wherever they fit.
+  int thomas_pcr_regs = 1;
+  // Thomas-PCR on small contiguous batches (at most small_batch_tiles
+  // tiles; 0: off): blocks of at least small_batch_threads threads.
+  int small_batch_tiles = 1024;
+  int small_batch_threads = 128;
+  // Thomas-PCR from global memory into registers (agent_tridiag_direct.cuh)
+  // where it applies: contiguous, systems and pointers on 16-byte
+  // boundaries, n = 32 R with R in 4, 8, 16 (f32) or 2, 4, 8 (f64), or
+  // n = 32 W R with W = 2, 4, 8 warps and R = 16 (f32) or 8 (f64).
+  bool direct = true;
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
@@ -160,6 +177,8 @@ struct tridiag_launch_plan {
   bool global_thomas = false;
   kernels::tile_solver solver = kernels::tile_solver::thomas;
   int systems = 0, group_threads = 1, threads = 0, ld = 0, red_ld = 0, switch_size = 0;
+  int direct_rows = 0;   // > 0: agent_tridiag_direct.cuh with this many rows per lane, when the pointers allow
+  int direct_warps = 1;  // and this many warps per system
   std::size_t smem = 0;
 };
 
@@ -246,6 +265,29 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
                    32, std::max(32, tune.thomas_pcr_max_threads));
     pl.solver = kernels::tile_solver::thomas_pcr;
     pl.group_threads = gt;
+    if (tune.direct && tune.phases > 1 && tune.max_steps < 0 && tune.stages == 1 && lay.element_stride == 1 &&
+        n % 32 == 0 && lay.batch_stride * sizeof(T) % 16 == 0) {
+      constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>;
+      if (kernels::tridiag_direct_rows<T>(n / 32)) {
+        pl.direct_rows = int(n / 32);
+        pl.direct_warps = 1;
+      } else if (n % (32 * gr) == 0 && (n / (32 * gr) == 2 || n / (32 * gr) == 4 || n / (32 * gr) == 8)) {
+        pl.direct_rows = int(gr);
+        pl.direct_warps = int(n / (32 * gr));
+      }
+    }
+    // One warp per system, interleaved, chunks of 9-16 rows (f32, n in
+    // 257..512): the register path, in its own kernel. bench/tune_tridiag on
+    // the H100, 2026-11-23, f32, % of copy, registers / shared memory:
+    // interleaved n = 512 49.0 / 39.2; but n = 256 (8 rows) 33.7 / 44.8, and
+    // contiguous n = 256 42.4 / 51.5, n = 512 57.6 / 61.5: at 118 registers
+    // against 60, fewer blocks fit an SM, which the one-system tiles of a
+    // contiguous batch need more than the shorter solve.
+    if (gt == 32 && tune.thomas_pcr_regs > 0 && n >= 2) {
+      std::int64_t const chunks = std::min<std::int64_t>(32, n / 2), rows = (n + chunks - 1) / chunks;
+      bool const wanted = tune.thomas_pcr_regs > 1 || (!rows_fast && rows > 8);
+      if (wanted && rows <= kernels::chunk_reg_rows<T>) pl.solver = kernels::tile_solver::thomas_pcr_regs;
+    }
     pl.red_ld = gt > 32 ? (kernels::tridiag_pos(2 * gt) | 1) : 0;
     std::size_t const per = kernels::tridiag_tile_smem<T>(1, ld, pl.red_ld);
     if (!fits || per > stage_max) {
@@ -258,6 +300,16 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     pl.systems = int(std::min<std::int64_t>(std::max(1, align_systems(sys, 512 / gt, per)), lay.count));
     pl.threads = gt * pl.systems;
     pl.supported = true;
+    // A small contiguous batch (every tile resident at once, so the solve
+    // takes about one tile's latency): the copy and the store spread over
+    // more threads than the solver uses (the others idle through the solve).
+    // bench/tune_tridiag, H100, 2026-11-23, f32 512 x 512 contiguous: 32
+    // threads 11.6 us, 128 10.4, 256 10.8, 512 17.2. Interleaved 512 x 512
+    // lost (12.4 us with its 256 threads, 13.7 with more) and so did cutting
+    // its 8-system tiles narrower to spread them over more SMs.
+    std::int64_t const tiles = (lay.count + pl.systems - 1) / pl.systems;
+    if (rows_fast && tiles <= tune.small_batch_tiles)
+      pl.threads = std::max(pl.threads, std::clamp(tune.small_batch_threads, 32, 512) / 32 * 32);
     // A tile too narrow for whole 32-byte sectors of an interleaved batch
     // copies 4 or 8 bytes per sector: the partitioned form reads twice but
     // coalesced.
@@ -382,6 +434,69 @@ inline cudaError_t tridiag_max_smem(std::size_t& bytes) {
 
 // Enqueues the planned solve. workspace: tridiag_workspace_bytes of device
 // memory (null when that is 0).
+// agent_tridiag_direct.cuh's kernel for `rows` rows per lane: persistent
+// blocks of 4 warps, as many as are resident at once.
+template <class T>
+cudaError_t tridiag_launch_direct(int rows, int warps, T const* a, T const* b, T const* c, T const* d, T* x,
+                                  layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
+                                  std::int32_t* info, cudaStream_t stream) {
+  kernels::tridiag_direct_params<T> const p{a, b, c, d, x, info, lay, nrhs, rhs_stride};
+  if (warps > 1) {  // one system per block of `warps` warps
+    constexpr int gr = kernels::tridiag_direct_group_rows<T>;
+    if (rows != gr) return cudaErrorNotSupported;
+    auto go = [&](auto kernel, int threads) -> cudaError_t {
+      int dev = 0, sms = 0, per_sm = 0;
+      if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+      if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
+        return e;
+      if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+          e != cudaSuccess)
+        return e;
+      std::int64_t const blocks =
+          std::min({lay.count * nrhs, std::int64_t(std::max(1, per_sm)) * sms, std::int64_t(1) << 30});
+      kernel<<<unsigned(blocks), threads, 0, stream>>>(p);
+      return cudaGetLastError();
+    };
+    switch (warps) {
+      case 2:
+        return go(kernels::tridiag_direct_group_kernel<T, gr, 2>, 64);
+      case 4:
+        return go(kernels::tridiag_direct_group_kernel<T, gr, 4>, 128);
+      case 8:
+        return go(kernels::tridiag_direct_group_kernel<T, gr, 8>, 256);
+    }
+    return cudaErrorNotSupported;
+  }
+  constexpr int block = 128;
+  auto go = [&](auto kernel) -> cudaError_t {
+    int dev = 0, sms = 0, per_sm = 0;
+    if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
+      return e;
+    if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
+        e != cudaSuccess)
+      return e;
+    std::int64_t const items = lay.count * nrhs, warps = block / 32;
+    std::int64_t const blocks =
+        std::min({(items + warps - 1) / warps, std::int64_t(std::max(1, per_sm)) * sms, std::int64_t(1) << 30});
+    kernel<<<unsigned(blocks), block, 0, stream>>>(p);
+    return cudaGetLastError();
+  };
+  switch (rows) {
+    case 2:
+      if constexpr (sizeof(T) == 8) return go(kernels::tridiag_direct_kernel<T, 2, block>);
+      break;
+    case 4:
+      return go(kernels::tridiag_direct_kernel<T, 4, block>);
+    case 8:
+      return go(kernels::tridiag_direct_kernel<T, 8, block>);
+    case 16:
+      if constexpr (sizeof(T) == 4) return go(kernels::tridiag_direct_kernel<T, 16, block>);
+      break;
+  }
+  return cudaErrorNotSupported;
+}
+
 template <class T>
 cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T const* a, T const* b, T const* c,
                            T const* d, T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
@@ -464,6 +579,13 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     std::int64_t const blocks = std::min((lay.count + pl.threads - 1) / pl.threads, max_grid);
     kernels::tridiag_global_thomas_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
     return cudaGetLastError();
+  }
+  if (pl.direct_rows > 0) {
+    auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+    if (aligned(a) && aligned(b) && aligned(c) && aligned(d) && aligned(x) &&
+        (nrhs == 1 || rhs_stride * sizeof(T) % 16 == 0))
+      return tridiag_launch_direct<T>(pl.direct_rows, pl.direct_warps, a, b, c, d, x, lay, nrhs, rhs_stride, info,
+                                      stream);
   }
   // Several right-hand sides whose breakdown may differ: a status per system.
   std::int32_t* const status =

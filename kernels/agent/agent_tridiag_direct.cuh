@@ -1,0 +1,178 @@
+#pragma once
+// Thomas-PCR straight from global memory into registers (no tile): one warp
+// per system of n = 32 R rows, R rows per lane, for contiguous batches whose
+// systems start on 16-byte boundaries. Each lane reads its chunk of a, b, c
+// and d with 16-byte loads, eliminates it in registers (block_tridiag.cuh's
+// chunk_sweeps: the arithmetic of the tile's Thomas-PCR, operation for
+// operation), the warp solves the 64 boundary equations by PCR
+// (warp_boundary_pcr), and each lane writes its x with 16-byte stores.
+//
+// Why: in the tile form the copy into shared memory (four 4-byte cp.async
+// per element, with its index arithmetic) and the store were about a
+// quarter of Thomas-PCR's instructions, and the sweeps read and wrote shared
+// memory for every row; ncu had that kernel issue-bound (0.76 warps issued
+// per scheduler per cycle). Here a system costs 4 R / V loads and R / V
+// stores per lane (V values per 16 bytes) and no shared memory.
+//
+// x may alias d: a warp reads all of its system's d before writing x, and
+// no other warp touches them. Several right-hand sides: one work item per
+// (system, right-hand side), the matrix read again for each.
+
+#include <climits>
+#include <cstdint>
+#include <limits>
+
+#include <cuda_runtime.h>
+
+#include <recur/layout/layout.hpp>
+#include "../block/block_tridiag.cuh"
+
+namespace recur::kernels {
+
+template <class T>
+struct tridiag_direct_params {
+  T const* a;
+  T const* b;
+  T const* c;
+  T const* d;
+  T* x;
+  std::int32_t* info;
+  layout lay;  // element_stride 1, n = 32 R
+  std::int64_t nrhs;
+  std::int64_t rhs_stride;
+};
+
+// Rows per lane the one-warp kernel is built for (n = 32 R). f64 stops at
+// 8: at 16 rows (148 registers) it ran slower than the tile (H100, 512 x
+// 2^16: 75.0% of copy against 77.3%).
+template <class T>
+constexpr bool tridiag_direct_rows(std::int64_t r) {
+  return r == 4 || r == 8 || (sizeof(T) == 4 && r == 16) || (sizeof(T) == 8 && r == 2);
+}
+// Rows per lane of the several-warp kernel (n = 32 W R, W = 2, 4, 8).
+template <class T>
+inline constexpr int tridiag_direct_group_rows = sizeof(T) == 4 ? 16 : 8;
+
+template <class T>
+struct alignas(16) tridiag_vec16 {
+  T v[16 / sizeof(T)];
+};
+
+template <class T, int R>
+__device__ __forceinline__ void tridiag_load_rows(T const* p, T (&r)[R]) {
+  constexpr int V = 16 / sizeof(T);
+  static_assert(R % V == 0);
+  auto const* q = reinterpret_cast<tridiag_vec16<T> const*>(p);
+#pragma unroll
+  for (int j = 0; j < R / V; ++j) {
+    tridiag_vec16<T> const w = q[j];
+#pragma unroll
+    for (int e = 0; e < V; ++e) r[j * V + e] = w.v[e];
+  }
+}
+
+template <class T, int R, int Block>
+__global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
+  constexpr int V = 16 / sizeof(T), warps = Block / 32;
+  __shared__ int warp_info[warps];
+  int const lane = int(threadIdx.x & 31), w = int(threadIdx.x >> 5);
+  int* const info = warp_info + w;
+  std::int64_t const items = p.lay.count * p.nrhs;
+  for (std::int64_t item = std::int64_t(blockIdx.x) * warps + w; item < items;
+       item += std::int64_t(gridDim.x) * warps) {
+    std::int64_t const k = item / p.nrhs, r = item - k * p.nrhs;
+    std::int64_t const o = k * p.lay.batch_stride + std::int64_t(lane) * R, orhs = o + r * p.rhs_stride;
+    chunk_regs<T, R> m;  // a, c, d in, then the normalised rows
+    T bv[R];
+    tridiag_load_rows<T, R>(p.a + o, m.a);
+    tridiag_load_rows<T, R>(p.b + o, bv);
+    tridiag_load_rows<T, R>(p.c + o, m.c);
+    tridiag_load_rows<T, R>(p.d + orhs, m.d);
+    if (lane == 0) m.a[0] = T(0);       // a[0] and c[n-1] are not the caller's
+    if (lane == 31) m.c[R - 1] = T(0);  // to give
+    if (lane == 0) *info = INT_MAX;
+    __syncwarp();
+    int const first = lane * R;
+    chunk_ends<T> const e = chunk_sweeps<T, R>(
+        first, R, m, [&](int i) { return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]}; },
+        [&](int row) { record_breakdown(info, row); });
+    tridiag_eq3<T> f0 = e.first, f1 = e.last;
+    warp_boundary_pcr(f0, f1, 32, lane, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); });
+    __syncwarp();
+    int const broke = *info;
+    T const xf = f0.d, xl = f1.d, nan = std::numeric_limits<T>::quiet_NaN();
+    auto* out = reinterpret_cast<tridiag_vec16<T>*>(p.x + orhs);
+#pragma unroll
+    for (int j = 0; j < R / V; ++j) {
+      tridiag_vec16<T> v;
+#pragma unroll
+      for (int q = 0; q < V; ++q) {
+        int const i = j * V + q;  // the same expressions as chunk_substitute
+        T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
+        v.v[q] = broke == INT_MAX ? xi : nan;
+      }
+      out[j] = v;
+    }
+    if (p.info && lane == 0 && r == p.nrhs - 1) p.info[k] = broke == INT_MAX ? 0 : broke;
+    __syncwarp();  // info is read before the next item resets it
+  }
+}
+
+// Longer systems, n = 32 W R: W warps per system (one system per block),
+// each lane a chunk of R rows in registers as above; the 64 W boundary
+// equations go to shared memory and warp 0 solves them with
+// warp_thomas_pcr, as the tile's group_thomas_pcr does (the same
+// arithmetic), then every lane substitutes and stores.
+template <class T, int R, int W>
+__global__ void __launch_bounds__(32 * W)
+    tridiag_direct_group_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
+  constexpr int V = 16 / sizeof(T), G = 32 * W, M = 2 * G, ld = tridiag_pos(M) | 1;
+  __shared__ T red_a[ld], red_b[ld], red_c[ld], red_d[ld];
+  __shared__ int info;
+  tridiag_rows<T> const red{red_a, red_b, red_c, red_d};
+  int const t = int(threadIdx.x), lane = t & 31;
+  std::int64_t const items = p.lay.count * p.nrhs;
+  for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    std::int64_t const k = item / p.nrhs, r = item - k * p.nrhs;
+    std::int64_t const o = k * p.lay.batch_stride + std::int64_t(t) * R, orhs = o + r * p.rhs_stride;
+    chunk_regs<T, R> m;
+    T bv[R];
+    tridiag_load_rows<T, R>(p.a + o, m.a);
+    tridiag_load_rows<T, R>(p.b + o, bv);
+    tridiag_load_rows<T, R>(p.c + o, m.c);
+    tridiag_load_rows<T, R>(p.d + orhs, m.d);
+    if (t == 0) m.a[0] = T(0);
+    if (t == G - 1) m.c[R - 1] = T(0);
+    if (t == 0) info = INT_MAX;
+    __syncthreads();
+    chunk_ends<T> const e = chunk_sweeps<T, R>(
+        t * R, R, m, [&](int i) { return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]}; },
+        [&](int row) { record_breakdown(&info, row); });
+    int const q0 = tridiag_pos(2 * t), q1 = tridiag_pos(2 * t + 1);
+    red.a[q0] = e.first.a, red.b[q0] = T(1), red.c[q0] = e.first.c, red.d[q0] = e.first.d;
+    red.a[q1] = e.last.a, red.b[q1] = T(1), red.c[q1] = e.last.c, red.d[q1] = e.last.d;
+    __syncthreads();
+    if (t < 32)
+      warp_thomas_pcr<T, false>(red, M, lane, true, &info,
+                                [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); });
+    __syncthreads();
+    int const broke = info;
+    T const xf = red.d[q0], xl = red.d[q1], nan = std::numeric_limits<T>::quiet_NaN();
+    auto* out = reinterpret_cast<tridiag_vec16<T>*>(p.x + orhs);
+#pragma unroll
+    for (int j = 0; j < R / V; ++j) {
+      tridiag_vec16<T> v;
+#pragma unroll
+      for (int q = 0; q < V; ++q) {
+        int const i = j * V + q;
+        T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
+        v.v[q] = broke == INT_MAX ? xi : nan;
+      }
+      out[j] = v;
+    }
+    if (p.info && t == 0 && r == p.nrhs - 1) p.info[k] = broke == INT_MAX ? 0 : broke;
+    __syncthreads();  // red and info are reused by the next item
+  }
+}
+
+}  // namespace recur::kernels
