@@ -230,6 +230,19 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr noregs", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_regs = 0; });
     add("thomas_pcr nodirect", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct = false; });
     add("thomas_pcr regs", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_regs = 2; });
+    add("thomas_pcr nocolumns", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns = 0; });
+    add("thomas_pcr columns", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns = 2; });
+    add("thomas_pcr columns rows8", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 8; });
+    add("thomas_pcr columns rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 32; });
+    add("thomas_pcr columns tilechunks", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 0; });
+    add("thomas_pcr columns sys16", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 16; });
+    add("thomas_pcr columns sys8", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 8; });
+    add("thomas_pcr columns sys64", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 64; });
+    add("thomas_pcr columns sys128", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 128; });
+    add("thomas_pcr tile loadstore", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns = 0;
+      t.phases = 1;
+    });
     add("thomas_pcr nosmall", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_tiles = 0; });
     add("thomas_pcr small256", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 256; });
     add("thomas_pcr small512", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 512; });

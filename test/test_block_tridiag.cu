@@ -449,6 +449,73 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
   sweep<double>(tridiag_algorithm::thomas_pcr, {64, 512, 1024}, {5, 1000});
 }
 
+// Thomas-PCR on adjacent systems with full-line rows
+// (agent_tridiag_columns.cuh). With the tile's chunks (columns_rows = 0:
+// min(32, n / 2)) x and info are bitwise the tile's, in place and where
+// systems break down (row 0, inside a chunk, the last row); n < 1024 keeps
+// the tile at one warp per system.
+template <class T>
+void columns_match_tile(std::int64_t n, std::int64_t count, int systems = 0) {
+  layout const lay = layout::interleaved(n, count);
+  std::mt19937_64 g{std::uint64_t(n * 5 + count)};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
+  bool const breaks = n >= 5;
+  if (breaks) {
+    s.b[lay.offset(0, 1)] = 0;
+    s.a[lay.offset(n / 2 + 1, 3)] = 0;
+    s.b[lay.offset(n / 2 + 1, 3)] = 0;
+    s.a[lay.offset(n - 1, count - 1)] = 0;
+    s.b[lay.offset(n - 1, count - 1)] = 0;
+  }
+  for (bool in_place : {false, true}) {
+    run_args r{tridiag_algorithm::thomas_pcr, lay, 2, in_place};
+    r.tune.columns = 2;
+    r.tune.columns_rows = 0;
+    r.tune.columns_systems = systems;
+    auto const plan = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
+    BOOST_TEST(plan.columns_systems > 0, "n " << n);
+    auto const cols = solve_gpu<T>(s, r);
+    r.tune.columns = 0;
+    auto const tile = solve_gpu<T>(s, r);
+    BOOST_TEST((cols.second == tile.second), "n " << n);
+    BOOST_TEST(std::memcmp(cols.first.data(), tile.first.data(), tile.first.size() * sizeof(T)) == 0,
+               "n " << n << " count " << count << " systems " << systems << (in_place ? " in place" : ""));
+    if (breaks) {
+      BOOST_TEST(cols.second[1] == 1);
+      BOOST_TEST(cols.second[3] > 0);
+      BOOST_TEST(cols.second[count - 1] > 0);
+      BOOST_TEST(cols.second[0] == 0);
+      BOOST_TEST(std::isnan(double(cols.first[lay.offset(n - 1, 1)])));
+      BOOST_TEST(std::isfinite(double(cols.first[lay.offset(n - 1, 2)])));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(thomas_pcr_columns) {
+  // (n = 1: the tile divides d by b, this kernel multiplies by 1 / b; the
+  // sweeps below check it.)
+  for (std::int64_t n : {2, 3, 5, 31, 33, 64, 100, 127, 256, 300, 512, 1000}) {
+    columns_match_tile<float>(n, 37);
+    columns_match_tile<double>(n, 37);
+  }
+  columns_match_tile<float>(512, 100, 8);  // 8 systems a block: 4 chunks per warp
+  columns_match_tile<double>(256, 70, 4);
+  // The default chunks (16 rows) and blocks, every layout (only adjacent
+  // systems make full lines, but any layout is solved), residuals.
+  recur::device::tridiag_tuning t;
+  t.columns = 2;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {1, 2, 3, 5, 31, 32, 33, 64, 127, 256, 513, 1000, 1024}, {1, 37}, t);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {2, 33, 127, 512, 1024}, {1, 37}, t);
+  t.columns_systems = 8;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {64, 700}, {37}, t);
+  // Chosen by default for a large interleaved batch; a partial last block.
+  layout const big = layout::interleaved(256, 2100);
+  BOOST_TEST(recur::device::plan_tridiag<float>(big, tridiag_algorithm::thomas_pcr, 227 * 1024).columns_systems ==
+             32);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {256}, {2100});
+  sweep<double>(tridiag_algorithm::thomas_pcr, {512}, {2100});
+}
+
 // Two stages (the next tile's copies overlap the solve) solve the same systems;
 // many tiles per block exercise the persistent walk with both stage counts.
 BOOST_AUTO_TEST_CASE(two_stages_and_many_tiles) {

@@ -380,13 +380,22 @@ struct chunk_regs {
   T a[R], c[R], d[R];
 };
 
+// A chunk's normalised rows in memory instead (shared memory, row i at
+// a[i]): chunk_sweeps over either storage.
+template <class T>
+struct chunk_span {
+  T* a;
+  T* c;
+  T* d;
+};
+
 // The sweeps on a chunk whose rows come from load(i) (a tridiag_equation;
-// called for row i + 1 before row i's arithmetic, never past len), the
-// normalised rows left in k. load may read k itself (rows not yet reached):
-// row i is written only after row i + 1 was loaded.
-template <class T, int R, class Load, class Sink>
-__device__ __forceinline__ chunk_ends<T> chunk_sweeps(int first, int len, chunk_regs<T, R>& k, Load load,
-                                                      Sink breakdown) {
+// called in order, for row i + 1 before row i's arithmetic, never past
+// len), the normalised rows left in k (chunk_regs<T, R>, or chunk_span with
+// len <= R). load may read k itself (rows not yet reached): row i is
+// written only after row i + 1 was loaded.
+template <class T, int R, class K, class Load, class Sink>
+__device__ __forceinline__ chunk_ends<T> chunk_sweeps(int first, int len, K& k, Load load, Sink breakdown) {
   T a_prev = 0, c_prev = 0, d_prev = 0;
   int bad = -1;
   tridiag_equation<T> next = load(0);
@@ -482,18 +491,20 @@ struct chunk_split {
   __device__ int len(int p) const { return base + (p < extra ? 1 : 0); }
 };
 
-// PCR on the 2 * chunks boundary equations of a warp (chunks <= 32): lane
-// p < chunks holds equations 2p (f0) and 2p + 1 (f1), normalised (b = 1),
-// and ends with x of both in their d. Every equation is kept normalised, so
-// a step needs one reciprocal per equation and b never travels. row_of(j)
-// is the row that info reports for equation j. All 32 lanes call it.
+// PCR on the 2 * chunks boundary equations of a warp (chunks <= width):
+// lane p < chunks holds equations 2p (f0) and 2p + 1 (f1), normalised
+// (b = 1), and ends with x of both in their d. Every equation is kept
+// normalised, so a step needs one reciprocal per equation and b never
+// travels. row_of(j) is the row that info reports for equation j. All 32
+// lanes call it; with width < 32 (a power of two) each segment of `width`
+// lanes solves its own system, lane being the lane within the segment.
 template <class T, class RowOf>
 __device__ __forceinline__ void warp_boundary_pcr(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1, int chunks, int lane,
-                                                  bool mine, int* info, RowOf row_of) {
+                                                  bool mine, int* info, RowOf row_of, int width = 32) {
   int const m = 2 * chunks;
-  auto shfl = [](tridiag_eq3<T> const& q, int src) {
-    return tridiag_eq3<T>{__shfl_sync(0xffffffffu, q.a, src), __shfl_sync(0xffffffffu, q.c, src),
-                          __shfl_sync(0xffffffffu, q.d, src)};
+  auto shfl = [width](tridiag_eq3<T> const& q, int src) {
+    return tridiag_eq3<T>{__shfl_sync(0xffffffffu, q.a, src, width), __shfl_sync(0xffffffffu, q.c, src, width),
+                          __shfl_sync(0xffffffffu, q.d, src, width)};
   };
   auto combine = [&](tridiag_eq3<T> const& q, int j, bool has_lo, tridiag_eq3<T> const& lo, bool has_hi,
                      tridiag_eq3<T> const& hi) {
@@ -510,13 +521,13 @@ __device__ __forceinline__ void warp_boundary_pcr(tridiag_eq3<T>& f0, tridiag_eq
       lo0 = shfl(f1, max(lane - 1, 0));   // 2p - 1: the previous lane's second
       hi0 = f1;                           // 2p + 1: own second
       lo1 = f0;                           // 2p: own first
-      hi1 = shfl(f0, min(lane + 1, 31));  // 2p + 2: the next lane's first
+      hi1 = shfl(f0, min(lane + 1, width - 1));  // 2p + 2: the next lane's first
     } else {
       int const h = t / 2;
       lo0 = shfl(f0, max(lane - h, 0));
-      hi0 = shfl(f0, min(lane + h, 31));
+      hi0 = shfl(f0, min(lane + h, width - 1));
       lo1 = shfl(f1, max(lane - h, 0));
-      hi1 = shfl(f1, min(lane + h, 31));
+      hi1 = shfl(f1, min(lane + h, width - 1));
     }
     int const j0 = 2 * lane, j1 = 2 * lane + 1;
     if (mine) {

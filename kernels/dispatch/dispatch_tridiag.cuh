@@ -19,7 +19,12 @@
 //   (fewer than thomas_min_systems fit) use the global-memory Thomas, which
 //   needs n * count values of temporary storage.
 // - thomas_pcr: a tile of systems per block, a warp per system
-//   (block_tridiag.cuh's warp_thomas_pcr); any n whose system fits.
+//   (block_tridiag.cuh's warp_thomas_pcr); any n whose system fits. Or,
+//   where they apply: straight from global memory into registers for
+//   contiguous batches (agent_tridiag_direct.cuh), chunks of adjacent
+//   systems with full 128-byte rows for interleaved batches of n <= 1024
+//   (agent_tridiag_columns.cuh), three passes through global memory for
+//   long systems (agent_tridiag_partition.cuh).
 // - cr, pcr, cr_pcr: a tile of systems per block, a group of threads per
 //   system (block_tridiag.cuh; cr in place, or with Goeddeke and Strzodka's
 //   split storage, block_tridiag_split.cuh, when tuning.cr_split is set). Need one system to fit in shared memory
@@ -45,6 +50,7 @@
 
 #include <recur/layout/layout.hpp>
 #include <recur/tridiag.hpp>
+#include "../agent/agent_tridiag_columns.cuh"
 #include "../agent/agent_tridiag_direct.cuh"
 #include "../agent/agent_tridiag_partition.cuh"
 #include "../agent/agent_tridiag_tile.cuh"
@@ -154,6 +160,14 @@ struct tridiag_tuning {
   // boundaries, n = 32 R with R in 4, 8, 16 (f32) or 2, 4, 8 (f64), or
   // n = 32 W R with W = 2, 4, 8 warps and R = 16 (f32) or 8 (f64).
   bool direct = true;
+  // Thomas-PCR on adjacent systems with full 128-byte rows
+  // (agent_tridiag_columns.cuh): 0 never, 1 for interleaved batches of at
+  // least columns_min_count systems and n <= 1024, 2 wherever it fits
+  // (any layout; the tests force it).
+  int columns = 1;
+  std::int64_t columns_min_count = 2048;
+  int columns_rows = 16;    // target rows per chunk (0: the tile's chunks, min(32, n / 2))
+  int columns_systems = 0;  // systems per block (0: 128 bytes of each row, fewer when shared memory is short)
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
@@ -179,6 +193,9 @@ struct tridiag_launch_plan {
   int systems = 0, group_threads = 1, threads = 0, ld = 0, red_ld = 0, switch_size = 0;
   int direct_rows = 0;   // > 0: agent_tridiag_direct.cuh with this many rows per lane, when the pointers allow
   int direct_warps = 1;  // and this many warps per system
+  // > 0: agent_tridiag_columns.cuh with this many systems per block, chunks
+  // per system and rows per chunk at most (<= 32).
+  int columns_systems = 0, columns_chunks = 0, columns_rows = 0;
   std::size_t smem = 0;
 };
 
@@ -259,6 +276,38 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     if (tune.partition > 0) {
       partitioned();
       return pl;
+    }
+    // Adjacent systems, full 128-byte rows (agent_tridiag_columns.cuh).
+    // bench/tune_tridiag on the H100, 2026-11-23/24, interleaved, % of copy,
+    // this kernel / the tile: f32 n = 64 69.0 / 64.0 (Thomas tile), 256
+    // 59.4 / 44.8, 512 46.5-48.8 / 48.7-48.9 (one 1024-thread block per SM:
+    // not chosen), 1024 42.5 / 37.3; f64 n = 64 72.2 / 70.5, 256 59.7-62.8
+    // / 59.3, 512 53.9-56.1 / 41.4, 1024 41.1 / 39.7.
+    bool const columns_wanted = !rows_fast && lay.batch_stride == 1 && lay.count >= tune.columns_min_count &&
+                                !(sizeof(T) == 4 && n > 256 && n <= 512);
+    if (tune.columns > 0 && tune.phases >= 1 && tune.max_steps < 0 && tune.stages == 1 && n <= 1024 &&
+        (tune.columns > 1 || columns_wanted)) {
+      std::int64_t const most = std::max<std::int64_t>(1, std::min<std::int64_t>(32, n / 2));
+      std::int64_t const chunks =
+          tune.columns_rows > 0 ? std::clamp<std::int64_t>((n + tune.columns_rows - 1) / tune.columns_rows, 1, most)
+                                : most;
+      int const rows = int((n + chunks - 1) / chunks);
+      int sys = tune.columns_systems > 0 ? tune.columns_systems : int(128 / sizeof(T));
+      auto fits_block = [&](int s2) {
+        return (s2 * chunks + 31) / 32 * 32 <= kernels::tridiag_columns_max_threads<T> &&
+               kernels::tridiag_columns_smem<T>(s2, int(chunks), rows) <= max_smem;
+      };
+      while (sys > 1 && !fits_block(sys) && (tune.columns_systems == 0 || tune.columns > 1)) sys /= 2;
+      if (rows <= 32 && fits_block(sys)) {
+        pl.solver = kernels::tile_solver::thomas_pcr;
+        pl.columns_systems = sys;
+        pl.columns_chunks = int(chunks);
+        pl.columns_rows = rows;
+        pl.threads = int((sys * chunks + 31) / 32 * 32);
+        pl.smem = kernels::tridiag_columns_smem<T>(sys, int(chunks), rows);
+        pl.supported = true;
+        return pl;
+      }
     }
     int const gt =
         std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / tune.thomas_pcr_rows)))),
@@ -497,6 +546,35 @@ cudaError_t tridiag_launch_direct(int rows, int warps, T const* a, T const* b, T
   return cudaErrorNotSupported;
 }
 
+// agent_tridiag_columns.cuh's kernel: persistent blocks, as many as are
+// resident at once.
+template <class T>
+cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, T const* a, T const* b, T const* c, T const* d,
+                                   T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
+                                   std::int32_t* info, cudaStream_t stream) {
+  int const S = pl.columns_systems, C = pl.columns_chunks;
+  kernels::tridiag_columns_params<T> const p{
+      a, b, c, d, x, info, lay, nrhs, rhs_stride, S, C, tridiag_ceil_pow2(C),
+      kernels::tridiag_columns_pitch(pl.columns_rows), pl.phases};
+  auto const kernel = pl.columns_rows <= 16 ? kernels::tridiag_columns_kernel<T, 16>
+                                            : kernels::tridiag_columns_kernel<T, 32>;
+  if (pl.smem > 48 * 1024)
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
+        e != cudaSuccess)
+      return e;
+  int dev = 0, sms = 0, per_sm = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, pl.threads, pl.smem);
+      e != cudaSuccess)
+    return e;
+  std::int64_t const groups = (lay.count + S - 1) / S;
+  std::int64_t const blocks =
+      std::min({groups * nrhs, std::int64_t(std::max(1, per_sm)) * sms, std::int64_t(1) << 30});
+  kernel<<<unsigned(blocks), pl.threads, pl.smem, stream>>>(p);
+  return cudaGetLastError();
+}
+
 template <class T>
 cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T const* a, T const* b, T const* c,
                            T const* d, T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
@@ -580,6 +658,7 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     kernels::tridiag_global_thomas_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
     return cudaGetLastError();
   }
+  if (pl.columns_systems > 0) return tridiag_launch_columns<T>(pl, a, b, c, d, x, lay, nrhs, rhs_stride, info, stream);
   if (pl.direct_rows > 0) {
     auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
     if (aligned(a) && aligned(b) && aligned(c) && aligned(d) && aligned(x) &&
