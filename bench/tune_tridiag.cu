@@ -234,7 +234,8 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr columns", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns = 2; });
     add("thomas_pcr columns rows8", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 8; });
     add("thomas_pcr columns rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 32; });
-    add("thomas_pcr columns tilechunks", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 0; });
+    add("thomas_pcr columns tilechunks", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = -1; });
+    add("thomas_pcr columns rows16", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 16; });
     add("thomas_pcr columns sys16", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 16; });
     add("thomas_pcr columns sys8", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 8; });
     add("thomas_pcr columns sys64", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 64; });

@@ -450,7 +450,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
 }
 
 // Thomas-PCR on adjacent systems with full-line rows
-// (agent_tridiag_columns.cuh). With the tile's chunks (columns_rows = 0:
+// (agent_tridiag_columns.cuh). With the tile's chunks (columns_rows = -1:
 // min(32, n / 2)) x and info are bitwise the tile's, in place and where
 // systems break down (row 0, inside a chunk, the last row); n < 1024 keeps
 // the tile at one warp per system.
@@ -470,7 +470,7 @@ void columns_match_tile(std::int64_t n, std::int64_t count, int systems = 0) {
   for (bool in_place : {false, true}) {
     run_args r{tridiag_algorithm::thomas_pcr, lay, 2, in_place};
     r.tune.columns = 2;
-    r.tune.columns_rows = 0;
+    r.tune.columns_rows = -1;
     r.tune.columns_systems = systems;
     auto const plan = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
     BOOST_TEST(plan.columns_systems > 0, "n " << n);

@@ -30,6 +30,7 @@
 #include <climits>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -76,8 +77,9 @@ template <class T>
 inline constexpr int tridiag_columns_max_threads = sizeof(T) == 4 ? 1024 : 512;
 
 // Rows fetched ahead of the row being eliminated (beyond chunk_sweeps' one;
-// more spilled at 64 registers).
-inline constexpr int tridiag_columns_ahead = 2;
+// in f32 more spilled at 64 registers).
+template <class T>
+inline constexpr int tridiag_columns_ahead = sizeof(T) == 4 ? 2 : 3;
 
 template <class T, int R>
 __global__ void __launch_bounds__(tridiag_columns_max_threads<T>) tridiag_columns_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
@@ -97,7 +99,7 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>) tridiag_column
   std::int64_t const es = p.lay.element_stride, groups = (p.lay.count + S - 1) / S;
   auto idx = [=](int chunk, int row, int sys) { return (chunk * S + sys) * P + row; };
   for (std::int64_t item = blockIdx.x; item < groups * p.nrhs; item += gridDim.x) {
-    std::int64_t const g = item / p.nrhs, r = item - g * p.nrhs;
+    std::int64_t const g = p.nrhs == 1 ? item : item / p.nrhs, r = item - g * p.nrhs;  // (no 64-bit division for one)
     std::int64_t const sys = g * S + s;
     bool const mine = owner && sys < p.lay.count;
     if (t < S) sinfo[t] = INT_MAX;
@@ -122,24 +124,35 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>) tridiag_column
           k.d[i] = v.a + v.b + v.c + v.d;
         }
       } else {
-        constexpr int L = tridiag_columns_ahead;
-        tridiag_equation<T> ring[L];
+        // A chunk of exactly R rows (every chunk when C R = n) runs with its
+        // length a constant: the row guards fold away (with a runtime length
+        // each row was a branch, and every join register moves: 480
+        // IMAD.MOV in the f32 kernel's SASS).
+        auto sweep = [&](auto len_c) {
+          int const ln = len_c;
+          constexpr int L = tridiag_columns_ahead<T>;
+          tridiag_equation<T> ring[L];
 #pragma unroll
-        for (int j = 0; j < L; ++j)
-          if (j < len) ring[j] = fetch();
-        auto load = [&](int i) {  // called for i = 0, 1, ... in order (chunk_sweeps)
-          tridiag_equation<T> const v = ring[i % L];
-          if (i + L < len) ring[i % L] = fetch();
-          return v;
+          for (int j = 0; j < L; ++j)
+            if (j < ln) ring[j] = fetch();
+          auto load = [&](int i) {  // called for i = 0, 1, ... in order (chunk_sweeps)
+            tridiag_equation<T> const v = ring[i % L];
+            if (i + L < ln) ring[i % L] = fetch();
+            return v;
+          };
+          chunk_ends<T> const e =
+              chunk_sweeps<T, R>(first, ln, k, load, [&](int rw) { record_breakdown(sinfo + s, rw); });
+          // Row 0's slot takes the first boundary equation; the last row's
+          // slot already holds the second (the forward sweep's last row).
+          // Neither slot's old value is needed by the substitution.
+          k.a[0] = e.first.a;
+          k.c[0] = e.first.c;
+          k.d[0] = e.first.d;
         };
-        chunk_ends<T> const e =
-            chunk_sweeps<T, R>(first, len, k, load, [&](int rw) { record_breakdown(sinfo + s, rw); });
-        // Row 0's slot takes the first boundary equation; the last row's
-        // slot already holds the second (the forward sweep's last row).
-        // Neither slot's old value is needed by the substitution.
-        k.a[0] = e.first.a;
-        k.c[0] = e.first.c;
-        k.d[0] = e.first.d;
+        if (len == R)
+          sweep(std::integral_constant<int, R>{});
+        else
+          sweep(len);
       }
     }
     __syncthreads();
@@ -173,11 +186,19 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>) tridiag_column
       int const broke = sinfo[s];
       T const xf = sd[idx(q, 0, s)], xl = sd[idx(q, len - 1, s)], nan = std::numeric_limits<T>::quiet_NaN();
       T* const px = p.x + o + r * p.rhs_stride;
+      int const j0 = idx(q, 0, s);
+      bool const ph1 = p.phases == 1, ok = broke == INT_MAX;
+      auto store = [&](int i, int ln) {  // the expressions of chunk_substitute
+        int const j = j0 + i;
+        T const xi = ph1 ? sd[j] : i == 0 ? xf : i == ln - 1 ? xl : sd[j] - sa[j] * xf - sc[j] * xl;
+        px[std::int64_t(i) * es] = ok ? xi : nan;
+      };
+      if (len == R) {
+#pragma unroll
+        for (int i = 0; i < R; ++i) store(i, R);
+      } else {
 #pragma unroll 2
-      for (int i = 0; i < len; ++i) {
-        int const j = idx(q, i, s);  // the expressions of chunk_substitute
-        T const xi = p.phases == 1 ? sd[j] : i == 0 ? xf : i == len - 1 ? xl : sd[j] - sa[j] * xf - sc[j] * xl;
-        px[std::int64_t(i) * es] = broke == INT_MAX ? xi : nan;
+        for (int i = 0; i < len; ++i) store(i, len);
       }
       if (p.info && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
     }

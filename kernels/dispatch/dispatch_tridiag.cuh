@@ -166,7 +166,10 @@ struct tridiag_tuning {
   // (any layout; the tests force it).
   int columns = 1;
   std::int64_t columns_min_count = 2048;
-  int columns_rows = 16;    // target rows per chunk (0: the tile's chunks, min(32, n / 2))
+  // Target rows per chunk: 0 chooses (16; 32 for f32 n > 256, whose 512
+  // threads of 32 rows beat 1024 of 16: n = 512 61.2% of copy against
+  // 54.1%), -1 takes the tile's chunks (min(32, n / 2)).
+  int columns_rows = 0;
   int columns_systems = 0;  // systems per block (0: 128 bytes of each row, fewer when shared memory is short)
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
@@ -278,19 +281,18 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       return pl;
     }
     // Adjacent systems, full 128-byte rows (agent_tridiag_columns.cuh).
-    // bench/tune_tridiag on the H100, 2026-11-23/24, interleaved, % of copy,
-    // this kernel / the tile: f32 n = 64 69.0 / 64.0 (Thomas tile), 256
-    // 59.4 / 44.8, 512 46.5-48.8 / 48.7-48.9 (one 1024-thread block per SM:
-    // not chosen), 1024 42.5 / 37.3; f64 n = 64 72.2 / 70.5, 256 59.7-62.8
-    // / 59.3, 512 53.9-56.1 / 41.4, 1024 41.1 / 39.7.
-    bool const columns_wanted = !rows_fast && lay.batch_stride == 1 && lay.count >= tune.columns_min_count &&
-                                !(sizeof(T) == 4 && n > 256 && n <= 512);
+    // bench/tune_tridiag on the H100, 2026-11-23, interleaved, % of copy,
+    // this kernel / the tile: f32 n = 64 80.3 / 64.1 (Thomas), 256 70.1 /
+    // 44.4, 512 61.2 (32-row chunks) / 48.6, 1024 49.4 / 37.2; f64 n = 64
+    // 89.2 / 70.4 (Thomas), 256 82.5 / 59.3, 512 70.0 / 41.4, 1024 53.9 /
+    // 39.8 (bench/results/h100-tune-tridiag-columns-4.log).
+    bool const columns_wanted = !rows_fast && lay.batch_stride == 1 && lay.count >= tune.columns_min_count;
     if (tune.columns > 0 && tune.phases >= 1 && tune.max_steps < 0 && tune.stages == 1 && n <= 1024 &&
         (tune.columns > 1 || columns_wanted)) {
       std::int64_t const most = std::max<std::int64_t>(1, std::min<std::int64_t>(32, n / 2));
+      std::int64_t const target = tune.columns_rows != 0 ? tune.columns_rows : sizeof(T) == 4 && n > 256 ? 32 : 16;
       std::int64_t const chunks =
-          tune.columns_rows > 0 ? std::clamp<std::int64_t>((n + tune.columns_rows - 1) / tune.columns_rows, 1, most)
-                                : most;
+          target > 0 ? std::clamp<std::int64_t>((n + target - 1) / target, 1, most) : most;
       int const rows = int((n + chunks - 1) / chunks);
       int sys = tune.columns_systems > 0 ? tune.columns_systems : int(128 / sizeof(T));
       auto fits_block = [&](int s2) {

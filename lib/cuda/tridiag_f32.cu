@@ -26,11 +26,11 @@ tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_byte
   };
   if (lay.n <= 0) return requested == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : requested;
   if (requested == tridiag_algorithm::automatic) {
-    // Short systems: Thomas on a shared-memory tile (one thread per system).
-    // (Interleaved 64 x 2^20, Thomas-PCR on adjacent systems,
-    // agent_tridiag_columns.cuh, in the bench run of 2026-11-23 23:30: f32
-    // 64.3% of copy against Thomas's 64.7%, f64 70.1% against 70.9%;
-    // tune_tridiag had it 5 points ahead in f32.)
+    // Short systems: Thomas on a shared-memory tile (one thread per system),
+    // but Thomas-PCR where it runs on adjacent systems with full-line rows
+    // (agent_tridiag_columns.cuh; interleaved 64 x 2^20, tune_tridiag: f32
+    // 80.3% of copy against Thomas's 64.1%, f64 89.2% against 70.4%).
+    if (lay.n < 128 && plan(tridiag_algorithm::thomas_pcr).columns_systems > 0) return tridiag_algorithm::thomas_pcr;
     if (lay.n < 128 && !plan(tridiag_algorithm::thomas).global_thomas) return tridiag_algorithm::thomas;
     // Otherwise Thomas-PCR, whose tile holds a system per warp group.
     if (plan(tridiag_algorithm::thomas_pcr).supported) return tridiag_algorithm::thomas_pcr;
