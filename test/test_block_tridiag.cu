@@ -449,6 +449,61 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
   sweep<double>(tridiag_algorithm::thomas_pcr, {64, 512, 1024}, {5, 1000});
 }
 
+// The direct form with several systems per warp (segments of Lanes lanes,
+// 16 rows per lane in f32, 8 in f64): bitwise the columns form with the
+// same chunks (forced onto the contiguous layout: chunk_sweeps and
+// warp_boundary_pcr over segments of the same width), also in place, with
+// several right-hand sides, partial warps and breakdowns.
+template <class T>
+void segments_match_columns(std::int64_t n, std::int64_t count) {
+  constexpr int rows = sizeof(T) == 4 ? 16 : 8;
+  layout const lay = layout::contiguous(n, count);
+  std::mt19937_64 g{std::uint64_t(n * 3 + count)};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
+  s.b[lay.offset(0, 1)] = 0;
+  s.a[lay.offset(n / 2 + 1, 3)] = 0;
+  s.b[lay.offset(n / 2 + 1, 3)] = 0;
+  s.a[lay.offset(n - 1, count - 1)] = 0;
+  s.b[lay.offset(n - 1, count - 1)] = 0;
+  for (bool in_place : {false, true}) {
+    run_args r{tridiag_algorithm::thomas_pcr, lay, 1, in_place};
+    r.tune.direct_lanes = int(n / rows);
+    auto const plan = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
+    BOOST_TEST(plan.direct_lanes == n / rows, "n " << n);
+    auto const seg = solve_gpu<T>(s, r);
+    r.tune.direct = false;
+    r.tune.columns = 2;
+    r.tune.columns_rows = rows;
+    auto const cols = solve_gpu<T>(s, r);
+    BOOST_TEST((seg.second == cols.second), "n " << n);
+    BOOST_TEST(std::memcmp(seg.first.data(), cols.first.data(), cols.first.size() * sizeof(T)) == 0,
+               "n " << n << " count " << count << (in_place ? " in place" : ""));
+    BOOST_TEST(seg.second[1] == 1);
+    BOOST_TEST(seg.second[3] > 0);
+    BOOST_TEST(seg.second[count - 1] > 0);
+    BOOST_TEST(seg.second[0] == 0);
+    BOOST_TEST(std::isnan(double(seg.first[lay.offset(n - 1, 1)])));
+    BOOST_TEST(std::isfinite(double(seg.first[lay.offset(n - 1, 2)])));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(thomas_pcr_direct_segments) {
+  for (std::int64_t n : {32, 64, 128, 256}) {
+    segments_match_columns<float>(n, 37);
+    segments_match_columns<float>(n, 1001);
+  }
+  for (std::int64_t n : {16, 32, 64, 128}) segments_match_columns<double>(n, 37);
+  // Chosen by default where n / 32 rows per lane is not built: f32 n = 32, 64.
+  BOOST_TEST(recur::device::plan_tridiag<float>(layout::contiguous(64, 100), tridiag_algorithm::thomas_pcr,
+                                                227 * 1024)
+                 .direct_lanes == 4);
+  // Residuals with several right-hand sides (the sweep's own check).
+  recur::device::tridiag_tuning t;
+  t.direct_lanes = 8;
+  sweep<double>(tridiag_algorithm::thomas_pcr, {64}, {1, 5, 1000}, t);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64}, {1, 5, 1000});
+}
+
 // Thomas-PCR on adjacent systems with full-line rows
 // (agent_tridiag_columns.cuh). With the tile's chunks (columns_rows = -1:
 // min(32, n / 2)) x and info are bitwise the tile's, in place and where

@@ -1,6 +1,7 @@
 #pragma once
 // Thomas-PCR straight from global memory into registers (no tile): one warp
-// per system of n = 32 R rows, R rows per lane, for contiguous batches whose
+// per system of n = 32 R rows (or a segment of Lanes lanes per system of
+// n = Lanes R rows), R rows per lane, for contiguous batches whose
 // systems start on 16-byte boundaries. Each lane reads its chunk of a, b, c
 // and d with 16-byte loads, eliminates it in registers (block_tridiag.cuh's
 // chunk_sweeps: the arithmetic of the tile's Thomas-PCR, operation for
@@ -49,7 +50,8 @@ template <class T>
 constexpr bool tridiag_direct_rows(std::int64_t r) {
   return r == 4 || r == 8 || (sizeof(T) == 4 && r == 16) || (sizeof(T) == 8 && r == 2);
 }
-// Rows per lane of the several-warp kernel (n = 32 W R, W = 2, 4, 8).
+// Rows per lane of the several-warp kernel (n = 32 W R, W = 2, 4, 8), and
+// of the several-systems-per-warp one (n = Lanes R, Lanes = 2 .. 16).
 template <class T>
 inline constexpr int tridiag_direct_group_rows = sizeof(T) == 4 ? 16 : 8;
 
@@ -71,49 +73,65 @@ __device__ __forceinline__ void tridiag_load_rows(T const* p, T (&r)[R]) {
   }
 }
 
-template <class T, int R, int Block>
+// Lanes lanes per system (a power of two, n = Lanes R): 32 / Lanes systems
+// side by side in a warp, each segment of Lanes lanes solving its own (the
+// boundary PCR over segments of the warp: warp_boundary_pcr's width), so
+// short systems (n = 64: 4 lanes of 16 rows in f32) keep every lane's
+// chunk and 16-byte loads. Lanes = 32 is one warp per system.
+template <class T, int R, int Lanes, int Block>
 __global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
-  constexpr int V = 16 / sizeof(T), warps = Block / 32;
-  __shared__ int warp_info[warps];
-  int const lane = int(threadIdx.x & 31), w = int(threadIdx.x >> 5);
-  int* const info = warp_info + w;
+  static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0);
+  constexpr int V = 16 / sizeof(T), warps = Block / 32, per_warp = 32 / Lanes;
+  __shared__ int warp_info[warps * per_warp];
+  int const lane = int(threadIdx.x & 31), w = int(threadIdx.x >> 5), seg = lane / Lanes, sl = lane % Lanes;
+  int* const info = warp_info + w * per_warp + seg;
   std::int64_t const items = p.lay.count * p.nrhs;
-  for (std::int64_t item = std::int64_t(blockIdx.x) * warps + w; item < items;
-       item += std::int64_t(gridDim.x) * warps) {
-    std::int64_t const k = item / p.nrhs, r = item - k * p.nrhs;
-    std::int64_t const o = k * p.lay.batch_stride + std::int64_t(lane) * R, orhs = o + r * p.rhs_stride;
+  for (std::int64_t base = (std::int64_t(blockIdx.x) * warps + w) * per_warp; base < items;
+       base += std::int64_t(gridDim.x) * warps * per_warp) {
+    std::int64_t const item = base + seg;
+    bool const live = item < items;  // a warp's last segments may have no system
+    std::int64_t const k = p.nrhs == 1 ? item : item / p.nrhs, r = item - k * p.nrhs;
+    std::int64_t const o = k * p.lay.batch_stride + std::int64_t(sl) * R, orhs = o + r * p.rhs_stride;
     chunk_regs<T, R> m;  // a, c, d in, then the normalised rows
     T bv[R];
-    tridiag_load_rows<T, R>(p.a + o, m.a);
-    tridiag_load_rows<T, R>(p.b + o, bv);
-    tridiag_load_rows<T, R>(p.c + o, m.c);
-    tridiag_load_rows<T, R>(p.d + orhs, m.d);
-    if (lane == 0) m.a[0] = T(0);       // a[0] and c[n-1] are not the caller's
-    if (lane == 31) m.c[R - 1] = T(0);  // to give
-    if (lane == 0) *info = INT_MAX;
+    if (live) {
+      tridiag_load_rows<T, R>(p.a + o, m.a);
+      tridiag_load_rows<T, R>(p.b + o, bv);
+      tridiag_load_rows<T, R>(p.c + o, m.c);
+      tridiag_load_rows<T, R>(p.d + orhs, m.d);
+    } else {  // identity rows: the segment's shuffles stay defined
+#pragma unroll
+      for (int i = 0; i < R; ++i) m.a[i] = T(0), bv[i] = T(1), m.c[i] = T(0), m.d[i] = T(0);
+    }
+    if (sl == 0) m.a[0] = T(0);             // a[0] and c[n-1] are not the caller's
+    if (sl == Lanes - 1) m.c[R - 1] = T(0);  // to give
+    if (sl == 0) *info = INT_MAX;
     __syncwarp();
-    int const first = lane * R;
+    int const first = sl * R;
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         first, R, m, [&](int i) { return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]}; },
         [&](int row) { record_breakdown(info, row); });
     tridiag_eq3<T> f0 = e.first, f1 = e.last;
-    warp_boundary_pcr(f0, f1, 32, lane, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); });
+    warp_boundary_pcr(
+        f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes);
     __syncwarp();
     int const broke = *info;
     T const xf = f0.d, xl = f1.d, nan = std::numeric_limits<T>::quiet_NaN();
-    auto* out = reinterpret_cast<tridiag_vec16<T>*>(p.x + orhs);
+    if (live) {
+      auto* out = reinterpret_cast<tridiag_vec16<T>*>(p.x + orhs);
 #pragma unroll
-    for (int j = 0; j < R / V; ++j) {
-      tridiag_vec16<T> v;
+      for (int j = 0; j < R / V; ++j) {
+        tridiag_vec16<T> v;
 #pragma unroll
-      for (int q = 0; q < V; ++q) {
-        int const i = j * V + q;  // the same expressions as chunk_substitute
-        T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
-        v.v[q] = broke == INT_MAX ? xi : nan;
+        for (int q = 0; q < V; ++q) {
+          int const i = j * V + q;  // the same expressions as chunk_substitute
+          T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
+          v.v[q] = broke == INT_MAX ? xi : nan;
+        }
+        out[j] = v;
       }
-      out[j] = v;
+      if (p.info && sl == 0 && r == p.nrhs - 1) p.info[k] = broke == INT_MAX ? 0 : broke;
     }
-    if (p.info && lane == 0 && r == p.nrhs - 1) p.info[k] = broke == INT_MAX ? 0 : broke;
     __syncwarp();  // info is read before the next item resets it
   }
 }

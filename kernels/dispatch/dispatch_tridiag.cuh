@@ -160,6 +160,11 @@ struct tridiag_tuning {
   // boundaries, n = 32 R with R in 4, 8, 16 (f32) or 2, 4, 8 (f64), or
   // n = 32 W R with W = 2, 4, 8 warps and R = 16 (f32) or 8 (f64).
   bool direct = true;
+  // Lanes per system of the direct form: 0 chooses (a warp where n = 32 R
+  // with R as above, else segments of a warp with 16 (f32) or 8 (f64) rows
+  // per lane where n = Lanes R, Lanes = 2, 4, 8, 16); a power of two forces
+  // that (when n and the rows per lane allow it).
+  int direct_lanes = 0;
   // Thomas-PCR on adjacent systems with full 128-byte rows
   // (agent_tridiag_columns.cuh): 0 never, 1 for interleaved batches of at
   // least columns_min_count systems and n <= 1024, 2 wherever it fits
@@ -196,6 +201,7 @@ struct tridiag_launch_plan {
   int systems = 0, group_threads = 1, threads = 0, ld = 0, red_ld = 0, switch_size = 0;
   int direct_rows = 0;   // > 0: agent_tridiag_direct.cuh with this many rows per lane, when the pointers allow
   int direct_warps = 1;  // and this many warps per system
+  int direct_lanes = 32;  // or (one warp) this many lanes per system
   // > 0: agent_tridiag_columns.cuh with this many systems per block, chunks
   // per system and rows per chunk at most (<= 32).
   int columns_systems = 0, columns_chunks = 0, columns_rows = 0;
@@ -316,9 +322,17 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
                    32, std::max(32, tune.thomas_pcr_max_threads));
     pl.solver = kernels::tile_solver::thomas_pcr;
     pl.group_threads = gt;
-    if (tune.direct && tune.phases > 1 && tune.max_steps < 0 && tune.stages == 1 && lay.element_stride == 1 &&
-        n % 32 == 0 && lay.batch_stride * sizeof(T) % 16 == 0) {
-      constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>;
+    constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>;
+    bool const direct_ok = tune.direct && tune.phases > 1 && tune.max_steps < 0 && tune.stages == 1 &&
+                           lay.element_stride == 1 && lay.batch_stride * sizeof(T) % 16 == 0;
+    bool const segments =
+        n % gr == 0 && n / gr >= 2 && n / gr <= 16 && std::has_single_bit(std::uint64_t(n / gr)) &&
+        (tune.direct_lanes == 0 ? !(n % 32 == 0 && kernels::tridiag_direct_rows<T>(n / 32))
+                                : tune.direct_lanes == n / gr);
+    if (direct_ok && segments) {
+      pl.direct_rows = int(gr);
+      pl.direct_lanes = int(n / gr);
+    } else if (direct_ok && n % 32 == 0 && (tune.direct_lanes == 0 || tune.direct_lanes == 32)) {
       if (kernels::tridiag_direct_rows<T>(n / 32)) {
         pl.direct_rows = int(n / 32);
         pl.direct_warps = 1;
@@ -488,7 +502,7 @@ inline cudaError_t tridiag_max_smem(std::size_t& bytes) {
 // agent_tridiag_direct.cuh's kernel for `rows` rows per lane: persistent
 // blocks of 4 warps, as many as are resident at once.
 template <class T>
-cudaError_t tridiag_launch_direct(int rows, int warps, T const* a, T const* b, T const* c, T const* d, T* x,
+cudaError_t tridiag_launch_direct(int rows, int warps, int lanes, T const* a, T const* b, T const* c, T const* d, T* x,
                                   layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
                                   std::int32_t* info, cudaStream_t stream) {
   kernels::tridiag_direct_params<T> const p{a, b, c, d, x, info, lay, nrhs, rhs_stride};
@@ -527,22 +541,38 @@ cudaError_t tridiag_launch_direct(int rows, int warps, T const* a, T const* b, T
     if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
         e != cudaSuccess)
       return e;
-    std::int64_t const items = lay.count * nrhs, warps = block / 32;
+    std::int64_t const per_warp = 32 / lanes, items = (lay.count * nrhs + per_warp - 1) / per_warp,
+                       warps = block / 32;
     std::int64_t const blocks =
         std::min({(items + warps - 1) / warps, std::int64_t(std::max(1, per_sm)) * sms, std::int64_t(1) << 30});
     kernel<<<unsigned(blocks), block, 0, stream>>>(p);
     return cudaGetLastError();
   };
+  if (lanes < 32) {  // segments of a warp, gr rows per lane
+    constexpr int gr = kernels::tridiag_direct_group_rows<T>;
+    if (rows != gr) return cudaErrorNotSupported;
+    switch (lanes) {
+      case 2:
+        return go(kernels::tridiag_direct_kernel<T, gr, 2, block>);
+      case 4:
+        return go(kernels::tridiag_direct_kernel<T, gr, 4, block>);
+      case 8:
+        return go(kernels::tridiag_direct_kernel<T, gr, 8, block>);
+      case 16:
+        return go(kernels::tridiag_direct_kernel<T, gr, 16, block>);
+    }
+    return cudaErrorNotSupported;
+  }
   switch (rows) {
     case 2:
-      if constexpr (sizeof(T) == 8) return go(kernels::tridiag_direct_kernel<T, 2, block>);
+      if constexpr (sizeof(T) == 8) return go(kernels::tridiag_direct_kernel<T, 2, 32, block>);
       break;
     case 4:
-      return go(kernels::tridiag_direct_kernel<T, 4, block>);
+      return go(kernels::tridiag_direct_kernel<T, 4, 32, block>);
     case 8:
-      return go(kernels::tridiag_direct_kernel<T, 8, block>);
+      return go(kernels::tridiag_direct_kernel<T, 8, 32, block>);
     case 16:
-      if constexpr (sizeof(T) == 4) return go(kernels::tridiag_direct_kernel<T, 16, block>);
+      if constexpr (sizeof(T) == 4) return go(kernels::tridiag_direct_kernel<T, 16, 32, block>);
       break;
   }
   return cudaErrorNotSupported;
@@ -665,7 +695,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
     if (aligned(a) && aligned(b) && aligned(c) && aligned(d) && aligned(x) &&
         (nrhs == 1 || rhs_stride * sizeof(T) % 16 == 0))
-      return tridiag_launch_direct<T>(pl.direct_rows, pl.direct_warps, a, b, c, d, x, lay, nrhs, rhs_stride, info,
+      return tridiag_launch_direct<T>(pl.direct_rows, pl.direct_warps, pl.direct_lanes, a, b, c, d, x, lay, nrhs,
+                                      rhs_stride, info,
                                       stream);
   }
   // Several right-hand sides whose breakdown may differ: a status per system.
