@@ -234,6 +234,7 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr lanes4", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_lanes = 4; });
     add("thomas_pcr lanes8", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_lanes = 8; });
     add("thomas_pcr columns", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns = 2; });
+    add("thomas_pcr columns notlone", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_lone = false; });
     add("thomas_pcr columns rows8", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 8; });
     add("thomas_pcr columns rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 32; });
     add("thomas_pcr columns tilechunks", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = -1; });

@@ -81,8 +81,18 @@ inline constexpr int tridiag_columns_max_threads = sizeof(T) == 4 ? 1024 : 512;
 template <class T>
 inline constexpr int tridiag_columns_ahead = sizeof(T) == 4 ? 2 : 3;
 
-template <class T, int R>
-__global__ void __launch_bounds__(tridiag_columns_max_threads<T>) tridiag_columns_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
+// Lone: a block that has its SM to itself (its shared memory is more than
+// half the SM's) and at most 512 threads, so each thread may take 128
+// registers: f32 then fetches 4 rows ahead instead of 2 (and does not
+// spill). Chosen by the dispatch (tridiag_columns_lone).
+template <class T, bool Lone>
+inline constexpr int tridiag_columns_threads = Lone ? 512 : tridiag_columns_max_threads<T>;
+template <class T, bool Lone>
+inline constexpr int tridiag_columns_lookahead = Lone && sizeof(T) == 4 ? 4 : tridiag_columns_ahead<T>;
+
+template <class T, int R, bool Lone = false>
+__global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
+    tridiag_columns_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
   extern __shared__ __align__(16) unsigned char columns_smem[];
   int const S = p.systems, C = p.chunks, P = p.pitch;
   T* const sa = reinterpret_cast<T*>(columns_smem);
@@ -130,7 +140,7 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>) tridiag_column
         // IMAD.MOV in the f32 kernel's SASS).
         auto sweep = [&](auto len_c) {
           int const ln = len_c;
-          constexpr int L = tridiag_columns_ahead<T>;
+          constexpr int L = tridiag_columns_lookahead<T, Lone>;
           tridiag_equation<T> ring[L];
 #pragma unroll
           for (int j = 0; j < L; ++j)

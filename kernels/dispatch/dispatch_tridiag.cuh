@@ -176,6 +176,7 @@ struct tridiag_tuning {
   // 54.1%), -1 takes the tile's chunks (min(32, n / 2)).
   int columns_rows = 0;
   int columns_systems = 0;  // systems per block (0: 128 bytes of each row, fewer when shared memory is short)
+  bool columns_lone = true;  // f32 blocks alone on their SM: 128 registers, 4 rows fetched ahead
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
@@ -578,6 +579,12 @@ cudaError_t tridiag_launch_direct(int rows, int warps, int lanes, T const* a, T 
   return cudaErrorNotSupported;
 }
 
+// Whether the columns kernel's block has its SM to itself (shared memory
+// over half the device's opt-in limit) with at most 512 threads.
+inline bool tunes_lone(tridiag_launch_plan const& pl) {
+  return pl.tune.columns_lone && pl.threads <= 512 && 2 * pl.smem > pl.max_smem;
+}
+
 // agent_tridiag_columns.cuh's kernel: persistent blocks, as many as are
 // resident at once.
 template <class T>
@@ -588,8 +595,14 @@ cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, T const* a, T 
   kernels::tridiag_columns_params<T> const p{
       a, b, c, d, x, info, lay, nrhs, rhs_stride, S, C, tridiag_ceil_pow2(C),
       kernels::tridiag_columns_pitch(pl.columns_rows), pl.phases};
-  auto const kernel = pl.columns_rows <= 16 ? kernels::tridiag_columns_kernel<T, 16>
-                                            : kernels::tridiag_columns_kernel<T, 32>;
+  // One block per SM by shared memory, at most 512 threads: the lone
+  // kernel (more registers, more rows in flight), f32 only.
+  auto kernel = pl.columns_rows <= 16 ? kernels::tridiag_columns_kernel<T, 16, false>
+                                      : kernels::tridiag_columns_kernel<T, 32, false>;
+  if constexpr (sizeof(T) == 4)
+    if (tunes_lone(pl))
+      kernel = pl.columns_rows <= 16 ? kernels::tridiag_columns_kernel<T, 16, true>
+                                     : kernels::tridiag_columns_kernel<T, 32, true>;
   if (pl.smem > 48 * 1024)
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
         e != cudaSuccess)
