@@ -5,7 +5,9 @@
 // the tridiag_tuning defaults and of `automatic`'s choice
 // (kernels/dispatch/dispatch_tridiag.cuh, lib/cuda/tridiag_f32.cu).
 //
-//   build/bench/tune_tridiag [type filter, e.g. f32] [smallest n] [largest n]   (one H100 run: about a minute)
+//   build/bench/tune_tridiag [type filter, e.g. f32] [smallest n] [largest n] [configs]   (one H100 run: about a minute)
+//   configs: '|'-separated substrings of the configuration names to run (e.g. "columns|lanes"; the
+//   default configuration "thomas_pcr" and cuSPARSE always run)
 //   build/bench/tune_tridiag steps      the per-step time breakdown (differential method) of CR, PCR,
 //                                       RD, the hybrids, register-packed CR and the P-scheme
 //
@@ -119,6 +121,19 @@ struct problem {
 };
 
 char const* filter = nullptr;
+char const* config_filter = nullptr;  // '|'-separated substrings of configuration names
+
+bool config_wanted(char const* name) {
+  if (!config_filter || std::strcmp(name, "thomas_pcr") == 0) return true;
+  std::string const f = config_filter, nm = name;
+  for (std::size_t at = 0;;) {
+    std::size_t const bar = f.find('|', at);
+    std::string const part = f.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
+    if (!part.empty() && nm.find(part) != std::string::npos) return true;
+    if (bar == std::string::npos) return false;
+    at = bar + 1;
+  }
+}
 
 void report(char const* what, char const* ty, layout const& lay, bool inter, float ms, double res,
             double best_peer) {
@@ -292,6 +307,7 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("rd (times only)", TA::rd, none);
     add("cr_rd (times only)", TA::cr_rd, none);
     for (cfg const& c : cfgs) {
+      if (!config_wanted(c.name)) continue;
       std::size_t bytes = 0;
       CK(recur::device::tridiag_solve<T>(nullptr, bytes, P.a, P.b, P.c, P.d, P.x, P.lay, 1, 0, nullptr, c.alg,
                                          nullptr, c.t));
@@ -472,6 +488,7 @@ int main(int argc, char** argv) {
   if (argc > 1) filter = argv[1];
   long long const min_n = argc > 2 ? std::atoll(argv[2]) : 0;
   long long const max_n = argc > 3 ? std::atoll(argv[3]) : 1ll << 40;
+  if (argc > 4) config_filter = argv[4];
   {
     std::size_t const bytes = std::size_t(1) << 30;
     char *s, *d;
