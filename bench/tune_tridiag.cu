@@ -246,8 +246,13 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr nodirect", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct = false; });
     add("thomas_pcr regs", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_regs = 2; });
     add("thomas_pcr nocolumns", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns = 0; });
+    add("thomas_pcr nospike", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_spike = -1; });
+    add("thomas_pcr spike", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_spike = 1; });
+    add("thomas_pcr lanes2", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_lanes = 2; });
     add("thomas_pcr lanes4", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_lanes = 4; });
     add("thomas_pcr lanes8", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_lanes = 8; });
+    add("thomas_pcr lanes16", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_lanes = 16; });
+    add("thomas_pcr lanes32", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_lanes = 32; });
     add("thomas_pcr columns", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns = 2; });
     add("thomas_pcr columns notlone", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_lone = false; });
     add("thomas_pcr columns rows8", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_rows = 8; });
@@ -503,8 +508,10 @@ int main(int argc, char** argv) {
   }
   cusparseHandle_t h;
   SK(cusparseCreate(&h));
-  long long const shapes[][2] = {{512, 512},     {64, 1 << 20},   {256, 1 << 17},
-                                 {512, 1 << 16}, {1024, 1 << 15}, {4096, 8192}};
+  // The issue's shapes, and two more of 2^26 unknowns (n = 32, 128) for the
+  // short-system kernels' thresholds.
+  long long const shapes[][2] = {{512, 512},     {32, 1 << 21},   {64, 1 << 20},   {128, 1 << 19},
+                                 {256, 1 << 17}, {512, 1 << 16}, {1024, 1 << 15}, {4096, 8192}};
   for (auto const& s : shapes) {
     if (s[0] < min_n || s[0] > max_n || (s[0] == 512 && s[1] == 512 && min_n > 0)) continue;
     shape<float>(s[0], s[1], h);

@@ -3,12 +3,14 @@
 // algorithm x layout x type, the issue's sizes, batch counts that are not a
 // multiple of any tile, several right-hand sides, in place, unread ends, and
 // breakdown reported in info with NaN x.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -88,13 +90,14 @@ struct run_args {
   std::int64_t nrhs = 1;
   bool in_place = false;
   recur::device::tridiag_tuning tune{};
+  std::int64_t rhs_pad = 3;  // rhs_stride = span + rhs_pad (3: not the dense default, exercises the stride)
 };
 
 // Solves on the GPU; returns x (the rhs span) and info.
 template <class T>
 std::pair<std::vector<T>, std::vector<std::int32_t>> solve_gpu(system_set const& s, run_args const& r) {
   std::int64_t const span = span_of(r.lay);
-  std::int64_t const rhs_stride = span + 3;  // not the dense default: exercises the stride
+  std::int64_t const rhs_stride = span + r.rhs_pad;
   std::vector<T> ha = as<T>(s.a), hb = as<T>(s.b), hc = as<T>(s.c), hd = as<T>(s.d);
   // The unread ends hold NaN: a solver that reads them poisons x.
   for (std::int64_t k = 0; k < r.lay.count; ++k) {
@@ -400,12 +403,48 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_register_path) {
   }
 }
 
-// Thomas-PCR from global memory into registers (agent_tridiag_direct.cuh:
-// contiguous, n = 32 R, 16-byte aligned) does the tile's arithmetic: x and
-// info bitwise those of the tile, also in place and where systems break
-// down (row 0, inside a chunk, the last row); f32 and f64.
+// x and info of the direct form against the tile's: bitwise (spike =
+// false: the same arithmetic), or (spike = true: the several-warp kernel's
+// boundary equations by warp and spikes) the same breakdowns and x within
+// tol of it relative to the largest |x| of its system, NaN where it is NaN.
 template <class T>
-void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows = 16) {
+void expect_direct_tile(std::pair<std::vector<T>, std::vector<std::int32_t>> const& direct,
+                        std::pair<std::vector<T>, std::vector<std::int32_t>> const& tile, layout const& lay,
+                        bool spike, std::string const& what) {
+  if (!spike) {
+    BOOST_TEST((direct.second == tile.second), what);
+    BOOST_TEST(std::memcmp(direct.first.data(), tile.first.data(), tile.first.size() * sizeof(T)) == 0, what);
+    return;
+  }
+  double const tol = 64 * double(lay.n) * std::numeric_limits<T>::epsilon();
+  std::size_t const nrhs = tile.first.size() / std::size_t(span_of(lay));
+  double worst = 0;
+  bool nan_match = true;
+  for (std::int64_t k = 0; k < lay.count; ++k) {
+    BOOST_TEST((direct.second[k] == 0) == (tile.second[k] == 0), what << " system " << k);
+    for (std::size_t q = 0; q < nrhs; ++q) {
+      std::size_t const o = q * std::size_t(span_of(lay));
+      double big = 0;
+      for (std::int64_t i = 0; i < lay.n; ++i)
+        if (std::isfinite(double(tile.first[o + lay.offset(i, k)])))
+          big = std::max(big, std::abs(double(tile.first[o + lay.offset(i, k)])));
+      for (std::int64_t i = 0; i < lay.n; ++i) {
+        double const u = double(direct.first[o + lay.offset(i, k)]), v = double(tile.first[o + lay.offset(i, k)]);
+        if (std::isnan(u) != std::isnan(v)) nan_match = false;
+        if (!std::isnan(u) && !std::isnan(v)) worst = std::max(worst, std::abs(u - v) / std::max(big, 1e-300));
+      }
+    }
+  }
+  BOOST_TEST(nan_match, what);
+  BOOST_TEST(worst <= tol, what << ": " << worst << " > " << tol);
+}
+
+// Thomas-PCR from global memory into registers (agent_tridiag_direct.cuh:
+// contiguous, n = 32 R, 16-byte aligned) against the tile's Thomas-PCR
+// with the same chunks (expect_direct_tile), also in place and where
+// systems break down (row 0, inside a chunk, the last row); f32 and f64.
+template <class T>
+void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows = 16, bool spike = false) {
   layout const lay = layout::contiguous(n, count);
   std::mt19937_64 g{std::uint64_t(n * 7 + count)};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
@@ -416,14 +455,17 @@ void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows = 16)
   s.b[lay.offset(n - 1, count - 1)] = 0;
   for (bool in_place : {false, true}) {
     run_args r{tridiag_algorithm::thomas_pcr, lay, 1, in_place};
+    r.tune.direct_lanes = 32;  // a warp per system (not segments, which take n = Lanes R by default)
+    r.tune.direct_spike = spike ? 1 : -1;
     auto const direct = solve_gpu<T>(s, r);
     r.tune.direct = false;
     r.tune.thomas_pcr_regs = 0;
     r.tune.thomas_pcr_rows = tile_rows;  // the direct kernel's chunks: the same arithmetic
+    r.tune.thomas_pcr_max_threads = 512;  // f64 n = 4096: 16 warps
     auto const tile = solve_gpu<T>(s, r);
-    BOOST_TEST((direct.second == tile.second), "n " << n);
-    BOOST_TEST(std::memcmp(direct.first.data(), tile.first.data(), tile.first.size() * sizeof(T)) == 0,
-               "n " << n << " count " << count << (in_place ? " in place" : ""));
+    std::ostringstream what;
+    what << "n " << n << " count " << count << (in_place ? " in place" : "") << (spike ? " spike" : "");
+    expect_direct_tile(direct, tile, lay, spike, what.str());
     BOOST_TEST(direct.second[1] == 1);
     BOOST_TEST(direct.second[3] > 0);
     BOOST_TEST(direct.second[count - 1] > 0);
@@ -433,20 +475,51 @@ void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows = 16)
   }
 }
 
+// Several right-hand sides 16-byte apart (the direct form's condition),
+// in place: the direct form, with and without spikes, against the tile.
+template <class T>
+void direct_rhs_match_tile(std::int64_t n, std::int64_t count, int tile_rows) {
+  layout const lay = layout::contiguous(n, count);
+  std::int64_t const span = span_of(lay), nrhs = 3;
+  std::mt19937_64 g{std::uint64_t(n + count)};
+  system_set const s = random_dominant(std::size_t(span), std::size_t(span * nrhs), g);
+  run_args r{tridiag_algorithm::thomas_pcr, lay, nrhs, true};
+  r.rhs_pad = 0;
+  r.tune.direct = false;
+  r.tune.thomas_pcr_regs = 0;
+  r.tune.thomas_pcr_rows = tile_rows;
+  auto const tile = solve_gpu<T>(s, r);
+  r.tune = {};
+  for (bool spike : {false, true}) {
+    r.tune.direct_spike = spike ? 1 : -1;
+    auto const direct = solve_gpu<T>(s, r);
+    expect_direct_tile(direct, tile, lay, spike, "n " + std::to_string(n) + " 3 right-hand sides");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
+  direct_rhs_match_tile<float>(4096, 45, 16);
+  direct_rhs_match_tile<double>(1024, 45, 8);
   for (std::int64_t n : {128, 256, 512}) {
     direct_matches_tile<float>(n, 37);
     direct_matches_tile<float>(n, 3001);
   }
   for (std::int64_t n : {64, 128, 256}) direct_matches_tile<double>(n, 37);
-  // Several warps per system: 16 rows per lane in f32, 8 in f64.
-  for (std::int64_t n : {1024, 2048, 4096}) direct_matches_tile<float>(n, 37);
-  direct_matches_tile<float>(1024, 700);
-  for (std::int64_t n : {512, 1024, 2048}) direct_matches_tile<double>(n, 37, 8);
-  direct_matches_tile<double>(512, 2000, 8);
+  // Several warps per system (16 rows per lane in f32, 8 in f64), the
+  // boundary equations by warp 0 alone and by spikes (the default).
+  for (bool spike : {false, true}) {
+    for (std::int64_t n : {1024, 2048, 4096}) direct_matches_tile<float>(n, 37, 16, spike);
+    direct_matches_tile<float>(1024, 700, 16, spike);
+    for (std::int64_t n : {512, 1024, 2048, 4096}) direct_matches_tile<double>(n, 37, 8, spike);
+    direct_matches_tile<double>(512, 2000, 8, spike);
+  }
+  BOOST_TEST(recur::device::plan_tridiag<double>(layout::contiguous(4096, 10000), tridiag_algorithm::thomas_pcr,
+                                                 227 * 1024)
+                 .direct_warps == 16);
+
   // And its residuals (the sweep's own check), several systems per block.
-  sweep<float>(tridiag_algorithm::thomas_pcr, {128, 256, 512, 2048}, {1, 4, 1000});
-  sweep<double>(tridiag_algorithm::thomas_pcr, {64, 512, 1024}, {5, 1000});
+  sweep<float>(tridiag_algorithm::thomas_pcr, {128, 256, 512, 2048, 4096}, {1, 4, 1000});
+  sweep<double>(tridiag_algorithm::thomas_pcr, {64, 512, 1024, 4096}, {5, 1000});
 }
 
 // The direct form with several systems per warp (segments of Lanes lanes,
@@ -493,10 +566,17 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct_segments) {
     segments_match_columns<float>(n, 1001);
   }
   for (std::int64_t n : {16, 32, 64, 128}) segments_match_columns<double>(n, 37);
-  // Chosen by default where n / 32 rows per lane is not built: f32 n = 32, 64.
+  // Chosen by default wherever n = Lanes R (f32 R = 16, f64 R = 8), and by
+  // automatic for such n < 128 (test_tridiag_cuda checks that).
   BOOST_TEST(recur::device::plan_tridiag<float>(layout::contiguous(64, 100), tridiag_algorithm::thomas_pcr,
                                                 227 * 1024)
                  .direct_lanes == 4);
+  BOOST_TEST(recur::device::plan_tridiag<float>(layout::contiguous(128, 100), tridiag_algorithm::thomas_pcr,
+                                                227 * 1024)
+                 .direct_lanes == 8);
+  BOOST_TEST(recur::device::plan_tridiag<double>(layout::contiguous(64, 100), tridiag_algorithm::thomas_pcr,
+                                                 227 * 1024)
+                 .direct_lanes == 8);
   // Residuals with several right-hand sides (the sweep's own check).
   recur::device::tridiag_tuning t;
   t.direct_lanes = 8;

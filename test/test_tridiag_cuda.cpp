@@ -211,6 +211,16 @@ BOOST_AUTO_TEST_CASE(algorithm_support) {
           layout const lay = make_layout(kind, n, count);
           BOOST_CHECK_NO_THROW(recur::resolve_tridiag_algorithm(recur::cuda{test_stream()}, lay, bytes));
         }
+  // Short contiguous systems of n = Lanes R go to Thomas-PCR on segments of
+  // a warp (f32 R = 16, f64 R = 8); other short ones to Thomas.
+  auto const pick = [](std::int64_t n, std::size_t bytes) {
+    return recur::resolve_tridiag_algorithm(recur::cuda{test_stream()}, layout::contiguous(n, 1000), bytes);
+  };
+  BOOST_TEST((pick(64, sizeof(float)) == tridiag_algorithm::thomas_pcr));
+  BOOST_TEST((pick(64, sizeof(double)) == tridiag_algorithm::thomas_pcr));
+  BOOST_TEST((pick(16, sizeof(double)) == tridiag_algorithm::thomas_pcr));
+  BOOST_TEST((pick(48, sizeof(float)) == tridiag_algorithm::thomas));
+  BOOST_TEST((pick(63, sizeof(double)) == tridiag_algorithm::thomas));
 }
 
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<cuda_backend, float>(); }

@@ -20,6 +20,7 @@
 // (system, right-hand side), the matrix read again for each.
 
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -50,7 +51,14 @@ template <class T>
 constexpr bool tridiag_direct_rows(std::int64_t r) {
   return r == 4 || r == 8 || (sizeof(T) == 4 && r == 16) || (sizeof(T) == 8 && r == 2);
 }
-// Rows per lane of the several-warp kernel (n = 32 W R, W = 2, 4, 8), and
+// Warps per system of the several-warp kernel: 2, 4, 8; and 16 in f64
+// (512 threads of 8 rows; f32 has 16 rows per lane, and 110 registers for
+// 1024 threads do not fit an SM).
+template <class T>
+constexpr bool tridiag_direct_warps(std::int64_t w) {
+  return w == 2 || w == 4 || w == 8 || (sizeof(T) == 8 && w == 16);
+}
+// Rows per lane of the several-warp kernel (n = 32 W R, W as above), and
 // of the several-systems-per-warp one (n = Lanes R, Lanes = 2 .. 16).
 template <class T>
 inline constexpr int tridiag_direct_group_rows = sizeof(T) == 4 ? 16 : 8;
@@ -137,21 +145,43 @@ __global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__
 }
 
 // Longer systems, n = 32 W R: W warps per system (one system per block),
-// each lane a chunk of R rows in registers as above; the 64 W boundary
-// equations go to shared memory and warp 0 solves them with
-// warp_thomas_pcr, as the tile's group_thomas_pcr does (the same
-// arithmetic), then every lane substitutes and stores.
-template <class T, int R, int W>
+// each lane a chunk of R rows in registers as above; then the 64 W boundary
+// equations, in one of two ways:
+//
+// - Spike = false: they go to shared memory and warp 0 solves them with
+//   warp_thomas_pcr, as the tile's group_thomas_pcr does (the same
+//   arithmetic: x bitwise the tile's).
+// - Spike = true: every warp solves its own 64 by PCR in registers
+//   (warp_boundary_pcr), carrying two more columns: the coefficients of
+//   x_L, the previous warp's last boundary unknown, and x_R, the next
+//   warp's first, which couple the warp to its neighbours. Each boundary
+//   unknown is then x_j = d_j - l_j x_L - r_j x_R. The warps' first and last
+//   equations form a block tridiagonal system in U_w = (first_w, last_w),
+//   U_w + [0 l0; 0 l1] U_(w-1) + [r0 0; r1 0] U_(w+1) = (d0, d1), whose
+//   block Thomas needs one reciprocal per warp (the elimination matrix is
+//   lower triangular: with c = the carried C'_(w-1)[1], p = 1 - l0 c);
+//   thread 0 runs it over the W warps. Why: with warp 0 alone solving the
+//   512 equations of f32 n = 4096 (16 per lane), ncu (H100, 4096 x 8192)
+//   had the other warps waiting at the barrier for 53% of their cycles and
+//   DRAM at 48% of its peak. (Copying the next system into shared memory
+//   during the solve, to keep loads in flight, ran slower: f32 n = 4096
+//   59.6% of copy against 64.8%, n = 1024 71.7% against 92.0%.)
+//
+// Then every lane substitutes and stores.
+template <class T, int R, int W, bool Spike>
 __global__ void __launch_bounds__(32 * W)
     tridiag_direct_group_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
-  constexpr int V = 16 / sizeof(T), G = 32 * W, M = 2 * G, ld = tridiag_pos(M) | 1;
+  constexpr int V = 16 / sizeof(T), G = 32 * W, M = 2 * G, ld = Spike ? 1 : tridiag_pos(M) | 1;
   __shared__ T red_a[ld], red_b[ld], red_c[ld], red_d[ld];
+  // Spike: per warp, its first boundary equation (l, r, d) and its last,
+  // then the block Thomas's coefficients and the two unknowns.
+  __shared__ T link[Spike ? 6 * W : 1];
   __shared__ int info;
   tridiag_rows<T> const red{red_a, red_b, red_c, red_d};
-  int const t = int(threadIdx.x), lane = t & 31;
+  int const t = int(threadIdx.x), lane = t & 31, w = t >> 5;
   std::int64_t const items = p.lay.count * p.nrhs;
   for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
-    std::int64_t const k = item / p.nrhs, r = item - k * p.nrhs;
+    std::int64_t const k = p.nrhs == 1 ? item : item / p.nrhs, r = item - k * p.nrhs;
     std::int64_t const o = k * p.lay.batch_stride + std::int64_t(t) * R, orhs = o + r * p.rhs_stride;
     chunk_regs<T, R> m;
     T bv[R];
@@ -166,16 +196,57 @@ __global__ void __launch_bounds__(32 * W)
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         t * R, R, m, [&](int i) { return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]}; },
         [&](int row) { record_breakdown(&info, row); });
-    int const q0 = tridiag_pos(2 * t), q1 = tridiag_pos(2 * t + 1);
-    red.a[q0] = e.first.a, red.b[q0] = T(1), red.c[q0] = e.first.c, red.d[q0] = e.first.d;
-    red.a[q1] = e.last.a, red.b[q1] = T(1), red.c[q1] = e.last.c, red.d[q1] = e.last.d;
-    __syncthreads();
-    if (t < 32)
-      warp_thomas_pcr<T, false>(red, M, lane, true, &info,
-                                [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); });
-    __syncthreads();
+    T xf, xl;
+    if constexpr (Spike) {
+      tridiag_eq3<T> f0 = e.first, f1 = e.last;
+      boundary_cols<T, 2> g0{{T(0), T(0)}}, g1{{T(0), T(0)}};
+      if (lane == 0) g0.v[0] = f0.a, f0.a = T(0);    // the coefficient of x_L
+      if (lane == 31) g1.v[1] = f1.c, f1.c = T(0);   // and of x_R
+      warp_boundary_pcr<T, 2>(
+          f0, f1, 32, lane, true, &info,
+          [w](int j) { return (w * 32 + j / 2) * R + ((j & 1) ? R - 1 : 0); }, 32, &g0, &g1);
+      T* const lw = link + 6 * w;
+      if (lane == 0) lw[0] = g0.v[0], lw[1] = g0.v[1], lw[2] = f0.d;
+      if (lane == 31) lw[3] = g1.v[0], lw[4] = g1.v[1], lw[5] = f1.d;
+      __syncthreads();
+      if (t == 0) {
+        T cc = T(0), dc = T(0);  // C'_(w-1)[1], D'_(w-1)[1]
+        for (int v = 0; v < W; ++v) {
+          T* const q = link + 6 * v;
+          T const l0 = q[0], r0 = q[1], d0 = q[2], l1 = q[3], r1 = q[4], d1 = q[5];
+          T const piv = T(1) - l0 * cc;
+          if (!usable_pivot(piv)) record_breakdown(&info, v * 32 * R);
+          T const ip = T(1) / piv, e1 = l1 * cc;
+          T const c0 = r0 * ip, dd0 = (d0 - l0 * dc) * ip;
+          T const c1 = r1 + e1 * c0, dd1 = (d1 - l1 * dc) + e1 * dd0;
+          q[0] = c0, q[1] = dd0, q[2] = c1, q[3] = dd1;
+          cc = c1, dc = dd1;
+        }
+        T xr = T(0);  // the next warp's first unknown
+        for (int v = W - 1; v >= 0; --v) {
+          T* const q = link + 6 * v;
+          T const x0 = q[1] - q[0] * xr, x1 = q[3] - q[2] * xr;
+          q[4] = x0, q[5] = x1;
+          xr = x0;
+        }
+      }
+      __syncthreads();
+      T const xL = w > 0 ? link[6 * (w - 1) + 5] : T(0), xR = w + 1 < W ? link[6 * (w + 1) + 4] : T(0);
+      xf = f0.d - g0.v[0] * xL - g0.v[1] * xR;
+      xl = f1.d - g1.v[0] * xL - g1.v[1] * xR;
+    } else {
+      int const q0 = tridiag_pos(2 * t), q1 = tridiag_pos(2 * t + 1);
+      red.a[q0] = e.first.a, red.b[q0] = T(1), red.c[q0] = e.first.c, red.d[q0] = e.first.d;
+      red.a[q1] = e.last.a, red.b[q1] = T(1), red.c[q1] = e.last.c, red.d[q1] = e.last.d;
+      __syncthreads();
+      if (t < 32)
+        warp_thomas_pcr<T, false>(red, M, lane, true, &info,
+                                  [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); });
+      __syncthreads();
+      xf = red.d[q0], xl = red.d[q1];
+    }
     int const broke = info;
-    T const xf = red.d[q0], xl = red.d[q1], nan = std::numeric_limits<T>::quiet_NaN();
+    T const nan = std::numeric_limits<T>::quiet_NaN();
     auto* out = reinterpret_cast<tridiag_vec16<T>*>(p.x + orhs);
 #pragma unroll
     for (int j = 0; j < R / V; ++j) {
@@ -189,7 +260,7 @@ __global__ void __launch_bounds__(32 * W)
       out[j] = v;
     }
     if (p.info && t == 0 && r == p.nrhs - 1) p.info[k] = broke == INT_MAX ? 0 : broke;
-    __syncthreads();  // red and info are reused by the next item
+    __syncthreads();  // red, link and info are reused by the next item
   }
 }
 

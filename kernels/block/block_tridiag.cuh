@@ -491,6 +491,13 @@ struct chunk_split {
   __device__ int len(int p) const { return base + (p < extra ? 1 : 0); }
 };
 
+// Extra right-hand columns that warp_boundary_pcr carries through its
+// steps (the spikes of a warp's system coupled to its neighbours').
+template <class T, int S>
+struct boundary_cols {
+  T v[S > 0 ? S : 1];
+};
+
 // PCR on the 2 * chunks boundary equations of a warp (chunks <= width):
 // lane p < chunks holds equations 2p (f0) and 2p + 1 (f1), normalised
 // (b = 1), and ends with x of both in their d. Every equation is kept
@@ -498,41 +505,71 @@ struct chunk_split {
 // travels. row_of(j) is the row that info reports for equation j. All 32
 // lanes call it; with width < 32 (a power of two) each segment of `width`
 // lanes solves its own system, lane being the lane within the segment.
-template <class T, class RowOf>
+// With S > 0, g0 and g1 hold S more right-hand columns of f0 and f1, which
+// every step combines as it combines d.
+template <class T, int S = 0, class RowOf>
 __device__ __forceinline__ void warp_boundary_pcr(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1, int chunks, int lane,
-                                                  bool mine, int* info, RowOf row_of, int width = 32) {
+                                                  bool mine, int* info, RowOf row_of, int width = 32,
+                                                  boundary_cols<T, S>* g0 = nullptr,
+                                                  boundary_cols<T, S>* g1 = nullptr) {
   int const m = 2 * chunks;
   auto shfl = [width](tridiag_eq3<T> const& q, int src) {
     return tridiag_eq3<T>{__shfl_sync(0xffffffffu, q.a, src, width), __shfl_sync(0xffffffffu, q.c, src, width),
                           __shfl_sync(0xffffffffu, q.d, src, width)};
   };
+  auto shfl_cols = [width](boundary_cols<T, S> const& q, int src) {
+    boundary_cols<T, S> o;
+#pragma unroll
+    for (int k = 0; k < S; ++k) o.v[k] = __shfl_sync(0xffffffffu, q.v[k], src, width);
+    return o;
+  };
+  // q - k1 lo - k2 hi, normalised; the same factors on the columns.
   auto combine = [&](tridiag_eq3<T> const& q, int j, bool has_lo, tridiag_eq3<T> const& lo, bool has_hi,
-                     tridiag_eq3<T> const& hi) {
+                     tridiag_eq3<T> const& hi, boundary_cols<T, S>* g, boundary_cols<T, S> const& glo,
+                     boundary_cols<T, S> const& ghi) {
     T const k1 = has_lo ? q.a : T(0), k2 = has_hi ? q.c : T(0);
     T const b = T(1) - (has_lo ? lo.c * k1 : T(0)) - (has_hi ? hi.a * k2 : T(0));
     if (!usable_pivot(b)) record_breakdown(info, row_of(j));
     T const r = T(1) / b;
+    if constexpr (S > 0) {
+#pragma unroll
+      for (int k = 0; k < S; ++k)
+        g->v[k] = (g->v[k] - (has_lo ? glo.v[k] * k1 : T(0)) - (has_hi ? ghi.v[k] * k2 : T(0))) * r;
+    }
     return tridiag_eq3<T>{has_lo ? -lo.a * k1 * r : T(0), has_hi ? -hi.c * k2 * r : T(0),
                           (q.d - (has_lo ? lo.d * k1 : T(0)) - (has_hi ? hi.d * k2 : T(0))) * r};
   };
   for (int t = 1; t < m; t *= 2) {
     tridiag_eq3<T> lo0, hi0, lo1, hi1;
+    boundary_cols<T, S> glo0, ghi0, glo1, ghi1;
     if (t == 1) {
       lo0 = shfl(f1, max(lane - 1, 0));   // 2p - 1: the previous lane's second
       hi0 = f1;                           // 2p + 1: own second
       lo1 = f0;                           // 2p: own first
       hi1 = shfl(f0, min(lane + 1, width - 1));  // 2p + 2: the next lane's first
+      if constexpr (S > 0) {
+        glo0 = shfl_cols(*g1, max(lane - 1, 0));
+        ghi0 = *g1;
+        glo1 = *g0;
+        ghi1 = shfl_cols(*g0, min(lane + 1, width - 1));
+      }
     } else {
       int const h = t / 2;
       lo0 = shfl(f0, max(lane - h, 0));
       hi0 = shfl(f0, min(lane + h, width - 1));
       lo1 = shfl(f1, max(lane - h, 0));
       hi1 = shfl(f1, min(lane + h, width - 1));
+      if constexpr (S > 0) {
+        glo0 = shfl_cols(*g0, max(lane - h, 0));
+        ghi0 = shfl_cols(*g0, min(lane + h, width - 1));
+        glo1 = shfl_cols(*g1, max(lane - h, 0));
+        ghi1 = shfl_cols(*g1, min(lane + h, width - 1));
+      }
     }
     int const j0 = 2 * lane, j1 = 2 * lane + 1;
     if (mine) {
-      tridiag_eq3<T> const n0 = combine(f0, j0, j0 - t >= 0, lo0, j0 + t < m, hi0);
-      f1 = combine(f1, j1, j1 - t >= 0, lo1, j1 + t < m, hi1);
+      tridiag_eq3<T> const n0 = combine(f0, j0, j0 - t >= 0, lo0, j0 + t < m, hi0, g0, glo0, ghi0);
+      f1 = combine(f1, j1, j1 - t >= 0, lo1, j1 + t < m, hi1, g1, glo1, ghi1);
       f0 = n0;
     }
   }

@@ -160,11 +160,24 @@ struct tridiag_tuning {
   // boundaries, n = 32 R with R in 4, 8, 16 (f32) or 2, 4, 8 (f64), or
   // n = 32 W R with W = 2, 4, 8 warps and R = 16 (f32) or 8 (f64).
   bool direct = true;
-  // Lanes per system of the direct form: 0 chooses (a warp where n = 32 R
-  // with R as above, else segments of a warp with 16 (f32) or 8 (f64) rows
-  // per lane where n = Lanes R, Lanes = 2, 4, 8, 16); a power of two forces
-  // that (when n and the rows per lane allow it).
+  // Lanes per system of the direct form: 0 chooses (segments of a warp with
+  // 16 (f32) or 8 (f64) rows per lane where n = Lanes R, Lanes = 2, 4, 8,
+  // 16; else a warp where n = 32 R with R as above); a power of two forces
+  // that (when n and the rows per lane allow it). tune_tridiag on the H100,
+  // 2026-11-24, contiguous, % of copy, segments against one warp per system:
+  // f32 n = 128 95.8 / 72.4; f64 n = 64 97.1 / 59.3, n = 128 97.1 / 93.7.
   int direct_lanes = 0;
+  // The several-warp direct form solves its boundary equations a warp each
+  // with spikes (agent_tridiag_direct.cuh's Spike), or with warp 0 alone as
+  // the tile does (x bitwise the tile's): 0 chooses (spikes from 8 warps
+  // per system), 1 always, -1 never.
+  // tune_tridiag on the H100, 2026-11-24, contiguous, % of copy, spikes /
+  // warp 0: n = 4096 f32 (8 warps) 75.5 / 65.0, f64 (16) 62.1 / 54.1; but
+  // n = 1024 f32 (2) 91.2 / 92.8, f64 (4) 89.4 / 94.7.
+  // (For latency-bound small batches, 4 rows per lane with several warps
+  // did not beat one warp of 16 rows: 512 x 512 f32 7.5 us with spikes,
+  // 7.3 us without, one warp 7.3 us; f64 9.5 / 8.9 / 9.5 us.)
+  int direct_spike = 0;
   // Thomas-PCR on adjacent systems with full 128-byte rows
   // (agent_tridiag_columns.cuh): 0 never, 1 for interleaved batches of at
   // least columns_min_count systems and n <= 1024, 2 wherever it fits
@@ -203,6 +216,7 @@ struct tridiag_launch_plan {
   int direct_rows = 0;   // > 0: agent_tridiag_direct.cuh with this many rows per lane, when the pointers allow
   int direct_warps = 1;  // and this many warps per system
   int direct_lanes = 32;  // or (one warp) this many lanes per system
+  bool direct_spike = false;  // several warps: each solves its boundary equations (spikes)
   // > 0: agent_tridiag_columns.cuh with this many systems per block, chunks
   // per system and rows per chunk at most (<= 32).
   int columns_systems = 0, columns_chunks = 0, columns_rows = 0;
@@ -328,8 +342,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
                            lay.element_stride == 1 && lay.batch_stride * sizeof(T) % 16 == 0;
     bool const segments =
         n % gr == 0 && n / gr >= 2 && n / gr <= 16 && std::has_single_bit(std::uint64_t(n / gr)) &&
-        (tune.direct_lanes == 0 ? !(n % 32 == 0 && kernels::tridiag_direct_rows<T>(n / 32))
-                                : tune.direct_lanes == n / gr);
+        (tune.direct_lanes == 0 || tune.direct_lanes == n / gr);
     if (direct_ok && segments) {
       pl.direct_rows = int(gr);
       pl.direct_lanes = int(n / gr);
@@ -337,9 +350,10 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       if (kernels::tridiag_direct_rows<T>(n / 32)) {
         pl.direct_rows = int(n / 32);
         pl.direct_warps = 1;
-      } else if (n % (32 * gr) == 0 && (n / (32 * gr) == 2 || n / (32 * gr) == 4 || n / (32 * gr) == 8)) {
+      } else if (std::int64_t const w = n / (32 * gr); n % (32 * gr) == 0 && kernels::tridiag_direct_warps<T>(w)) {
         pl.direct_rows = int(gr);
-        pl.direct_warps = int(n / (32 * gr));
+        pl.direct_warps = int(w);
+        pl.direct_spike = tune.direct_spike > 0 || (tune.direct_spike == 0 && w >= 8);
       }
     }
     // One warp per system, interleaved, chunks of 9-16 rows (f32, n in
@@ -503,14 +517,16 @@ inline cudaError_t tridiag_max_smem(std::size_t& bytes) {
 // agent_tridiag_direct.cuh's kernel for `rows` rows per lane: persistent
 // blocks of 4 warps, as many as are resident at once.
 template <class T>
-cudaError_t tridiag_launch_direct(int rows, int warps, int lanes, T const* a, T const* b, T const* c, T const* d, T* x,
+cudaError_t tridiag_launch_direct(int rows, int warps, bool spike, int lanes, T const* a, T const* b, T const* c, T const* d, T* x,
                                   layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
                                   std::int32_t* info, cudaStream_t stream) {
   kernels::tridiag_direct_params<T> const p{a, b, c, d, x, info, lay, nrhs, rhs_stride};
   if (warps > 1) {  // one system per block of `warps` warps
     constexpr int gr = kernels::tridiag_direct_group_rows<T>;
     if (rows != gr) return cudaErrorNotSupported;
-    auto go = [&](auto kernel, int threads) -> cudaError_t {
+    auto go = [&]<int W, bool Spike>() -> cudaError_t {
+      auto const kernel = kernels::tridiag_direct_group_kernel<T, gr, W, Spike>;
+      constexpr int threads = 32 * W;
       int dev = 0, sms = 0, per_sm = 0;
       if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
       if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
@@ -525,11 +541,15 @@ cudaError_t tridiag_launch_direct(int rows, int warps, int lanes, T const* a, T 
     };
     switch (warps) {
       case 2:
-        return go(kernels::tridiag_direct_group_kernel<T, gr, 2>, 64);
+        return spike ? go.template operator()<2, true>() : go.template operator()<2, false>();
       case 4:
-        return go(kernels::tridiag_direct_group_kernel<T, gr, 4>, 128);
+        return spike ? go.template operator()<4, true>() : go.template operator()<4, false>();
       case 8:
-        return go(kernels::tridiag_direct_group_kernel<T, gr, 8>, 256);
+        return spike ? go.template operator()<8, true>() : go.template operator()<8, false>();
+      case 16:
+        if constexpr (kernels::tridiag_direct_warps<T>(16))
+          return spike ? go.template operator()<16, true>() : go.template operator()<16, false>();
+        break;
     }
     return cudaErrorNotSupported;
   }
@@ -708,7 +728,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
     if (aligned(a) && aligned(b) && aligned(c) && aligned(d) && aligned(x) &&
         (nrhs == 1 || rhs_stride * sizeof(T) % 16 == 0))
-      return tridiag_launch_direct<T>(pl.direct_rows, pl.direct_warps, pl.direct_lanes, a, b, c, d, x, lay, nrhs,
+      return tridiag_launch_direct<T>(pl.direct_rows, pl.direct_warps, pl.direct_spike, pl.direct_lanes, a, b, c,
+                                      d, x, lay, nrhs,
                                       rhs_stride, info,
                                       stream);
   }

@@ -29,8 +29,14 @@ tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_byte
     // Short systems: Thomas on a shared-memory tile (one thread per system),
     // but Thomas-PCR where it runs on adjacent systems with full-line rows
     // (agent_tridiag_columns.cuh; interleaved 64 x 2^20, tune_tridiag: f32
-    // 80.3% of copy against Thomas's 64.1%, f64 89.2% against 70.4%).
-    if (lay.n < 128 && plan(tridiag_algorithm::thomas_pcr).columns_systems > 0) return tridiag_algorithm::thomas_pcr;
+    // 80.3% of copy against Thomas's 64.1%, f64 89.2% against 70.4%) or on
+    // segments of a warp from global memory (agent_tridiag_direct.cuh;
+    // contiguous 64 x 2^20, 2026-11-24: f32 95.6%, f64 97.1%, where the
+    // 2026-11-23 bench had Thomas at 67.0% and 74.8%).
+    if (lay.n < 128) {
+      auto const pl = plan(tridiag_algorithm::thomas_pcr);
+      if (pl.columns_systems > 0 || (pl.direct_rows > 0 && pl.direct_lanes < 32)) return tridiag_algorithm::thomas_pcr;
+    }
     if (lay.n < 128 && !plan(tridiag_algorithm::thomas).global_thomas) return tridiag_algorithm::thomas;
     // Otherwise Thomas-PCR, whose tile holds a system per warp group.
     if (plan(tridiag_algorithm::thomas_pcr).supported) return tridiag_algorithm::thomas_pcr;
