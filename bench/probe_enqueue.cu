@@ -9,7 +9,10 @@
 // (recur::device::*, 2^24 samples, one lane); dispatch_lti alone on the
 // same systems; the temp-size query; cudaMemsetAsync alone; an empty kernel
 // launched with parameters of 16 bytes and of sizeof(the sosfilt agent's
-// params).
+// params). And where a small tridiagonal solve's goes (512 x 512 f32, whose
+// event-timed call in bench_linrec is within a few microseconds of an empty
+// launch): tridiag_plan::run, device::tridiag_solve without the API's
+// checks, cudaPointerGetAttributes and the occupancy query alone.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +21,8 @@
 #include <recur/kernels/dispatch/dispatch_filters.cuh>
 #include <recur/kernels/dispatch/dispatch_lfilter.cuh>
 #include <recur/kernels/dispatch/dispatch_lti.cuh>
+#include <recur/kernels/dispatch/dispatch_tridiag.cuh>
+#include <recur/tridiag.hpp>
 #include "tune_util.cuh"
 
 namespace k = recur::kernels;
@@ -127,5 +132,43 @@ int main() {
         empty_kernel<4096><<<4096, 128>>>(blob<4096>{});
         CK(cudaGetLastError());
       }));
+  {
+    layout const tl = layout::contiguous(512, 512);
+    std::size_t const e = std::size_t(tl.size());
+    float* base;
+    CK(cudaMalloc(&base, 5 * e * sizeof(float)));
+    CK(cudaMemset(base, 0, 5 * e * sizeof(float)));
+    float *a = base, *b = base + e, *c = base + 2 * e, *d = base + 3 * e, *xs = base + 4 * e;
+    recur::tridiag_plan<float> const plan(tl);
+    void* ws = plan.workspace_size() ? temp : nullptr;
+    row("tridiag 512 x 512 f32, recur::tridiag_plan::run", host_us([&] {
+          plan.run(recur::cuda{nullptr}, a, b, c, d, xs, ws);
+        }));
+    row("tridiag 512 x 512 f32, recur::device::tridiag_solve", host_us([&] {
+          std::size_t bytes = temp_bytes;
+          CK(recur::device::tridiag_solve<float>(temp, bytes, a, b, c, d, xs, tl, 1, tl.size(), nullptr,
+                                                 recur::tridiag_algorithm::thomas_pcr, nullptr, {}));
+        }));
+    row("cudaPointerGetAttributes", host_us([&] {
+          cudaPointerAttributes attr{};
+          CK(cudaPointerGetAttributes(&attr, a));
+        }));
+    row("cudaOccupancyMaxActiveBlocksPerMultiprocessor", host_us([&] {
+          int per_sm = 0;
+          CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k::tridiag_direct_kernel<float, 16, 32, 128>,
+                                                           128, 0));
+        }));
+    row("cudaGetDevice + cudaDeviceGetAttribute", host_us([&] {
+          int dev = 0, sms = 0;
+          CK(cudaGetDevice(&dev));
+          CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        }));
+    k::tridiag_direct_params<float> const dp{a, b, c, d, xs, nullptr, tl, 1, tl.size()};
+    row("tridiag direct kernel launch alone (128 blocks)", host_us([&] {
+          k::tridiag_direct_kernel<float, 16, 32, 128><<<128, 128>>>(dp);
+          CK(cudaGetLastError());
+        }));
+    cudaFree(base);
+  }
   return 0;
 }

@@ -1,8 +1,12 @@
 // Host API of the batched tridiagonal solvers: argument checks (before
 // anything is written), empty problems, algorithm resolution, then the
 // backend (lib/tridiag_backends.hpp).
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +19,17 @@
 #include "tridiag_backends.hpp"
 
 namespace recur {
+namespace detail {
+
+// Pointers that passed the device-memory check in recent runs of a plan
+// (tridiag_plan's note): the last 16, shared by the plan's copies.
+struct tridiag_checked_pointers {
+  std::mutex m;
+  std::array<void const*, 16> known{};
+  std::size_t next = 0;
+};
+
+}  // namespace detail
 namespace {
 
 constexpr char const* fn = "recur::solve_batched";
@@ -97,6 +112,7 @@ struct pointers_checked {
   bool device = false;              // recur::cuda: also device-accessible
   void const* workspace = nullptr;  // tridiag_plan::run: its workspace and size
   std::size_t workspace_bytes = 0;
+  detail::tridiag_checked_pointers* known = nullptr;  // tridiag_plan::run: not asked again
 };
 
 // Null, misaligned and overlapping pointers (and, for recur::cuda, host
@@ -157,15 +173,27 @@ detail::tridiag_problem<T> check_pointers(char const* f, T const* a, T const* b,
       detail::bad_argument(f, fmt::format("workspace = {} overlaps info", how.workspace));
   }
   if (how.device) {
+    std::unique_lock<std::mutex> lock;
+    if (how.known) lock = std::unique_lock<std::mutex>(how.known->m);
+    auto device = [&](void const* p, char const* name) {
+      if (how.known) {
+        auto& k = how.known->known;
+        if (std::find(k.begin(), k.end(), p) != k.end()) return;
+        check_device(f, p, name);
+        k[how.known->next++ % k.size()] = p;
+      } else {
+        check_device(f, p, name);
+      }
+    };
     if (s.solve) {
-      check_device(f, a, "a");
-      check_device(f, b, "b");
-      check_device(f, c, "c");
-      check_device(f, d, "d");
-      check_device(f, x, "x");
+      device(a, "a");
+      device(b, "b");
+      device(c, "c");
+      device(d, "d");
+      device(x, "x");
     }
-    if (info && any) check_device(f, info, "info");
-    if (how.workspace) check_device(f, how.workspace, "workspace");
+    if (info && any) device(info, "info");
+    if (how.workspace) device(how.workspace, "workspace");
   }
   detail::tridiag_problem<T> p;
   p.a = a;
@@ -308,6 +336,7 @@ template <class T>
 tridiag_plan<T>::tridiag_plan(layout const& lay, tridiag_options const& opt) {
   if (!cuda_compiled()) no_cuda(plan_fn);
   checked_shape const s = check_shape(plan_fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
+  checked_ = std::make_shared<detail::tridiag_checked_pointers>();
   lay_ = lay;  // as given (shape() returns it); run() normalises it again
   opt_ = opt;
   opt_.info = nullptr;  // run() takes it
@@ -341,6 +370,7 @@ void tridiag_plan<T>::run(cuda const& ex, T const* a, T const* b, T const* c, T 
   how.device = true;
   how.workspace = workspace_bytes_ > 0 ? workspace : nullptr;
   how.workspace_bytes = workspace_bytes_;
+  how.known = checked_.get();
   auto p = check_pointers(f, a, b, c, d, x, info, s, how);
   if (lay_.count == 0) return;
   if (!s.solve && !info) return;

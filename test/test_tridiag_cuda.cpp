@@ -386,6 +386,20 @@ BOOST_AUTO_TEST_CASE(plan_bad_arguments) {
         },
         snap, {"workspace = ", "not aligned"}, "recur::tridiag_plan::run: ");
   }
+  // After runs that pass (the plan remembers pointers that passed the
+  // device check), a host pointer in any argument is still refused.
+  plan.run(cuda_backend::executor(), m.a(), m.b(), m.c(), m.d(), m.x(), wsp, m.info());
+  plan.run(cuda_backend::executor(), m.a(), m.b(), m.c(), m.d(), m.x(), wsp, m.info());
+  cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  auto const after = m.snapshot();
+  expect_invalid(
+      [&] { plan.run(cuda_backend::executor(), m.a(), m.b(), m.c(), host.data(), m.x(), wsp, m.info()); },
+      [&] { return m.snapshot(); }, {"d = ", "host memory"}, "recur::tridiag_plan::run: ");
+  recur::tridiag_plan<float> const copy = plan;
+  expect_invalid(
+      [&] { copy.run(cuda_backend::executor(), host.data(), m.b(), m.c(), m.d(), m.x(), wsp, m.info()); },
+      [&] { return m.snapshot(); }, {"a = ", "host memory"}, "recur::tridiag_plan::run: ");
+  BOOST_TEST(same_bytes(m.snapshot(), after));
   BOOST_TEST_MESSAGE("plan 50 x 2 f32: " << recur::to_string(plan.algorithm()) << ", workspace "
                                          << plan.workspace_size() << " bytes");
 }

@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -84,9 +85,19 @@ tridiag_algorithm resolve_tridiag_algorithm(host const& ex, layout const& lay, s
 tridiag_algorithm resolve_tridiag_algorithm(cuda const& ex, layout const& lay, std::size_t value_bytes,
                                             tridiag_algorithm requested = tridiag_algorithm::automatic);
 
+namespace detail {
+struct tridiag_checked_pointers;  // lib/tridiag.cpp
+}
+
 // Repeated GPU solves of one shape: the algorithm is chosen and the
 // workspace sized once; run() allocates nothing, synchronises nothing, and
 // can be captured in a CUDA graph. opt.info is ignored here (run takes it).
+//
+// run() checks every argument as solve_batched does, except that a pointer
+// which passed the device-memory check (cudaPointerGetAttributes, about
+// 2 us a pointer on the H100 machine, 2026-11-24: more than a small solve's
+// kernel) in a recent run of this plan or a copy of it is not asked again;
+// a buffer freed after such a run must not be passed to it again.
 template <class T>
 class tridiag_plan {
  public:
@@ -104,6 +115,7 @@ class tridiag_plan {
   layout lay_;
   tridiag_options opt_;
   std::size_t workspace_bytes_ = 0;
+  std::shared_ptr<detail::tridiag_checked_pointers> checked_;
 };
 
 extern template class tridiag_plan<float>;

@@ -45,6 +45,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -512,6 +514,42 @@ inline cudaError_t tridiag_max_smem(std::size_t& bytes) {
   return cudaSuccess;
 }
 
+// Blocks of `kernel` resident on the device at once (per SM, at least one,
+// times the SMs): the grid of a persistent launch. Cached per (kernel,
+// device, threads, shared memory): the occupancy query took 0.5 us of each
+// launch (bench/probe_enqueue, H100 host, 2026-11-24), a tenth of a small
+// solve's enqueue.
+template <class Kernel>
+cudaError_t tridiag_resident_blocks(Kernel kernel, int threads, std::size_t smem, std::int64_t& blocks) {
+  struct entry {
+    void const* kernel;
+    int dev, threads;
+    std::size_t smem;
+    std::int64_t blocks;
+  };
+  static std::mutex m;
+  static std::vector<entry> cache;
+  int dev = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  void const* const key = reinterpret_cast<void const*>(kernel);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    for (entry const& c : cache)
+      if (c.kernel == key && c.dev == dev && c.threads == threads && c.smem == smem) {
+        blocks = c.blocks;
+        return cudaSuccess;
+      }
+  }
+  int sms = 0, per_sm = 0;
+  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem); e != cudaSuccess)
+    return e;
+  blocks = std::int64_t(std::max(1, per_sm)) * sms;
+  std::lock_guard<std::mutex> lock(m);
+  cache.push_back({key, dev, threads, smem, blocks});
+  return cudaSuccess;
+}
+
 // Enqueues the planned solve. workspace: tridiag_workspace_bytes of device
 // memory (null when that is 0).
 // agent_tridiag_direct.cuh's kernel for `rows` rows per lane: persistent
@@ -527,15 +565,9 @@ cudaError_t tridiag_launch_direct(int rows, int warps, bool spike, int lanes, T 
     auto go = [&]<int W, bool Spike>() -> cudaError_t {
       auto const kernel = kernels::tridiag_direct_group_kernel<T, gr, W, Spike>;
       constexpr int threads = 32 * W;
-      int dev = 0, sms = 0, per_sm = 0;
-      if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-      if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
-        return e;
-      if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
-          e != cudaSuccess)
-        return e;
-      std::int64_t const blocks =
-          std::min({lay.count * nrhs, std::int64_t(std::max(1, per_sm)) * sms, std::int64_t(1) << 30});
+      std::int64_t resident = 0;
+      if (cudaError_t e = tridiag_resident_blocks(kernel, threads, 0, resident); e != cudaSuccess) return e;
+      std::int64_t const blocks = std::min({lay.count * nrhs, resident, std::int64_t(1) << 30});
       kernel<<<unsigned(blocks), threads, 0, stream>>>(p);
       return cudaGetLastError();
     };
@@ -555,17 +587,12 @@ cudaError_t tridiag_launch_direct(int rows, int warps, bool spike, int lanes, T 
   }
   constexpr int block = 128;
   auto go = [&](auto kernel) -> cudaError_t {
-    int dev = 0, sms = 0, per_sm = 0;
-    if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
-      return e;
-    if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
-        e != cudaSuccess)
-      return e;
+    std::int64_t resident = 0;
+    if (cudaError_t e = tridiag_resident_blocks(kernel, block, 0, resident); e != cudaSuccess) return e;
     std::int64_t const per_warp = 32 / lanes, items = (lay.count * nrhs + per_warp - 1) / per_warp,
                        warps = block / 32;
     std::int64_t const blocks =
-        std::min({(items + warps - 1) / warps, std::int64_t(std::max(1, per_sm)) * sms, std::int64_t(1) << 30});
+        std::min({(items + warps - 1) / warps, resident, std::int64_t(1) << 30});
     kernel<<<unsigned(blocks), block, 0, stream>>>(p);
     return cudaGetLastError();
   };
@@ -627,15 +654,10 @@ cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, T const* a, T 
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
         e != cudaSuccess)
       return e;
-  int dev = 0, sms = 0, per_sm = 0;
-  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, pl.threads, pl.smem);
-      e != cudaSuccess)
-    return e;
+  std::int64_t resident = 0;
+  if (cudaError_t e = tridiag_resident_blocks(kernel, pl.threads, pl.smem, resident); e != cudaSuccess) return e;
   std::int64_t const groups = (lay.count + S - 1) / S;
-  std::int64_t const blocks =
-      std::min({groups * nrhs, std::int64_t(std::max(1, per_sm)) * sms, std::int64_t(1) << 30});
+  std::int64_t const blocks = std::min({groups * nrhs, resident, std::int64_t(1) << 30});
   kernel<<<unsigned(blocks), pl.threads, pl.smem, stream>>>(p);
   return cudaGetLastError();
 }
@@ -665,10 +687,6 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
                                  ((pl.chunks + pl.window_chunks - 1) / pl.window_chunks);
     auto reduce = kernels::tridiag_partition_reduce_kernel<T>;
     auto substitute = kernels::tridiag_partition_substitute_kernel<T>;
-    int dev = 0, sms = 0, per_sm = 0;
-    if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
-      return e;
     // The limit goes to the device's maximum, not this launch's size: the
     // nested solve of the reduced batch launches these kernels too, and a
     // smaller limit set there would reject this level's second launch.
@@ -678,10 +696,9 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
                 cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
             e != cudaSuccess)
           return e;
-    if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce, pl.threads, pl.smem);
-        e != cudaSuccess)
-      return e;
-    std::int64_t const blocks = std::min({windows, std::int64_t(std::max(1, per_sm)) * sms, max_grid});
+    std::int64_t resident = 0;
+    if (cudaError_t e = tridiag_resident_blocks(reduce, pl.threads, pl.smem, resident); e != cudaSuccess) return e;
+    std::int64_t const blocks = std::min({windows, resident, max_grid});
     for (std::int64_t r = 0; r < nrhs; ++r) {
       kernels::tridiag_partition_params<T> p{a,
                                              b,
@@ -769,14 +786,9 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
       return e;
   // Persistent blocks: as many as are resident at once (the blocks walk the
   // tiles; a second wave would only delay the first wave's overlap).
-  int dev = 0, sms = 0, per_sm = 0;
-  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
-    return e;
-  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, pl.threads, smem);
-      e != cudaSuccess)
-    return e;
-  std::int64_t const blocks = std::min({p.tiles * nrhs, std::int64_t(std::max(1, per_sm)) * sms, max_grid});
+  std::int64_t resident = 0;
+  if (cudaError_t e = tridiag_resident_blocks(kernel, pl.threads, smem, resident); e != cudaSuccess) return e;
+  std::int64_t const blocks = std::min({p.tiles * nrhs, resident, max_grid});
   kernel<<<unsigned(blocks), pl.threads, smem, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || !status) return e;
   std::int64_t const fix_blocks = std::min((lay.count + 255) / 256, max_grid);
