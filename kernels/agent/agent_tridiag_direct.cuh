@@ -168,8 +168,17 @@ __global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__
 //   59.6% of copy against 64.8%, n = 1024 71.7% against 92.0%.)
 //
 // Then every lane substitutes and stores.
+// Blocks per SM the several-warp kernel is compiled for: 3 for f32 with 8
+// warps and warp 0 alone (80 registers, no spills; at the default bound it
+// took 110 and 2 blocks fit an SM). tune_tridiag (H100, 2026-11-24), f32
+// n = 4096 contiguous, % of copy: 80.4 against 65.0 (2 blocks), and against
+// the spikes' 75.5 (2 blocks; at 3 blocks they spill 72 bytes and ran at
+// 71.9).
+template <class T, int W, bool Spike>
+inline constexpr int tridiag_direct_group_min_blocks = W == 8 && sizeof(T) == 4 && !Spike ? 3 : 1;
+
 template <class T, int R, int W, bool Spike>
-__global__ void __launch_bounds__(32 * W)
+__global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W, Spike>))
     tridiag_direct_group_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
   constexpr int V = 16 / sizeof(T), G = 32 * W, M = 2 * G, ld = Spike ? 1 : tridiag_pos(M) | 1;
   __shared__ T red_a[ld], red_b[ld], red_c[ld], red_d[ld];

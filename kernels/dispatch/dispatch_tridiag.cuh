@@ -171,11 +171,13 @@ struct tridiag_tuning {
   int direct_lanes = 0;
   // The several-warp direct form solves its boundary equations a warp each
   // with spikes (agent_tridiag_direct.cuh's Spike), or with warp 0 alone as
-  // the tile does (x bitwise the tile's): 0 chooses (spikes from 8 warps
-  // per system), 1 always, -1 never.
+  // the tile does (x bitwise the tile's): 0 chooses (spikes from 16 warps
+  // per system: f64 n = 4096), 1 always, -1 never.
   // tune_tridiag on the H100, 2026-11-24, contiguous, % of copy, spikes /
-  // warp 0: n = 4096 f32 (8 warps) 75.5 / 65.0, f64 (16) 62.1 / 54.1; but
-  // n = 1024 f32 (2) 91.2 / 92.8, f64 (4) 89.4 / 94.7.
+  // warp 0: n = 4096 f64 (16 warps) 62.1 / 54.1; but n = 1024 f32 (2)
+  // 91.2 / 92.8, f64 (4) 89.4 / 94.7, and f32 n = 4096 (8 warps) 75.5 /
+  // 80.4 once warp 0's kernel was compiled for 3 blocks per SM
+  // (tridiag_direct_group_min_blocks; 65.0 at 2).
   // (For latency-bound small batches, 4 rows per lane with several warps
   // did not beat one warp of 16 rows: 512 x 512 f32 7.5 us with spikes,
   // 7.3 us without, one warp 7.3 us; f64 9.5 / 8.9 / 9.5 us.)
@@ -355,7 +357,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       } else if (std::int64_t const w = n / (32 * gr); n % (32 * gr) == 0 && kernels::tridiag_direct_warps<T>(w)) {
         pl.direct_rows = int(gr);
         pl.direct_warps = int(w);
-        pl.direct_spike = tune.direct_spike > 0 || (tune.direct_spike == 0 && w >= 8);
+        pl.direct_spike = tune.direct_spike > 0 || (tune.direct_spike == 0 && w >= 16);
       }
     }
     // One warp per system, interleaved, chunks of 9-16 rows (f32, n in
