@@ -403,6 +403,31 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_register_path) {
   }
 }
 
+// Three systems of the batch made to break down: system 1 at row 0, system
+// 3 inside (or at the start of) a chunk, the last system at its last row.
+void break_three(system_set& s, layout const& lay) {
+  std::int64_t const n = lay.n, count = lay.count;
+  s.b[lay.offset(0, 1)] = 0;
+  s.a[lay.offset(n / 2 + 1, 3)] = 0;
+  s.b[lay.offset(n / 2 + 1, 3)] = 0;
+  s.a[lay.offset(n - 1, count - 1)] = 0;
+  s.b[lay.offset(n - 1, count - 1)] = 0;
+}
+
+// What a solver reports for break_three's systems: info 1 for system 1,
+// a breakdown for systems 3 and count - 1, none for system 0; x NaN for a
+// broken system, finite for a sound one.
+template <class T>
+void expect_three_broken(std::pair<std::vector<T>, std::vector<std::int32_t>> const& got, layout const& lay) {
+  std::int64_t const n = lay.n, count = lay.count;
+  BOOST_TEST(got.second[1] == 1);
+  BOOST_TEST(got.second[3] > 0);
+  BOOST_TEST(got.second[count - 1] > 0);
+  BOOST_TEST(got.second[0] == 0);
+  BOOST_TEST(std::isnan(double(got.first[lay.offset(n - 1, 1)])));
+  BOOST_TEST(std::isfinite(double(got.first[lay.offset(n - 1, 2)])));
+}
+
 // x and info of the direct form against the tile's: bitwise (spike =
 // false: the same arithmetic), or (spike = true: the several-warp kernel's
 // boundary equations by warp and spikes) the same breakdowns and x within
@@ -448,11 +473,7 @@ void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows = 16,
   layout const lay = layout::contiguous(n, count);
   std::mt19937_64 g{std::uint64_t(n * 7 + count)};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
-  s.b[lay.offset(0, 1)] = 0;
-  s.a[lay.offset(n / 2 + 1, 3)] = 0;
-  s.b[lay.offset(n / 2 + 1, 3)] = 0;
-  s.a[lay.offset(n - 1, count - 1)] = 0;
-  s.b[lay.offset(n - 1, count - 1)] = 0;
+  break_three(s, lay);
   for (bool in_place : {false, true}) {
     run_args r{tridiag_algorithm::thomas_pcr, lay, 1, in_place};
     r.tune.direct_lanes = 32;  // a warp per system (not segments, which take n = Lanes R by default)
@@ -466,12 +487,7 @@ void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows = 16,
     std::ostringstream what;
     what << "n " << n << " count " << count << (in_place ? " in place" : "") << (spike ? " spike" : "");
     expect_direct_tile(direct, tile, lay, spike, what.str());
-    BOOST_TEST(direct.second[1] == 1);
-    BOOST_TEST(direct.second[3] > 0);
-    BOOST_TEST(direct.second[count - 1] > 0);
-    BOOST_TEST(direct.second[0] == 0);
-    BOOST_TEST(std::isnan(double(direct.first[lay.offset(n - 1, 1)])));
-    BOOST_TEST(std::isfinite(double(direct.first[lay.offset(n - 1, 2)])));
+    expect_three_broken(direct, lay);
   }
 }
 
@@ -533,11 +549,7 @@ void segments_match_columns(std::int64_t n, std::int64_t count) {
   layout const lay = layout::contiguous(n, count);
   std::mt19937_64 g{std::uint64_t(n * 3 + count)};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
-  s.b[lay.offset(0, 1)] = 0;
-  s.a[lay.offset(n / 2 + 1, 3)] = 0;
-  s.b[lay.offset(n / 2 + 1, 3)] = 0;
-  s.a[lay.offset(n - 1, count - 1)] = 0;
-  s.b[lay.offset(n - 1, count - 1)] = 0;
+  break_three(s, lay);
   for (bool in_place : {false, true}) {
     run_args r{tridiag_algorithm::thomas_pcr, lay, 1, in_place};
     r.tune.direct_lanes = int(n / rows);
@@ -551,12 +563,7 @@ void segments_match_columns(std::int64_t n, std::int64_t count) {
     BOOST_TEST((seg.second == cols.second), "n " << n);
     BOOST_TEST(std::memcmp(seg.first.data(), cols.first.data(), cols.first.size() * sizeof(T)) == 0,
                "n " << n << " count " << count << (in_place ? " in place" : ""));
-    BOOST_TEST(seg.second[1] == 1);
-    BOOST_TEST(seg.second[3] > 0);
-    BOOST_TEST(seg.second[count - 1] > 0);
-    BOOST_TEST(seg.second[0] == 0);
-    BOOST_TEST(std::isnan(double(seg.first[lay.offset(n - 1, 1)])));
-    BOOST_TEST(std::isfinite(double(seg.first[lay.offset(n - 1, 2)])));
+    expect_three_broken(seg, lay);
   }
 }
 
@@ -595,13 +602,7 @@ void columns_match_tile(std::int64_t n, std::int64_t count, int systems = 0) {
   std::mt19937_64 g{std::uint64_t(n * 5 + count)};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
   bool const breaks = n >= 5;
-  if (breaks) {
-    s.b[lay.offset(0, 1)] = 0;
-    s.a[lay.offset(n / 2 + 1, 3)] = 0;
-    s.b[lay.offset(n / 2 + 1, 3)] = 0;
-    s.a[lay.offset(n - 1, count - 1)] = 0;
-    s.b[lay.offset(n - 1, count - 1)] = 0;
-  }
+  if (breaks) break_three(s, lay);
   for (bool in_place : {false, true}) {
     run_args r{tridiag_algorithm::thomas_pcr, lay, 2, in_place};
     r.tune.columns = 2;
@@ -615,14 +616,7 @@ void columns_match_tile(std::int64_t n, std::int64_t count, int systems = 0) {
     BOOST_TEST((cols.second == tile.second), "n " << n);
     BOOST_TEST(std::memcmp(cols.first.data(), tile.first.data(), tile.first.size() * sizeof(T)) == 0,
                "n " << n << " count " << count << " systems " << systems << (in_place ? " in place" : ""));
-    if (breaks) {
-      BOOST_TEST(cols.second[1] == 1);
-      BOOST_TEST(cols.second[3] > 0);
-      BOOST_TEST(cols.second[count - 1] > 0);
-      BOOST_TEST(cols.second[0] == 0);
-      BOOST_TEST(std::isnan(double(cols.first[lay.offset(n - 1, 1)])));
-      BOOST_TEST(std::isfinite(double(cols.first[lay.offset(n - 1, 2)])));
-    }
+    if (breaks) expect_three_broken(cols, lay);
   }
 }
 
