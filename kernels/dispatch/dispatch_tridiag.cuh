@@ -160,7 +160,8 @@ struct tridiag_tuning {
   // Thomas-PCR from global memory into registers (agent_tridiag_direct.cuh)
   // where it applies: contiguous, systems and pointers on 16-byte
   // boundaries, n = 32 R with R in 4, 8, 16 (f32) or 2, 4, 8 (f64), or
-  // n = 32 W R with W = 2, 4, 8 warps and R = 16 (f32) or 8 (f64).
+  // n = 32 W R with W = 2, 4, 8 warps (f64 also 16) and R = 16 (f32) or 8
+  // (f64), or n = Lanes R with Lanes = 2, 4, 8, 16 (segments of a warp).
   bool direct = true;
   // Lanes per system of the direct form: 0 chooses (segments of a warp with
   // 16 (f32) or 8 (f64) rows per lane where n = Lanes R, Lanes = 2, 4, 8,
