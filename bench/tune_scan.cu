@@ -28,9 +28,9 @@ namespace {
 double copy_gbs = 0;
 
 
-template <int B, int I, int W, int M = 1>
+template <int B, int I, int W, int M = 1, int D = 256>
 struct policy {
-  static constexpr int block = B, items = I, lookback_depth = 256, lookback_words = W, min_blocks = M;
+  static constexpr int block = B, items = I, lookback_depth = D, lookback_words = W, min_blocks = M;
 };
 
 __global__ void fill(float* p, long long n) {
@@ -82,8 +82,9 @@ void run(char const* what, V const* in, V* out, long long n, V const& want, floa
   CK(cudaMemcpy(&last, out + at, sizeof(V), cudaMemcpyDeviceToHost));
   float const ms = median_ms(launch);
   double const gbs = 2.0 * sizeof(V) * n / ms / 1e6;
-  std::printf("%-8s block %4d items %2d words %d minb %2d  %.3f ms  %7.1f GB/s  %5.1f%% of copy  %.2fx CUB  %s\n",
-              what, P::block, P::items, P::lookback_words, P::min_blocks, ms, gbs, 100 * gbs / copy_gbs, cub_ms / ms,
+  std::printf("%-8s block %4d items %2d words %d minb %2d depth %3d  %.3f ms  %7.1f GB/s  %5.1f%% of copy  %.2fx CUB  %s\n",
+              what, P::block, P::items, P::lookback_words, P::min_blocks, P::lookback_depth, ms, gbs,
+              100 * gbs / copy_gbs, cub_ms / ms,
               same(last, want, 1e-3) ? "ok" : "WRONG");
   CK(cudaFree(temp));
 }
@@ -178,6 +179,13 @@ int main() {
     run<V, op, policy<128, 8, 2, 1>>("matrix3", in, out, m, want, cub_ms, at);
     run<V, op, policy<128, 8, 2, 2>>("matrix3", in, out, m, want, cub_ms, at);
     run<V, op, policy<256, 8, 2, 1>>("matrix3", in, out, m, want, cub_ms, at);
+    run<V, op, policy<256, 8, 2, 2>>("matrix3", in, out, m, want, cub_ms, at);
+    run<V, op, policy<256, 8, 1, 2>>("matrix3", in, out, m, want, cub_ms, at);
+    run<V, op, policy<512, 4, 2, 2>>("matrix3", in, out, m, want, cub_ms, at);
+    run<V, op, policy<256, 8, 1, 2, 128>>("matrix3", in, out, m, want, cub_ms, at);
+    run<V, op, policy<256, 8, 1, 2, 64>>("matrix3", in, out, m, want, cub_ms, at);
+    run<V, op, policy<192, 8, 1, 3>>("matrix3", in, out, m, want, cub_ms, at);
+    run<V, op, policy<128, 16, 1, 2>>("matrix3", in, out, m, want, cub_ms, at);
     run<V, op, policy<64, 8, 2, 4>>("matrix3", in, out, m, want, cub_ms, at);
     run<V, op, policy<256, 4, 1, 1>>("matrix3", in, out, m, want, cub_ms, at);
   }

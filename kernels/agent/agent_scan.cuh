@@ -57,6 +57,19 @@ struct agent_scan {
     else
       return false;
   }();
+  // A run of large values is read, combined and written in parts of at most
+  // 144 bytes (whole chunks, whole values), so that fewer of its values are
+  // live in registers at once: 8 3x3 f32 matrices (288 bytes) in two parts
+  // of 4. The loads of a tile are issued in as many parts.
+  static constexpr int run_parts = [] {
+    if (run_chunks == 0) return 1;
+    int p = 1;
+    while (Items % (2 * p) == 0 && run_chunks % (2 * p) == 0 && run_chunks / p > 9 &&
+           (Items / (2 * p)) * sizeof(V) % 16 == 0)
+      p *= 2;
+    return p;
+  }();
+  static constexpr int part_items = Items / run_parts, part_chunks = run_chunks > 0 ? run_chunks / run_parts : 0;
   static constexpr int gcd8(int c) { return c % 8 == 0 ? 8 : c % 4 == 0 ? 4 : c % 2 == 0 ? 2 : 1; }
   static constexpr int rotate_every = 8 / gcd8(run_chunks > 0 ? run_chunks : 1);
   __device__ static constexpr int chunk_slot(int g) {
@@ -85,25 +98,25 @@ struct agent_scan {
     body<false>(ts, acc, op, st, tile);
   }
 
-  // The vector path: a thread's run (items r0 .. r0 + Items - 1) into
-  // registers from its C swizzled chunks, and back.
-  __device__ static void read_run(temp_storage const& ts, int r0, V (&x)[Items]) {
+  // The vector path: part `part` of a thread's run (items r0 + part_items
+  // part ..) into registers from its swizzled chunks, and back.
+  __device__ static void read_part(temp_storage const& ts, int r0, int part, V (&x)[part_items]) {
     int const o = r0 / Items;
     auto* const bytes = reinterpret_cast<unsigned char*>(x);
 #pragma unroll
-    for (int c = 0; c < run_chunks; ++c) {
-      uint4 const w = reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(run_chunks * o + c)];
+    for (int c = 0; c < part_chunks; ++c) {
+      uint4 const w = reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(run_chunks * o + part_chunks * part + c)];
       std::memcpy(bytes + 16 * c, &w, 16);
     }
   }
-  __device__ static void write_run(temp_storage& ts, int r0, V const (&x)[Items]) {
+  __device__ static void write_part(temp_storage& ts, int r0, int part, V const (&x)[part_items]) {
     int const o = r0 / Items;
     auto const* const bytes = reinterpret_cast<unsigned char const*>(x);
 #pragma unroll
-    for (int c = 0; c < run_chunks; ++c) {
+    for (int c = 0; c < part_chunks; ++c) {
       uint4 w;
       std::memcpy(&w, bytes + 16 * c, 16);
-      reinterpret_cast<uint4*>(ts.items)[chunk_slot(run_chunks * o + c)] = w;
+      reinterpret_cast<uint4*>(ts.items)[chunk_slot(run_chunks * o + part_chunks * part + c)] = w;
     }
   }
 
@@ -132,13 +145,16 @@ struct agent_scan {
     // Load striped (coalesced for unit element stride), all loads in flight
     // before the first shared-memory store.
     if constexpr (Vec) {
-      uint4 w[run_chunks];
       auto const* src = reinterpret_cast<uint4 const*>(acc.in + f0);
 #pragma unroll
-      for (int j = 0; j < run_chunks; ++j) w[j] = src[j * Block + static_cast<int>(tid)];
+      for (int part = 0; part < run_parts; ++part) {
+        uint4 w[part_chunks];
 #pragma unroll
-      for (int j = 0; j < run_chunks; ++j)
-        reinterpret_cast<uint4*>(ts.items)[chunk_slot(j * Block + int(tid))] = w[j];
+        for (int j = 0; j < part_chunks; ++j) w[j] = src[(part * part_chunks + j) * Block + static_cast<int>(tid)];
+#pragma unroll
+        for (int j = 0; j < part_chunks; ++j)
+          reinterpret_cast<uint4*>(ts.items)[chunk_slot((part * part_chunks + j) * Block + int(tid))] = w[j];
+      }
     } else {
       V x[Items];
 #pragma unroll
@@ -167,12 +183,14 @@ struct agent_scan {
     if constexpr (Vec) init_here = tile == 0 && tid == 0 && acc.has_init;
     V run{};
     if constexpr (Vec) {
-      V x[Items];
-      read_run(ts, r0, x);
-      if (init_here) x[0] = op(acc.init, x[0]);
-      run = x[0];
 #pragma unroll
-      for (int j = 1; j < Items; ++j) run = op(run, x[j]);
+      for (int part = 0; part < run_parts; ++part) {
+        V x[part_items];
+        read_part(ts, r0, part, x);
+        if (part == 0 && init_here) x[0] = op(acc.init, x[0]);
+#pragma unroll
+        for (int j = 0; j < part_items; ++j) run = part == 0 && j == 0 ? x[0] : op(run, x[j]);
+      }
     } else if (rn > 0) {
       // (one value at a time: values may be large, 3x3 matrices and more)
       run = ts.items[padded(r0)];
@@ -235,22 +253,25 @@ struct agent_scan {
       else if (has_prefix)
         a = prefix;
       if constexpr (Vec) {
-        V x[Items];
-        read_run(ts, r0, x);
-        if (init_here) x[0] = op(acc.init, x[0]);
 #pragma unroll
-        for (int j = 0; j < Items; ++j) {
-          V const before = a;
-          a = has ? op(a, x[j]) : x[j];
-          // Exclusive: the initial value at element 0, elsewhere the
-          // inclusive prefix of the element before.
-          if (acc.exclusive)
-            x[j] = f0 + r0 + j == 0 ? acc.start_value(0) : before;
-          else
-            x[j] = a;
-          has = true;
+        for (int part = 0; part < run_parts; ++part) {
+          V x[part_items];
+          read_part(ts, r0, part, x);
+          if (part == 0 && init_here) x[0] = op(acc.init, x[0]);
+#pragma unroll
+          for (int j = 0; j < part_items; ++j) {
+            V const before = a;
+            a = has ? op(a, x[j]) : x[j];
+            // Exclusive: the initial value at element 0, elsewhere the
+            // inclusive prefix of the element before.
+            if (acc.exclusive)
+              x[j] = f0 + r0 + part * part_items + j == 0 ? acc.start_value(0) : before;
+            else
+              x[j] = a;
+            has = true;
+          }
+          write_part(ts, r0, part, x);
         }
-        write_run(ts, r0, x);
       } else {
         for (int j = 0; j < rn; ++j) {
           int const k = padded(r0 + j);
