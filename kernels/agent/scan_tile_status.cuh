@@ -20,8 +20,8 @@
 //
 // Status words. When the value and a 32-bit state fit in 16 bytes, a tile's
 // status is one word written and read whole (relaxed 64- or 128-bit accesses,
-// no fence): the fast path. Larger values (3x3 matrices, affine<double>) keep
-// the state in its own array, published with release/acquire.
+// no fence). Larger values (3x3 matrices, affine<double>) are records of
+// 16-byte words, each with the state as a tag (below): no fences either.
 
 #include <cstdint>
 #include <cstring>
@@ -92,65 +92,40 @@ __device__ __forceinline__ raw_word<16> load_word(raw_word<16> const* p) {
                : "memory");
   return v;
 }
-__device__ __forceinline__ void store_release(std::uint32_t* p, std::uint32_t v) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ std::uint32_t load_acquire(std::uint32_t const* p) {
-  std::uint32_t v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-// A value published by another block, read from L2 (never a stale L1 line).
-template <class V>
-__device__ __forceinline__ V load_cg(V const* p) {
-  static_assert(sizeof(V) % 4 == 0);
-  std::uint32_t w[sizeof(V) / 4];
-  auto const* q = reinterpret_cast<std::uint32_t const*>(p);
-#pragma unroll
-  for (int i = 0; i < int(sizeof(V) / 4); ++i) w[i] = __ldcg(q + i);
-  V v;
-  std::memcpy(&v, w, sizeof(V));
-  return v;
-}
-
 }  // namespace detail_scan
 
 // Status of `tiles` tiles in caller-provided device memory, all of it set to
 // 0xff bytes before the launch (one memset of bytes(tiles)).
+//
+// Values too large to share a 16-byte word with their state (3x3 matrices,
+// affine<double>) are records of 16-byte words, each a 4-byte tag (the
+// state) and 12 bytes of the value, written and read whole (relaxed 128-bit
+// accesses, no fences), as in lti_lookback.cuh. A record is valid when all
+// its words carry the same tag: a reader that catches a tile half way
+// through overwriting its aggregate with its inclusive prefix sees mixed
+// tags and looks again. (Before: a state word published with release and
+// read with acquire, the value in an array of its own: two fences per tile
+// on the look-back's critical path.)
 template <class V>
 struct scan_tile_status {
   static_assert(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0);
   static constexpr bool packed = detail_scan::packable<V>;
-  using word = detail_scan::raw_word<packed ? detail_scan::word_bytes<V> : 8>;
+  static constexpr int record_words = packed ? 1 : int((sizeof(V) + 11) / 12);
+  using word = detail_scan::raw_word<packed ? detail_scan::word_bytes<V> : 16>;
   static constexpr int fill = 0xff;
 
   unsigned long long* counter;  // dynamic tile index, starts at ~0
-  word* words;                  // packed: one word per tile
-  std::uint32_t* states;        // otherwise: states, aggregates and inclusive
-  V* aggregates;                // prefixes apart (a reader that saw one state
-  V* inclusives;                // must not see the other's value half-written)
+  word* words;                  // tile k's record at words[k * record_words]
 
   static constexpr std::size_t align(std::size_t x) { return (x + 255) / 256 * 256; }
   static std::size_t bytes(std::int64_t tiles) {
-    std::size_t b = align(sizeof(unsigned long long));
-    if constexpr (packed)
-      return b + align(sizeof(word) * tiles);
-    else
-      return b + align(sizeof(std::uint32_t) * tiles) + 2 * align(sizeof(V) * tiles);
+    return align(sizeof(unsigned long long)) + align(sizeof(word) * record_words * std::size_t(tiles));
   }
   static scan_tile_status carve(void* temp, std::int64_t tiles) {
     auto* base = static_cast<char*>(temp);
     scan_tile_status st{};
     st.counter = reinterpret_cast<unsigned long long*>(base);
-    base += align(sizeof(unsigned long long));
-    if constexpr (packed) {
-      st.words = reinterpret_cast<word*>(base);
-    } else {
-      st.states = reinterpret_cast<std::uint32_t*>(base);
-      base += align(sizeof(std::uint32_t) * tiles);
-      st.aggregates = reinterpret_cast<V*>(base);
-      st.inclusives = reinterpret_cast<V*>(base + align(sizeof(V) * tiles));
-    }
+    st.words = reinterpret_cast<word*>(base + align(sizeof(unsigned long long)));
     return st;
   }
 
@@ -165,13 +140,23 @@ struct scan_tile_status {
       std::memcpy(&w, &p, sizeof(p));
       detail_scan::store_word(words + tile, w);
     } else {
-      (state == scan_inclusive ? inclusives : aggregates)[tile] = v;
-      detail_scan::store_release(states + tile, state);
+      auto const* const bytes = reinterpret_cast<unsigned char const*>(&v);
+#pragma unroll
+      for (int c = 0; c < record_words; ++c) {
+        std::uint32_t q[4] = {state, 0u, 0u, 0u};
+        constexpr int full = int(sizeof(V));
+        int const n = full - 12 * c < 12 ? full - 12 * c : 12;
+        std::memcpy(q + 1, bytes + 12 * c, std::size_t(n));
+        word w;
+        std::memcpy(&w, q, sizeof(w));
+        detail_scan::store_word(words + tile * record_words + c, w);
+      }
     }
   }
 
   // One look at tile j: its state (scan_invalid while it has published
-  // nothing) and, otherwise, its value.
+  // nothing, or while its record is being overwritten) and, otherwise, its
+  // value.
   __device__ __forceinline__ std::uint32_t poll(std::int64_t j, V& v) const {
     if constexpr (packed) {
       word const w = detail_scan::load_word(words + j);
@@ -180,9 +165,25 @@ struct scan_tile_status {
       if (p.state != scan_invalid) v = p.value;
       return p.state;
     } else {
-      std::uint32_t const s = detail_scan::load_acquire(states + j);
-      if (s != scan_invalid) v = detail_scan::load_cg((s == scan_inclusive ? inclusives : aggregates) + j);
-      return s;
+      std::uint32_t q[record_words][4];
+#pragma unroll
+      for (int c = 0; c < record_words; ++c) {
+        word const w = detail_scan::load_word(words + j * record_words + c);
+        std::memcpy(q[c], &w, sizeof(w));
+      }
+      std::uint32_t const tag = q[0][0];
+      bool whole = tag != scan_invalid;
+#pragma unroll
+      for (int c = 1; c < record_words; ++c) whole = whole && q[c][0] == tag;
+      if (!whole) return scan_invalid;
+      auto* const bytes = reinterpret_cast<unsigned char*>(&v);
+#pragma unroll
+      for (int c = 0; c < record_words; ++c) {
+        constexpr int full = int(sizeof(V));
+        int const n = full - 12 * c < 12 ? full - 12 * c : 12;
+        std::memcpy(bytes + 12 * c, q[c] + 1, std::size_t(n));
+      }
+      return tag;
     }
   }
 

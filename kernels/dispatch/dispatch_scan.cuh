@@ -120,20 +120,24 @@ struct scan_access {
 // - values of 9 to 24 bytes: 512 x 4 (16 bytes) or 512 x 2 at 2 blocks per
 //   SM (64 registers); larger ones uncapped (a segmented 3x3 product spilled
 //   668 bytes under the 64-register cap);
-// - values of 25 to 36 bytes (3x3 f32 matrices): 256 x 8, uncapped (198
-//   registers, 1 block per SM; runs of 18 chunks on the vector path): 59.1%
-//   of copy, 3.81x CUB InclusiveScan (512 x 2 at 2 blocks per SM, before,
-//   on the scalar path: 27.8%; 512 x 4: 58.8%; 256 x 4: 49.6%; 128 x 8:
-//   48.5%). More items per thread amortise the block scan's shuffles and
-//   products of 9-word values.
+// - values of 25 to 36 bytes (3x3 f32 matrices): 256 x 8 at 2 blocks per SM
+//   (128 registers: the vector path reads a run in parts of 4 matrices),
+//   one look-back word: 81.4% of copy, 5.25x CUB InclusiveScan, with the
+//   fence-free status records (bench/results/h100-tune-scan-tags.log;
+//   uncapped, 198 registers and 1 block per SM: 65.1%; 128 x 16 at 2: 79.5%;
+//   192 x 8 at 3: 75.2%). Before the records (h100-tune-scan-parts.log):
+//   69.4% at 2 blocks per SM, 59.5% at 1, where ncu had the other warps
+//   waiting at the barrier for warp 0's look-back 40% of their cycles. More
+//   items per thread amortise the block scan's shuffles and products of
+//   9-word values.
 template <class V>
 struct scan_policy {
   static constexpr bool wide = sizeof(V) > 24 && sizeof(V) <= 36;
   static constexpr int block = wide ? 256 : 512;
   static constexpr int items =
       sizeof(V) <= 4 ? 16 : sizeof(V) <= 8 ? 8 : sizeof(V) <= 16 ? 4 : wide ? 8 : 2;
-  static constexpr int lookback_depth = 256, lookback_words = sizeof(V) <= 4 ? 1 : 2;
-  static constexpr int min_blocks = sizeof(V) <= 4 ? 4 : sizeof(V) <= 8 ? 3 : sizeof(V) <= 24 ? 2 : 1;
+  static constexpr int lookback_depth = 256, lookback_words = sizeof(V) <= 4 || wide ? 1 : 2;
+  static constexpr int min_blocks = sizeof(V) <= 4 ? 4 : sizeof(V) <= 8 ? 3 : sizeof(V) <= 36 ? 2 : 1;
 };
 template <class Policy>
 constexpr int scan_min_blocks() {
