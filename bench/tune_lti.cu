@@ -128,6 +128,20 @@ void sweep(char const* name, Sys const& sys, layout lay) {
   run<pol<256, 16, 128, 2, false, 2>>(name, "256x16 mb2 r2", sys, lay, false);
   run<pol<128, 32, 128, 3, true, 2>>(name, "128x32 mb3 corr r2", sys, lay, false);
   run<pol<128, 32, 128, 3, true, 4>>(name, "128x32 mb3 corr r4", sys, lay, false);
+  // More blocks per SM (ncu, DPCM decode at 128 x 16: 55 registers, 9 blocks
+  // per SM, warps waiting at a barrier for warp 0's look-back 35% of cycles).
+  run<pol<128, 16, 128, 10, true>>(name, "128x16 mb10 corr", sys, lay, false);
+  run<pol<128, 16, 128, 12, true>>(name, "128x16 mb12 corr", sys, lay, false);
+  run<pol<64, 32, 128, 16, true>>(name, "64x32 mb16 corr", sys, lay, false);
+  run<pol<64, 16, 128, 16, true>>(name, "64x16 mb16 corr", sys, lay, false);
+  run<pol<256, 16, 128, 6, true>>(name, "256x16 mb6 corr", sys, lay, false);
+  run<pol<64, 32, 128, 8>>(name, "64x32 mb8", sys, lay, false);
+  run<pol<128, 32, 128, 4>>(name, "128x32 mb4", sys, lay, false);
+  // Larger tiles for the cascade (fewer look-backs at the same occupancy).
+  run<pol<256, 32, 128, 2>>(name, "256x32 mb2", sys, lay, false);
+  run<pol<256, 16, 128, 3>>(name, "256x16 mb3", sys, lay, false);
+  run<pol<512, 16, 128, 1>>(name, "512x16 mb1", sys, lay, false);
+  run<pol<256, 16, 128, 6, true>>(name, "256x16 mb6 corr", sys, lay, false);
 }
 
 int main(int argc, char** argv) {

@@ -156,7 +156,7 @@ BOOST_AUTO_TEST_SUITE(lfilter_gpu)
 BOOST_AUTO_TEST_CASE(single_sequence_orders_0_to_8) {
   unsigned seed = 1;
   for (int order = 0; order <= 8; ++order)
-    for (std::int64_t n : {1, 2, 5, 1000, 2047, 2048, 2049, 100003, 1 << 20}) {
+    for (std::int64_t n : {1, 2, 5, 1000, 2047, 2048, 2049, 4095, 4096, 4097, 100003, 1 << 20}) {
       check_against_reference<float>(order, layout::contiguous(n), false, true, false, seed++);
       check_against_reference<float>(order, layout::contiguous(n), true, true, false, seed++);
       check_against_reference<double>(order, layout::contiguous(n), true, true, false, seed++);

@@ -164,6 +164,7 @@ BOOST_AUTO_TEST_CASE(sub_runs_f32) {
   sweep<float, lti_shape<64, 16, 128, 4, false, 8>>(sos, g_sos, seed);
   sweep<float, lti_shape<128, 16, 128, 8, true, 2>>(slow, g_slow, seed);
   sweep<float, lti_shape<128, 32, 128, 3, false, 4>>(slow, g_slow, seed);
+  sweep<float, lti_shape<256, 16, 128, 6, true>>(slow, g_slow, seed);  // the f32 default for states of <= 2 values
 }
 
 BOOST_AUTO_TEST_CASE(sub_runs_f64) {

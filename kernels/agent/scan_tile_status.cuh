@@ -121,7 +121,7 @@ struct scan_tile_status {
   static std::size_t bytes(std::int64_t tiles) {
     return align(sizeof(unsigned long long)) + align(sizeof(word) * record_words * std::size_t(tiles));
   }
-  static scan_tile_status carve(void* temp, std::int64_t tiles) {
+  static scan_tile_status carve(void* temp, std::int64_t /*tiles*/) {
     auto* base = static_cast<char*>(temp);
     scan_tile_status st{};
     st.counter = reinterpret_cast<unsigned long long*>(base);

@@ -221,11 +221,19 @@ constexpr int lti_runs() {
   else
     return 1;
 }
+// - states of up to 2 values (lfilter orders 1-2, DPCM order 2): 256 x 16
+//   at 6 blocks per SM, corrected (2026-11-24, bench/results/
+//   h100-tune-lti-blocks.log, one lane: DPCM decode 0.0633 ms against 0.0648
+//   at 128 x 16, lfilter order 1 0.0612 against 0.0635; but lfilter order 4
+//   0.0810 against 0.0693, so states of 3-4 values keep 128 x 16). ncu had
+//   DPCM's warps at 128 x 16 waiting at a barrier for warp 0's look-back 35%
+//   of their cycles; a tile of twice the samples halves the look-backs.
 template <class T, int K>
-using lti_policy_short =
-    std::conditional_t<sizeof(T) == 4,
-                       std::conditional_t<(K <= 4), lti_shape<128, 16, 128, 8, true>, lti_shape<128, 32, 128, 3>>,
-                       lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
+using lti_policy_short = std::conditional_t<
+    sizeof(T) == 4,
+    std::conditional_t<(K <= 2), lti_shape<256, 16, 128, 6, true>,
+                       std::conditional_t<(K <= 4), lti_shape<128, 16, 128, 8, true>, lti_shape<128, 32, 128, 3>>>,
+    lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
 template <class T, int K>
 using lti_policy_long = std::conditional_t<sizeof(T) == 4, lti_shape<128, 32, 128, K <= 4 ? 3 : 2>,
                                            lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
@@ -421,7 +429,10 @@ cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sy
   constexpr int K = System::K;
   using shorter = lti_policy_short<T, K>;
   if (lay.n < 0 || lay.count < 0) return cudaErrorInvalidValue;
-  if (lay.n == 0 || lay.count == 0 || lti_use_lanes(lay, shorter::block * shorter::items)) {
+  // The lanes kernel's threshold stays that of 128-thread tiles (2048
+  // samples; 4096 for the 8-value f32 cascade), as it was tuned.
+  constexpr std::int64_t lanes_tile = std::int64_t(shorter::block < 128 ? shorter::block : 128) * shorter::items;
+  if (lay.n == 0 || lay.count == 0 || lti_use_lanes(lay, lanes_tile)) {
     if (d_temp == nullptr) {
       temp_bytes = 1;
       return cudaSuccess;
