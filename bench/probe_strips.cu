@@ -72,19 +72,7 @@ int main() {
     CK(cudaMalloc(&q, total * 4));
     CK(cudaMemset(q, 0, total * 4));
   }
-  double copy_gbs;
-  {
-    std::size_t const bytes = std::size_t(1) << 30;
-    char *s, *d;
-    CK(cudaMalloc(&s, bytes));
-    CK(cudaMalloc(&d, bytes));
-    CK(cudaMemset(s, 1, bytes));
-    float const ms = median_ms([&] { CK(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice)); }, 20);
-    copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
-    std::printf("copy ceiling: %.1f GB/s\n", copy_gbs);
-    CK(cudaFree(s));
-    CK(cudaFree(d));
-  }
+  double const copy_gbs = tune_copy_ceiling_gbs();
   for (int n : {64, 512, 4096}) {
     long long const batch = total / n;
     widths<8>(p, n, batch, copy_gbs);

@@ -494,18 +494,7 @@ int main(int argc, char** argv) {
   long long const min_n = argc > 2 ? std::atoll(argv[2]) : 0;
   long long const max_n = argc > 3 ? std::atoll(argv[3]) : 1ll << 40;
   if (argc > 4) config_filter = argv[4];
-  {
-    std::size_t const bytes = std::size_t(1) << 30;
-    char *s, *d;
-    CK(cudaMalloc(&s, bytes));
-    CK(cudaMalloc(&d, bytes));
-    CK(cudaMemset(s, 1, bytes));
-    float const ms = median_ms([&] { CK(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice)); }, 20);
-    copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
-    std::printf("copy ceiling: %.1f GB/s\n", copy_gbs);
-    cudaFree(s);
-    cudaFree(d);
-  }
+  copy_gbs = tune_copy_ceiling_gbs();
   cusparseHandle_t h;
   SK(cusparseCreate(&h));
   // The issue's shapes, and two more of 2^26 unknowns (n = 32, 128) for the

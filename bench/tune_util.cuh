@@ -54,3 +54,19 @@ float median_ms(F&& launch, int reps = 30) {
   CK(cudaEventDestroy(b));
   return ts[ts.size() / 2];
 }
+
+// The copy ceiling: a device-to-device cudaMemcpy of 1 GiB, bytes read plus
+// written, GB/s (median of 20), printed as "copy ceiling: ... GB/s".
+inline double tune_copy_ceiling_gbs() {
+  std::size_t const bytes = std::size_t(1) << 30;
+  char *s, *d;
+  CK(cudaMalloc(&s, bytes));
+  CK(cudaMalloc(&d, bytes));
+  CK(cudaMemset(s, 1, bytes));
+  float const ms = median_ms([&] { CK(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice)); }, 20);
+  double const gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
+  std::printf("copy ceiling: %.1f GB/s\n", gbs);
+  CK(cudaFree(s));
+  CK(cudaFree(d));
+  return gbs;
+}
