@@ -104,6 +104,10 @@ struct agent_lti {
   using vec = lti_vec<T, K>;
 
   static constexpr int padded(int k) { return k + k / 32; }
+  // Item i of a thread's run, from the run's start: padded(t Items + i) -
+  // padded(t Items) for every t (Items a power of two: t Items is a
+  // multiple of 32, or t Items % 32 + i < 32).
+  __host__ __device__ static constexpr int at(int i) { return i + i / 32; }
 
   struct temp_storage {
     T x[padded(tile_items)];  // samples, then outputs
@@ -200,21 +204,35 @@ struct agent_lti {
     // (unit stride, the common case, with 32-bit offsets).
     {
       T v[Items];
-      T const* x = p.x + base;
+      T const* x = p.x + base + tid * es;
+      if (valid == tile_items) {
 #pragma unroll
-      for (int j = 0; j < Items; ++j) {
-        int const k = j * Block + int(tid);
-        v[j] = k < valid ? x[k * es] : T(0);
+        for (int j = 0; j < Items; ++j) v[j] = x[j * Block * es];
+      } else {
+#pragma unroll
+        for (int j = 0; j < Items; ++j) v[j] = j * Block + int(tid) < valid ? x[j * Block * es] : T(0);
       }
 #pragma unroll
-      for (int j = 0; j < Items; ++j) ts.x[padded(j * Block + int(tid))] = v[j];
+      for (int j = 0; j < Items; ++j) ts.x[j * padded(Block) + padded(int(tid))] = v[j];
     }
     __syncthreads();
 
+    // The thread's run: item i at run[at(i)], offsets known at compile time
+    // in the unrolled loops.
+    T* const run = ts.x + padded(int(tid) * Items);
+
     // The item after which this thread writes zf (the sequence's last
-    // sample), or -1.
+    // sample), or -1. That thread (one per sequence) steps the samples up to
+    // it in a loop of its own, so the unrolled loops carry no test per item.
     std::int64_t const last_j = n - 1 - i0 - std::int64_t(tid) * Items;
     int const zf_j = p.zf && last_j >= 0 && last_j < Items ? int(last_j) : -1;
+    if constexpr (Correct) {
+      if (zf_j >= 0) {  // the zero-state sub-run's state after item zf_j
+        vec z{};
+        for (int i = zf_j / run_items * run_items; i <= zf_j; ++i) (void)p.sys.step(z.v, run[at(i)]);
+        ts.zf0 = z;
+      }
+    }
 
     // Pre-computation: each sub-run's state from zero, the thread's run's
     // aggregate (sub-runs joined in order), then the warp scan. sub[r] keeps
@@ -224,12 +242,9 @@ struct agent_lti {
     for (int j = 0; j < run_items; ++j)
 #pragma unroll
       for (int r = 0; r < Runs; ++r) {
-        int const i = r * run_items + j, k = padded(int(tid) * Items + i);
-        T const y0 = p.sys.step(sub[r].v, ts.x[k]);
-        if constexpr (Correct) {
-          ts.x[k] = y0;
-          if (i == zf_j) ts.zf0 = sub[r];
-        }
+        int const k = at(r * run_items + j);
+        T const y0 = p.sys.step(sub[r].v, run[k]);
+        if constexpr (Correct) run[k] = y0;
       }
     vec inc = sub[0];
 #pragma unroll
@@ -313,11 +328,11 @@ struct agent_lti {
       for (int j = 0; j < run_items; ++j)
 #pragma unroll
         for (int r = 0; r < Runs; ++r) {
-          int const k = padded(int(tid) * Items + r * run_items + j);
-          T acc = ts.x[k];
+          int const k = at(r * run_items + j);
+          T acc = run[k];
 #pragma unroll
           for (int e = 0; e < K; ++e) acc = fma(p.resp[j][e], sub[r].v[e], acc);
-          ts.x[k] = acc;
+          run[k] = acc;
         }
       if (zf_j >= 0) {  // the state after item zf_j: A^(j + 1) s_in(r) + the zero-state sub-run's
         int const r = zf_j / run_items;
@@ -330,23 +345,33 @@ struct agent_lti {
         for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = z.v[e] + ts.zf0.v[e];
       }
     } else {
+      if (zf_j >= 0) {  // the state after item zf_j, from sub-run r's incoming one
+        int const r = zf_j / run_items;
+        vec z{};
+#pragma unroll
+        for (int q = 0; q < Runs; ++q)
+          if (q == r) z = sub[q];
+        for (int i = r * run_items; i <= zf_j; ++i) (void)p.sys.step(z.v, run[at(i)]);
+#pragma unroll
+        for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = z.v[e];
+      }
 #pragma unroll
       for (int j = 0; j < run_items; ++j)
 #pragma unroll
         for (int r = 0; r < Runs; ++r) {
-          int const i = r * run_items + j, k = padded(int(tid) * Items + i);
-          ts.x[k] = p.sys.step(sub[r].v, ts.x[k]);
-          if (i == zf_j)
-#pragma unroll
-            for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = sub[r].v[e];
+          int const k = at(r * run_items + j);
+          run[k] = p.sys.step(sub[r].v, run[k]);
         }
     }
     __syncthreads();
-    T* y = p.y + base;
+    T* const y = p.y + base + tid * es;
+    if (valid == tile_items) {
 #pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      int const k = j * Block + int(tid);
-      if (k < valid) y[k * es] = ts.x[padded(k)];
+      for (int j = 0; j < Items; ++j) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
+    } else {
+#pragma unroll
+      for (int j = 0; j < Items; ++j)
+        if (j * Block + int(tid) < valid) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
     }
   }
 };
