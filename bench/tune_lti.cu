@@ -142,6 +142,13 @@ void sweep(char const* name, Sys const& sys, layout lay) {
   run<pol<256, 16, 128, 3>>(name, "256x16 mb3", sys, lay, false);
   run<pol<512, 16, 128, 1>>(name, "512x16 mb1", sys, lay, false);
   run<pol<256, 16, 128, 6, true>>(name, "256x16 mb6 corr", sys, lay, false);
+  // After the run-offset cleanup (2026-11-24: the cascade at 128 x 32 fell
+  // from 127 to 80 registers): more blocks per SM.
+  run<pol<128, 32, 128, 5>>(name, "128x32 mb5", sys, lay, false);
+  run<pol<128, 32, 128, 6>>(name, "128x32 mb6", sys, lay, false);
+  run<pol<128, 32, 128, 6, true>>(name, "128x32 mb6 corr", sys, lay, false);
+  run<pol<256, 32, 128, 3>>(name, "256x32 mb3", sys, lay, false);
+  run<pol<256, 16, 128, 6>>(name, "256x16 mb6", sys, lay, false);
 }
 
 int main(int argc, char** argv) {

@@ -164,7 +164,13 @@ BOOST_AUTO_TEST_CASE(sub_runs_f32) {
   sweep<float, lti_shape<64, 16, 128, 4, false, 8>>(sos, g_sos, seed);
   sweep<float, lti_shape<128, 16, 128, 8, true, 2>>(slow, g_slow, seed);
   sweep<float, lti_shape<128, 32, 128, 3, false, 4>>(slow, g_slow, seed);
-  sweep<float, lti_shape<256, 16, 128, 6, true>>(slow, g_slow, seed);  // the f32 default for states of <= 2 values
+  sweep<float, lti_shape<256, 16, 128, 6, true>>(slow, g_slow, seed);
+  // The f32 defaults: states of up to 4 values that forget (corrected), and
+  // long memory (tiles of 8192 samples), at both filters; the cascade's own
+  // default shape (128 x 32 at 3, plain) runs in the public tests.
+  sweep<float, lti_shape<128, 32, 128, 6, true>>(slow, g_slow, seed);
+  sweep<float, lti_shape<256, 32, 128, 3>>(slow, g_slow, seed);
+  sweep<float, lti_shape<256, 32, 128, 3>>(sos, g_sos, seed);
 }
 
 BOOST_AUTO_TEST_CASE(sub_runs_f64) {

@@ -183,22 +183,26 @@ inline bool all_finite(std::span<T const> c) {
 
 // --- tuning -----------------------------------------------------------------
 
-// Tile shapes, from bench/tune_lti on the H100 (f32, 2^24 samples, one lane
-// and 64 lanes; bench/results/h100-tune-lti-correct.log, 2026-11-23, the
-// harness then hiding the host's enqueue behind a spin kernel as the
-// benchmark does; earlier runs in h100-tune-lti.log counted it):
+// Tile shapes, from bench/tune_lti on the H100 (f32, one lane of 2^24
+// samples and 64 lanes of 2^18, the host's enqueue hidden behind a spin
+// kernel, inputs rotated through 4 copies so none stays in L2;
+// bench/results/h100-tune-lti-offsets.log, 2026-11-24, after the agent's
+// run offsets became compile-time constants: the 8-value cascade fell from
+// 127 to 80 registers, and every system gained 3-11 points of copy):
 // - tiles that forget (A^tile zero in T, so no walk goes past the first
-//   predecessor), states of up to 4 values: 128 threads x 16 samples at 8
-//   blocks per SM with the output-correcting determination (agent_lti's
-//   Correct): lfilter order 4 0.0731 ms plain, 0.0686 corrected (65.7% of
-//   copy); order 1 0.0661 / 0.0638 ms (about 71%);
+//   predecessor), states of up to 4 values: 128 threads x 32 samples at 6
+//   blocks per SM, corrected (agent_lti's Correct): lfilter order 1 77.2 /
+//   78.4% of copy (one lane / 64 lanes), order 4 74.9 / 75.8%, DPCM decode
+//   order 2 77.0 / 77.9%. The shapes of before (256 x 16 at 6, 128 x 16 at
+//   8) measured 74.6 / 75.8%, 67.8%, 74.3%.
 // - larger states (a 4-section sosfilt, K = 8): 128 x 32 at 3 blocks per SM,
-//   plain (0.0937 ms, 48% of copy; 128 x 16 at 6: 0.1014; corrected shapes
-//   0.114-0.123: the correction's K FMAs per sample from the constant bank
-//   cost more than the cascade's second pass);
-// - long memory (a walk may go far back, and fewer, longer tiles pay):
-//   128 x 32 f32, 3 blocks per SM (2 for states over 4 values), plain. A
-//   pole at 0.99999, one lane: 56% of copy against 30% for 128 x 16.
+//   plain: 58.8 / 59.4% (128 x 32 at 5: 59.0 / 59.6%, the same; corrected at
+//   6: 49.9%; 256 x 32 at 3: 53.8%; 128 x 16 at 6: 50%).
+// - long memory (a walk may go far back, and fewer, longer tiles pay), states
+//   of up to 4 values: 256 x 32 at 3 blocks per SM, plain. A pole at 0.99999:
+//   68.4% of copy on one lane against 47.6% at 128 x 32 (75.2 / 75.4% on 64
+//   lanes); poles 0.9999 and 0.999: 66.4% against 38.2% (73.0 / 75.8%).
+//   Larger states: 128 x 32 at 2, as before (not re-tuned).
 // f64: 128 x 16 (16 KB tiles, as 128 x 32 f32) at 4 blocks per SM (2 for
 // states over 4 values), not tuned separately.
 template <int B, int I, int D, int M, bool C = false, int R = 1>
@@ -221,22 +225,16 @@ constexpr int lti_runs() {
   else
     return 1;
 }
-// - states of up to 2 values (lfilter orders 1-2, DPCM order 2): 256 x 16
-//   at 6 blocks per SM, corrected (2026-11-24, bench/results/
-//   h100-tune-lti-blocks.log, one lane: DPCM decode 0.0633 ms against 0.0648
-//   at 128 x 16, lfilter order 1 0.0612 against 0.0635; but lfilter order 4
-//   0.0810 against 0.0693, so states of 3-4 values keep 128 x 16). ncu had
-//   DPCM's warps at 128 x 16 waiting at a barrier for warp 0's look-back 35%
-//   of their cycles; a tile of twice the samples halves the look-backs.
 template <class T, int K>
-using lti_policy_short = std::conditional_t<
-    sizeof(T) == 4,
-    std::conditional_t<(K <= 2), lti_shape<256, 16, 128, 6, true>,
-                       std::conditional_t<(K <= 4), lti_shape<128, 16, 128, 8, true>, lti_shape<128, 32, 128, 3>>>,
-    lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
+using lti_policy_short =
+    std::conditional_t<sizeof(T) == 4,
+                       std::conditional_t<(K <= 4), lti_shape<128, 32, 128, 6, true>, lti_shape<128, 32, 128, 3>>,
+                       lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
 template <class T, int K>
-using lti_policy_long = std::conditional_t<sizeof(T) == 4, lti_shape<128, 32, 128, K <= 4 ? 3 : 2>,
-                                           lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
+using lti_policy_long =
+    std::conditional_t<sizeof(T) == 4,
+                       std::conditional_t<(K <= 4), lti_shape<256, 32, 128, 3>, lti_shape<128, 32, 128, 2>>,
+                       lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
 
 // --- dispatch ---------------------------------------------------------------
 
@@ -429,9 +427,9 @@ cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sy
   constexpr int K = System::K;
   using shorter = lti_policy_short<T, K>;
   if (lay.n < 0 || lay.count < 0) return cudaErrorInvalidValue;
-  // The lanes kernel's threshold stays that of 128-thread tiles (2048
-  // samples; 4096 for the 8-value f32 cascade), as it was tuned.
-  constexpr std::int64_t lanes_tile = std::int64_t(shorter::block < 128 ? shorter::block : 128) * shorter::items;
+  // The lanes kernel's threshold stays where it was tuned: tiles of 2048
+  // samples (4096 for the f32 cascades of more than 4 state values).
+  constexpr std::int64_t lanes_tile = sizeof(T) == 4 && K > 4 ? 4096 : 2048;
   if (lay.n == 0 || lay.count == 0 || lti_use_lanes(lay, lanes_tile)) {
     if (d_temp == nullptr) {
       temp_bytes = 1;
