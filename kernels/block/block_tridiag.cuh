@@ -29,6 +29,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include <cuda_runtime.h>
 
@@ -47,9 +48,12 @@ struct tridiag_rows {
   T* d;
 };
 
+// Nonzero and finite (0 < |p| < inf, false for NaN), without a branch:
+// the sweeps test every row's pivot.
 template <class T>
 __device__ __forceinline__ bool usable_pivot(T p) {
-  return p != T(0) && isfinite(p);
+  T const m = fabs(p);
+  return (m > T(0)) & (m < std::numeric_limits<T>::infinity());
 }
 
 __device__ __forceinline__ void record_breakdown(int* info, std::int64_t row) {
@@ -394,7 +398,12 @@ struct chunk_span {
 // len), the normalised rows left in k (chunk_regs<T, R>, or chunk_span with
 // len <= R). load may read k itself (rows not yet reached): row i is
 // written only after row i + 1 was loaded.
-template <class T, int R, class K, class Load, class Sink>
+// SelectBad: the first bad row kept with a select instead of a branch
+// (faster in the columns kernel, f32 interleaved n = 512: 71.9% of copy
+// against 69.2%; but it costs the 8-warp direct kernel its last registers
+// at 80: 64 bytes of spills, n = 4096 contiguous 72.5% against 83.2%;
+// bench/results/h100-tune-tridiag-columns-skew.log).
+template <class T, int R, bool SelectBad = false, class K, class Load, class Sink>
 __device__ __forceinline__ chunk_ends<T> chunk_sweeps(int first, int len, K& k, Load load, Sink breakdown) {
   T a_prev = 0, c_prev = 0, d_prev = 0;
   int bad = -1;
@@ -413,7 +422,10 @@ __device__ __forceinline__ chunk_ends<T> chunk_sweeps(int first, int len, K& k, 
         num_d = row.d - row.a * d_prev;
         num_a = -row.a * a_prev;
       }
-      if (bad < 0 && !usable_pivot(p)) bad = first + i;
+      if constexpr (SelectBad)
+        bad = (bad < 0) & !usable_pivot(p) ? first + i : bad;
+      else if (bad < 0 && !usable_pivot(p))
+        bad = first + i;
       T const r = T(1) / p;
       a_prev = num_a * r;
       c_prev = row.c * r;
