@@ -64,9 +64,25 @@ struct tridiag_columns_params {
 // each half warp).
 constexpr int tridiag_columns_pitch(int rows) { return rows | 1; }
 
+// Chunk q's rows start at q * (S * pitch + skew): with S * pitch a multiple
+// of 32 words (S = 32, or 16 in f64), the boundary solve's lanes (one
+// system, consecutive chunks) would all fall on one bank, 16-way replays
+// in the phase where a block issues no loads (ncu, f32 n = 512 and 256
+// interleaved: 24% and 39% of the shared-memory wavefronts). One word more
+// per chunk spreads them over the banks. Only where a warp's (f64: a half
+// warp's) sweep access covers one chunk: with S = 16 in f32 a warp spans
+// two chunks, which the skew would put on common banks.
+template <class T>
+constexpr int tridiag_columns_skew(int systems) {
+  return systems * int(sizeof(T)) >= 128 ? 1 : 0;
+}
+
 template <class T>
 constexpr std::size_t tridiag_columns_smem(int systems, int chunks, int rows) {
-  return 3 * std::size_t(chunks) * std::size_t(systems) * std::size_t(tridiag_columns_pitch(rows)) * sizeof(T) +
+  return 3 * std::size_t(chunks) *
+             (std::size_t(systems) * std::size_t(tridiag_columns_pitch(rows)) +
+              std::size_t(tridiag_columns_skew<T>(systems))) *
+             sizeof(T) +
          std::size_t(systems) * sizeof(int);
 }
 
@@ -95,10 +111,11 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
     tridiag_columns_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
   extern __shared__ __align__(16) unsigned char columns_smem[];
   int const S = p.systems, C = p.chunks, P = p.pitch;
+  int const CS = S * P + tridiag_columns_skew<T>(S);  // one chunk's rows, all S systems
   T* const sa = reinterpret_cast<T*>(columns_smem);
-  T* const sc = sa + C * S * P;
-  T* const sd = sc + C * S * P;
-  int* const sinfo = reinterpret_cast<int*>(sd + C * S * P);
+  T* const sc = sa + C * CS;
+  T* const sd = sc + C * CS;
+  int* const sinfo = reinterpret_cast<int*>(sd + C * CS);
   int const n = int(p.lay.n);
   chunk_split const split{n / C, n % C};
   int const t = int(threadIdx.x), s = t % S, q = t / S;
@@ -107,7 +124,7 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
   int const wd = p.width, per_warp = 32 / wd, warps = int(blockDim.x) / 32;
   int const w = t / 32, lane = t % 32, seg_lane = lane % wd;
   std::int64_t const es = p.lay.element_stride, groups = (p.lay.count + S - 1) / S;
-  auto idx = [=](int chunk, int row, int sys) { return (chunk * S + sys) * P + row; };
+  auto idx = [=](int chunk, int row, int sys) { return chunk * CS + sys * P + row; };
   for (std::int64_t item = blockIdx.x; item < groups * p.nrhs; item += gridDim.x) {
     std::int64_t const g = p.nrhs == 1 ? item : item / p.nrhs, r = item - g * p.nrhs;  // (no 64-bit division for one)
     std::int64_t const sys = g * S + s;
@@ -151,7 +168,7 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
             return v;
           };
           chunk_ends<T> const e =
-              chunk_sweeps<T, R>(first, ln, k, load, [&](int rw) { record_breakdown(sinfo + s, rw); });
+              chunk_sweeps<T, R, true>(first, ln, k, load, [&](int rw) { record_breakdown(sinfo + s, rw); });
           // Row 0's slot takes the first boundary equation; the last row's
           // slot already holds the second (the forward sweep's last row).
           // Neither slot's old value is needed by the substitution.
