@@ -263,6 +263,19 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr columns sys8", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 8; });
     add("thomas_pcr columns sys64", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 64; });
     add("thomas_pcr columns sys128", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_systems = 128; });
+    add("thomas_pcr segments off", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = -1; });
+    add("thomas_pcr segments64", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 64; });
+    add("thomas_pcr segments128", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 128; });
+    add("thomas_pcr segments256", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 256; });
+    add("thomas_pcr segments512", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 512; });
+    add("thomas_pcr segments256 rows32", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_rows = 256;
+      t.columns_rows = 32;
+    });
+    add("thomas_pcr segments512 rows32", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_rows = 512;
+      t.columns_rows = 32;
+    });
     add("thomas_pcr tile loadstore", TA::thomas_pcr, [](tridiag_tuning& t) {
       t.columns = 0;
       t.phases = 1;

@@ -32,6 +32,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <recur/layout/layout.hpp>
@@ -55,6 +56,7 @@ struct tridiag_columns_params {
   int width;    // lanes per system in the boundary solve: bit_ceil(C)
   int pitch;    // shared-memory elements per chunk and array (tridiag_columns_pitch)
   int phases;   // 1: read a, b, c, d and write x only (no solve: the copy's share of the time)
+  int segments;  // tridiag_segments_kernel only: segments per system (chunk_split of n), the cluster's size
 };
 
 // Shared memory holds each thread's chunk as consecutive rows (so the
@@ -86,6 +88,15 @@ constexpr std::size_t tridiag_columns_smem(int systems, int chunks, int rows) {
          std::size_t(systems) * sizeof(int);
 }
 
+// The segmented kernel's: the same, then per system its segment's link
+// equations (6 words), x_L and x_R, 2 words per segment for the block
+// Thomas, and its first bad row.
+template <class T>
+constexpr std::size_t tridiag_segments_smem(int systems, int chunks, int rows, int segments) {
+  return tridiag_columns_smem<T>(systems, chunks, rows) +
+         std::size_t(systems) * ((8 + 2 * std::size_t(segments)) * sizeof(T) + sizeof(int));
+}
+
 // Threads per block at most: f32 needs 1024 (32 systems x 32 chunks at
 // n = 512) and then has 64 registers; f64's 16 systems need 512, and at 64
 // registers it spilled ~500 bytes.
@@ -105,6 +116,81 @@ template <class T, bool Lone>
 inline constexpr int tridiag_columns_threads = Lone ? 512 : tridiag_columns_max_threads<T>;
 template <class T, bool Lone>
 inline constexpr int tridiag_columns_lookahead = Lone && sizeof(T) == 4 ? 4 : tridiag_columns_ahead<T>;
+
+// Thread (s, q)'s chunk, rows [first, first + len) of its system (the
+// caller's offset o at row first; d of the right-hand side at pd): fetched
+// L rows ahead and eliminated into k (chunk_sweeps). Row 0's slot then
+// takes the first boundary equation; the last row's slot already holds the
+// second (the forward sweep's last row). Neither slot's old value is needed
+// by the substitution. phases = 1: the same loads, no arithmetic but a sum.
+template <class T, int R, bool Lone>
+__device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p, T const* pd, std::int64_t o,
+                                              int first, int len, chunk_span<T> k, int* info) {
+  int const n = int(p.lay.n);
+  std::int64_t const es = p.lay.element_stride;
+  // One offset walks the rows in order (offsets kept per row cost a 64-bit
+  // register pair each and spilled).
+  std::int64_t at = o;
+  int row = first;
+  auto fetch = [&] {
+    tridiag_equation<T> const q{row == 0 ? T(0) : p.a[at], p.b[at], row == n - 1 ? T(0) : p.c[at], pd[at]};
+    at += es;
+    ++row;
+    return q;
+  };
+  if (p.phases == 1) {
+    for (int i = 0; i < len; ++i) {
+      tridiag_equation<T> const v = fetch();
+      k.d[i] = v.a + v.b + v.c + v.d;
+    }
+    return;
+  }
+  // A chunk of exactly R rows (every chunk when C R = n) runs with its
+  // length a constant: the row guards fold away (with a runtime length each
+  // row was a branch, and every join register moves: 480 IMAD.MOV in the
+  // f32 kernel's SASS).
+  auto sweep = [&](auto len_c) {
+    int const ln = len_c;
+    constexpr int L = tridiag_columns_lookahead<T, Lone>;
+    tridiag_equation<T> ring[L];
+#pragma unroll
+    for (int j = 0; j < L; ++j)
+      if (j < ln) ring[j] = fetch();
+    auto load = [&](int i) {  // called for i = 0, 1, ... in order (chunk_sweeps)
+      tridiag_equation<T> const v = ring[i % L];
+      if (i + L < ln) ring[i % L] = fetch();
+      return v;
+    };
+    chunk_ends<T> const e = chunk_sweeps<T, R, true>(first, ln, k, load, [&](int rw) { record_breakdown(info, rw); });
+    k.a[0] = e.first.a;
+    k.c[0] = e.first.c;
+    k.d[0] = e.first.d;
+  };
+  if (len == R)
+    sweep(std::integral_constant<int, R>{});
+  else
+    sweep(len);
+}
+
+// The substitution and the store of a chunk: x_first, x_last in the end
+// slots of d, the interior rows by chunk_substitute's expressions; NaN for
+// a system that broke down (ok false). phases = 1 stores d as it is.
+template <class T, int R>
+__device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const* kd, int len, T* px,
+                                              std::int64_t es, bool ph1, bool ok) {
+  T const xf = kd[0], xl = kd[len - 1], nan = std::numeric_limits<T>::quiet_NaN();
+  auto store = [&](int i, int ln) {
+    T const xi = ph1 ? kd[i] : i == 0 ? xf : i == ln - 1 ? xl : kd[i] - ka[i] * xf - kc[i] * xl;
+    px[std::int64_t(i) * es] = ok ? xi : nan;
+  };
+  if (len == R) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) store(i, R);
+  } else {
+#pragma unroll 2
+    for (int i = 0; i < len; ++i) store(i, len);
+  }
+}
 
 template <class T, int R, bool Lone = false>
 __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
@@ -132,56 +218,8 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
     if (t < S) sinfo[t] = INT_MAX;
     __syncthreads();
     std::int64_t const o = sys * p.lay.batch_stride + std::int64_t(first) * es;
-    if (mine) {
-      // One offset walks the rows in order (offsets kept per row cost a
-      // 64-bit register pair each and spilled).
-      T const* const pd = p.d + r * p.rhs_stride;
-      std::int64_t at = o;
-      int row = first;
-      auto fetch = [&] {
-        tridiag_equation<T> const q{row == 0 ? T(0) : p.a[at], p.b[at], row == n - 1 ? T(0) : p.c[at], pd[at]};
-        at += es;
-        ++row;
-        return q;
-      };
-      chunk_span<T> k{sa + idx(q, 0, s), sc + idx(q, 0, s), sd + idx(q, 0, s)};
-      if (p.phases == 1) {  // the same loads and stores, no arithmetic but a sum
-        for (int i = 0; i < len; ++i) {
-          tridiag_equation<T> const v = fetch();
-          k.d[i] = v.a + v.b + v.c + v.d;
-        }
-      } else {
-        // A chunk of exactly R rows (every chunk when C R = n) runs with its
-        // length a constant: the row guards fold away (with a runtime length
-        // each row was a branch, and every join register moves: 480
-        // IMAD.MOV in the f32 kernel's SASS).
-        auto sweep = [&](auto len_c) {
-          int const ln = len_c;
-          constexpr int L = tridiag_columns_lookahead<T, Lone>;
-          tridiag_equation<T> ring[L];
-#pragma unroll
-          for (int j = 0; j < L; ++j)
-            if (j < ln) ring[j] = fetch();
-          auto load = [&](int i) {  // called for i = 0, 1, ... in order (chunk_sweeps)
-            tridiag_equation<T> const v = ring[i % L];
-            if (i + L < ln) ring[i % L] = fetch();
-            return v;
-          };
-          chunk_ends<T> const e =
-              chunk_sweeps<T, R, true>(first, ln, k, load, [&](int rw) { record_breakdown(sinfo + s, rw); });
-          // Row 0's slot takes the first boundary equation; the last row's
-          // slot already holds the second (the forward sweep's last row).
-          // Neither slot's old value is needed by the substitution.
-          k.a[0] = e.first.a;
-          k.c[0] = e.first.c;
-          k.d[0] = e.first.d;
-        };
-        if (len == R)
-          sweep(std::integral_constant<int, R>{});
-        else
-          sweep(len);
-      }
-    }
+    chunk_span<T> const k{sa + idx(q, 0, s), sc + idx(q, 0, s), sd + idx(q, 0, s)};
+    if (mine) columns_sweep<T, R, Lone>(p, p.d + r * p.rhs_stride, o, first, len, k, sinfo + s);
     __syncthreads();
     // The boundary systems: segment j of warp w takes system w * per_warp + j,
     // then every warps * per_warp-th after it.
@@ -211,26 +249,164 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
     __syncthreads();
     if (mine) {
       int const broke = sinfo[s];
-      T const xf = sd[idx(q, 0, s)], xl = sd[idx(q, len - 1, s)], nan = std::numeric_limits<T>::quiet_NaN();
-      T* const px = p.x + o + r * p.rhs_stride;
-      int const j0 = idx(q, 0, s);
-      bool const ph1 = p.phases == 1, ok = broke == INT_MAX;
-      auto store = [&](int i, int ln) {  // the expressions of chunk_substitute
-        int const j = j0 + i;
-        T const xi = ph1 ? sd[j] : i == 0 ? xf : i == ln - 1 ? xl : sd[j] - sa[j] * xf - sc[j] * xl;
-        px[std::int64_t(i) * es] = ok ? xi : nan;
-      };
-      if (len == R) {
-#pragma unroll
-        for (int i = 0; i < R; ++i) store(i, R);
-      } else {
-#pragma unroll 2
-        for (int i = 0; i < len; ++i) store(i, len);
-      }
+      columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, p.phases == 1, broke == INT_MAX);
       if (p.info && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
     }
     __syncthreads();  // shared memory and sinfo are reused by the next item
   }
+}
+
+// Systems cut into G segments of consecutive rows, a block per (group of S
+// systems, segment), the G blocks of a group one thread-block cluster
+// (sm_90): for interleaved systems too long for one block's shared memory
+// (3 words per row), or long enough that a whole-system block has its SM
+// to itself and never overlaps its phases with another block's loads (ncu,
+// f32 n = 512: issue 35% busy, DRAM 54%). A segment's chunks are swept and
+// its boundary equations solved as in the columns kernel, but with the
+// segment's first equation's coupling to the previous segment (x_L) and its
+// last one's to the next (x_R) carried as two spike columns
+// (warp_boundary_pcr's boundary_cols). The segment's two end equations in
+// x_L, x_R (spike_link) stay in its shared memory; after a cluster barrier
+// every block reads its peers' (distributed shared memory), runs the block
+// Thomas over the G segments (spike_forward / spike_backward) for the x_L,
+// x_R it needs, and substitutes. The data makes one trip through DRAM (5
+// words per row; the partitioned form reads a, b, c, d twice).
+//
+// (A first form joined the segments through global memory, blocks taking
+// work items in order from an atomic counter and waiting for their group:
+// H100, f32 n = 4096 interleaved 39% of copy, n = 512 51% against 71% for
+// whole systems. In steady state a group's segments went to blocks that
+// had started at different times, and the first waited for the last. A
+// cluster's blocks are scheduled together.)
+template <class T, int R>
+__global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
+    tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  cg::cluster_group const cluster = cg::this_cluster();
+  extern __shared__ __align__(16) unsigned char columns_smem[];
+  int const S = p.systems, C = p.chunks, P = p.pitch, G = p.segments;
+  int const CS = S * P + tridiag_columns_skew<T>(S);
+  T* const sa = reinterpret_cast<T*>(columns_smem);
+  T* const sc = sa + C * CS;
+  T* const sd = sc + C * CS;
+  T* const link = sd + C * CS;  // 6 x S: l0, r0, d0, l1, r1, d1 of each system
+  T* const xlr = link + 6 * S;  // 2 x S: x_L, x_R
+  T* const elim = xlr + 2 * S;  // 2 x G x S: c0, d0 of each segment's spike_elim
+  int* const sinfo = reinterpret_cast<int*>(elim + 2 * G * S);
+  int* const sbad = sinfo + S;  // the segment's first bad rows, for the peers
+  int const n = int(p.lay.n);
+  chunk_split const segs{n / G, n % G};
+  int const t = int(threadIdx.x), s = t % S, q = t / S;
+  bool const owner = q < C;
+  int const wd = p.width, per_warp = 32 / wd;
+  int const w = t / 32, lane = t % 32, seg_lane = lane % wd;
+  int const sl = w * per_warp + lane / wd;  // the boundary solve's system
+  std::int64_t const es = p.lay.element_stride;
+  int const j = int(cluster.block_rank());
+  std::int64_t const g = blockIdx.x / unsigned(G);
+  auto idx = [=](int chunk, int row, int sys) { return chunk * CS + sys * P + row; };
+  int const s0 = segs.first(j);
+  chunk_split const split{segs.len(j) / C, segs.len(j) % C};
+  std::int64_t const sys = g * S + s;
+  bool const mine = owner && sys < p.lay.count;
+  int const first = owner ? s0 + split.first(q) : 0, len = owner ? split.len(q) : 0;
+  std::int64_t const o = sys * p.lay.batch_stride + std::int64_t(first) * es;
+  chunk_span<T> const k{sa + idx(q, 0, s), sc + idx(q, 0, s), sd + idx(q, 0, s)};
+  bool const ok = sl < S && seg_lane < C && g * S + sl < p.lay.count;
+  {
+    std::int64_t const r = blockIdx.y;  // the right-hand side (the dispatch offsets d and x past 65535)
+    if (t < S) sinfo[t] = INT_MAX;
+    __syncthreads();
+    if (mine) columns_sweep<T, R, false>(p, p.d + r * p.rhs_stride, o, first, len, k, sinfo + s);
+    __syncthreads();
+    // The segment's boundary equations, with the spikes of x_L and x_R.
+    tridiag_eq3<T> f0{T(0), T(0), T(0)}, f1{T(0), T(0), T(0)};
+    boundary_cols<T, 2> g0{{T(0), T(0)}}, g1{{T(0), T(0)}};
+    int i0 = 0, i1 = 0;
+    if (ok) {
+      i0 = idx(seg_lane, 0, sl);
+      i1 = idx(seg_lane, split.len(seg_lane) - 1, sl);
+      f0 = {sa[i0], sc[i0], sd[i0]};
+      f1 = {sa[i1], sc[i1], sd[i1]};
+      if (seg_lane == 0) g0.v[0] = f0.a, f0.a = T(0);
+      if (seg_lane == C - 1) g1.v[1] = f1.c, f1.c = T(0);
+    }
+    warp_boundary_pcr<T, 2>(
+        f0, f1, C, seg_lane, ok, sinfo + (ok ? sl : 0),
+        [s0, split](int jj) {
+          int const c = jj / 2;
+          return s0 + ((jj & 1) ? split.first(c) + split.len(c) - 1 : split.first(c));
+        },
+        wd, &g0, &g1);
+    if (ok) {
+      // Kept in the end rows' slots across the join (not in registers):
+      // the substitution reads neither end row's a or c.
+      sa[i0] = g0.v[0], sc[i0] = g0.v[1], sd[i0] = f0.d;
+      sa[i1] = g1.v[0], sc[i1] = g1.v[1], sd[i1] = f1.d;
+      if (seg_lane == 0) link[sl] = g0.v[0], link[S + sl] = g0.v[1], link[2 * S + sl] = f0.d;
+      if (seg_lane == C - 1) link[3 * S + sl] = g1.v[0], link[4 * S + sl] = g1.v[1], link[5 * S + sl] = f1.d;
+    }
+    __syncthreads();  // sinfo holds the segment's breakdowns
+    if (t < S) sbad[t] = sinfo[t];
+    cluster.sync();  // every segment's links published
+    if (t < S && g * S + t < p.lay.count) {
+      // The block Thomas over the segments, forward to the end, then back
+      // down to j - 1; the loads of B segments issued together (each a
+      // round trip to a peer's shared memory).
+      constexpr int B = 4;
+      spike_carry<T> kc;
+      int broke = INT_MAX;
+      T cl = T(0), dl = T(0);  // (c1, d1) of segment j - 1
+      for (int v0 = 0; v0 < G; v0 += B) {
+        spike_link<T> lk[B];
+        int bd[B];
+#pragma unroll
+        for (int u = 0; u < B; ++u)
+          if (v0 + u < G) {
+            T const* const pl = cluster.map_shared_rank(link, v0 + u);
+            lk[u] = {pl[t], pl[S + t], pl[2 * S + t], pl[3 * S + t], pl[4 * S + t], pl[5 * S + t]};
+            bd[u] = cluster.map_shared_rank(sbad, v0 + u)[t];
+          }
+#pragma unroll
+        for (int u = 0; u < B; ++u)
+          if (v0 + u < G) {
+            int const v = v0 + u;
+            bool good = true;
+            spike_elim<T> const e = spike_forward(lk[u], kc, good);
+            broke = min(broke, good ? bd[u] : min(bd[u], segs.first(v) + 1));
+            if (v == j - 1) cl = e.c1, dl = e.d1;
+            elim[2 * v * S + t] = e.c0;
+            elim[(2 * v + 1) * S + t] = e.d0;
+          }
+      }
+      T xr = T(0), xR = T(0), xL = T(0);  // x_first of segment v + 1
+      for (int v = G - 1; v >= max(j - 1, 0); --v) {
+        T const x0 = elim[(2 * v + 1) * S + t] - elim[2 * v * S + t] * xr;
+        if (v == j + 1) xR = x0;
+        if (v == j - 1) xL = dl - cl * xr;  // x_last
+        xr = x0;
+      }
+      xlr[t] = xL;
+      xlr[S + t] = xR;
+      sinfo[t] = broke;
+    }
+    cluster.sync();  // the peers are done reading this block's links (and xlr, sinfo are set)
+    if (ok) {
+      T const xL = xlr[sl], xR = xlr[S + sl];
+      i0 = idx(seg_lane, 0, sl);
+      i1 = idx(seg_lane, split.len(seg_lane) - 1, sl);
+      sd[i0] = sd[i0] - sa[i0] * xL - sc[i0] * xR;
+      sd[i1] = sd[i1] - sa[i1] * xL - sc[i1] * xR;
+    }
+    __syncthreads();
+    if (mine) {
+      int const broke = sinfo[s];
+      columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
+      if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
+    }
+  }
+#endif
 }
 
 }  // namespace recur::kernels

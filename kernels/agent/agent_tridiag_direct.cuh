@@ -218,25 +218,20 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
       if (lane == 0) lw[0] = g0.v[0], lw[1] = g0.v[1], lw[2] = f0.d;
       if (lane == 31) lw[3] = g1.v[0], lw[4] = g1.v[1], lw[5] = f1.d;
       __syncthreads();
-      if (t == 0) {
-        T cc = T(0), dc = T(0);  // C'_(w-1)[1], D'_(w-1)[1]
+      if (t == 0) {  // block Thomas over the warps (spike_forward, spike_backward)
+        spike_carry<T> k;
         for (int v = 0; v < W; ++v) {
           T* const q = link + 6 * v;
-          T const l0 = q[0], r0 = q[1], d0 = q[2], l1 = q[3], r1 = q[4], d1 = q[5];
-          T const piv = T(1) - l0 * cc;
-          if (!usable_pivot(piv)) record_breakdown(&info, v * 32 * R);
-          T const ip = T(1) / piv, e1 = l1 * cc;
-          T const c0 = r0 * ip, dd0 = (d0 - l0 * dc) * ip;
-          T const c1 = r1 + e1 * c0, dd1 = (d1 - l1 * dc) + e1 * dd0;
-          q[0] = c0, q[1] = dd0, q[2] = c1, q[3] = dd1;
-          cc = c1, dc = dd1;
+          bool ok = true;
+          spike_elim<T> const e = spike_forward(spike_link<T>{q[0], q[1], q[2], q[3], q[4], q[5]}, k, ok);
+          if (!ok) record_breakdown(&info, v * 32 * R);
+          q[0] = e.c0, q[1] = e.d0, q[2] = e.c1, q[3] = e.d1;
         }
         T xr = T(0);  // the next warp's first unknown
         for (int v = W - 1; v >= 0; --v) {
           T* const q = link + 6 * v;
-          T const x0 = q[1] - q[0] * xr, x1 = q[3] - q[2] * xr;
-          q[4] = x0, q[5] = x1;
-          xr = x0;
+          spike_backward(spike_elim<T>{q[0], q[1], q[2], q[3]}, xr, q[4], q[5]);
+          xr = q[4];
         }
       }
       __syncthreads();

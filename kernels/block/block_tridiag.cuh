@@ -587,6 +587,49 @@ __device__ __forceinline__ void warp_boundary_pcr(tridiag_eq3<T>& f0, tridiag_eq
   }
 }
 
+// Segments of one system joined through spikes: after its own boundary
+// solve (warp_boundary_pcr with two extra columns), segment w's first and
+// last unknowns read
+//     x_first + l0 x_L + r0 x_R = d0,   x_last + l1 x_L + r1 x_R = d1,
+// with x_L the previous segment's last unknown and x_R the next one's
+// first. In U_w = (x_first, x_last) that is a block tridiagonal system,
+// U_w + [0 l0; 0 l1] U_(w-1) + [r0 0; r1 0] U_(w+1) = (d0, d1), whose block
+// Thomas needs one reciprocal per segment: the elimination matrix is lower
+// triangular (with c = the carried C'_(w-1)[1], p = 1 - l0 c). spike_forward
+// eliminates segment w given the carry of w - 1 and returns what
+// spike_backward needs; spike_backward gives U_w from x_R.
+template <class T>
+struct spike_link {
+  T l0, r0, d0, l1, r1, d1;
+};
+template <class T>
+struct spike_elim {
+  T c0, d0, c1, d1;  // x_first = d0 - c0 x_R, x_last = d1 - c1 x_R
+};
+template <class T>
+struct spike_carry {
+  T c = T(0), d = T(0);  // C'_(w-1)[1], D'_(w-1)[1]
+};
+
+// ok is cleared when the segment's pivot is unusable.
+template <class T>
+__device__ __forceinline__ spike_elim<T> spike_forward(spike_link<T> const& q, spike_carry<T>& k, bool& ok) {
+  T const piv = T(1) - q.l0 * k.c;
+  ok = usable_pivot(piv);
+  T const ip = T(1) / piv, e1 = q.l1 * k.c;
+  T const c0 = q.r0 * ip, dd0 = (q.d0 - q.l0 * k.d) * ip;
+  T const c1 = q.r1 + e1 * c0, dd1 = (q.d1 - q.l1 * k.d) + e1 * dd0;
+  k = {c1, dd1};
+  return {c0, dd0, c1, dd1};
+}
+
+// U_w = (x_first, x_last) from the next segment's x_first (0 past the last).
+template <class T>
+__device__ __forceinline__ void spike_backward(spike_elim<T> const& e, T xr, T& x_first, T& x_last) {
+  x_first = e.d0 - e.c0 * xr;
+  x_last = e.d1 - e.c1 * xr;
+}
+
 // One warp, one system. row_map turns a row of this system into the row
 // reported in info (the identity, or the original row when the system is a
 // reduced one).

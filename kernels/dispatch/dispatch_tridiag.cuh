@@ -43,6 +43,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -195,6 +196,19 @@ struct tridiag_tuning {
   int columns_rows = 0;
   int columns_systems = 0;  // systems per block (0: 128 bytes of each row, fewer when shared memory is short)
   bool columns_lone = true;  // f32 blocks alone on their SM: 128 registers, 4 rows fetched ahead
+  // Systems cut into segments of about this many rows (at most 16), a
+  // block per segment and group of systems, a cluster per group
+  // (agent_tridiag_columns.cuh's tridiag_segments_kernel, sm_90): 0 chooses
+  // (columns_segment_default rows from n = columns_segment_min_n up; 0:
+  // 1024 in f32, 256 in f64), -1 never. Where the columns kernel applies
+  // (above). tune_tridiag on the H100, 2026-11-24, interleaved, % of copy,
+  // segments of 128 rows / whole systems: f32 n = 512 64.5 / 71.8, 1024
+  // 61.2 / 53.6, 4096 (16 segments) 50.3 / 27.7 (partitioned); f64 n = 256
+  // 88.4 / 85.3, 512 82.7 / 73.7, 1024 78.8 / 53.9, 4096 59.9 / 33.6
+  // (bench/results/h100-tune-tridiag-segments.log).
+  int columns_segment_rows = 0;
+  int columns_segment_default = 128;
+  std::int64_t columns_segment_min_n = 0;
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
@@ -225,6 +239,7 @@ struct tridiag_launch_plan {
   // > 0: agent_tridiag_columns.cuh with this many systems per block, chunks
   // per system and rows per chunk at most (<= 32).
   int columns_systems = 0, columns_chunks = 0, columns_rows = 0;
+  int columns_segments = 1;  // > 1: tridiag_segments_kernel, this many segments per system
   std::size_t smem = 0;
 };
 
@@ -307,35 +322,63 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       return pl;
     }
     // Adjacent systems, full 128-byte rows (agent_tridiag_columns.cuh).
+    bool const columns_wanted = !rows_fast && lay.batch_stride == 1 && lay.count >= tune.columns_min_count;
+    bool const columns_ok = tune.columns > 0 && tune.phases >= 1 && tune.max_steps < 0 && tune.stages == 1 &&
+                            (tune.columns > 1 || columns_wanted);
+    // sys systems of `rows` rows per chunk, `chunks` chunks per block.
+    auto columns_block = [&](std::int64_t chunks, int rows, int segments) {
+      int sys = tune.columns_systems > 0 ? tune.columns_systems : int(128 / sizeof(T));
+      auto smem = [&](int s2) {
+        return segments > 1 ? kernels::tridiag_segments_smem<T>(s2, int(chunks), rows, segments)
+                         : kernels::tridiag_columns_smem<T>(s2, int(chunks), rows);
+      };
+      auto fits_block = [&](int s2) {
+        return (s2 * chunks + 31) / 32 * 32 <= kernels::tridiag_columns_max_threads<T> && smem(s2) <= max_smem;
+      };
+      while (sys > 1 && !fits_block(sys) && (tune.columns_systems == 0 || tune.columns > 1)) sys /= 2;
+      if (rows > 32 || !fits_block(sys)) return false;
+      pl.solver = kernels::tile_solver::thomas_pcr;
+      pl.columns_systems = sys;
+      pl.columns_chunks = int(chunks);
+      pl.columns_rows = rows;
+      pl.threads = int((sys * chunks + 31) / 32 * 32);
+      pl.smem = smem(sys);
+      pl.supported = true;
+      return true;
+    };
+    // Segments: G of about seg rows each (at most 16: a cluster), a
+    // power-of-two count of chunks of 16 rows (columns_rows when set) per
+    // segment, each >= 2 rows.
+    // tune_tridiag on the H100 (doc/performance.md cites the run).
+    std::int64_t const seg_min_n =
+        tune.columns_segment_min_n > 0 ? tune.columns_segment_min_n : sizeof(T) == 4 ? 1024 : 256;
+    int const seg = tune.columns_segment_rows != 0 ? tune.columns_segment_rows
+                    : n >= seg_min_n               ? tune.columns_segment_default
+                                                   : -1;
+    if (columns_ok && tune.phases > 1 && seg > 0 && n > seg && n < (std::int64_t(1) << 30)) {
+      std::int64_t const G = std::min<std::int64_t>((n + seg - 1) / seg, 16), shortest = n / G;
+      std::int64_t const target = tune.columns_rows > 0 ? tune.columns_rows : 16;
+      std::int64_t const want = std::clamp<std::int64_t>((shortest + target - 1) / target, 1, 32);
+      std::int64_t const chunks = std::int64_t(std::bit_floor(std::uint64_t(std::min(want, shortest / 2))));
+      int const rows = int(((n + G - 1) / G + chunks - 1) / chunks);
+      if (chunks >= 1 && columns_block(chunks, rows, int(G))) {
+        pl.columns_segments = int(G);
+        return pl;
+      }
+    }
+    // Whole systems (n <= 1024).
     // bench/tune_tridiag on the H100, 2026-11-23, interleaved, % of copy,
     // this kernel / the tile: f32 n = 64 80.3 / 64.1 (Thomas), 256 70.1 /
     // 44.4, 512 61.2 (32-row chunks) / 48.6, 1024 49.4 / 37.2; f64 n = 64
     // 89.2 / 70.4 (Thomas), 256 82.5 / 59.3, 512 70.0 / 41.4, 1024 53.9 /
     // 39.8 (bench/results/h100-tune-tridiag-columns-4.log).
-    bool const columns_wanted = !rows_fast && lay.batch_stride == 1 && lay.count >= tune.columns_min_count;
-    if (tune.columns > 0 && tune.phases >= 1 && tune.max_steps < 0 && tune.stages == 1 && n <= 1024 &&
-        (tune.columns > 1 || columns_wanted)) {
+    if (columns_ok && n <= 1024) {
       std::int64_t const most = std::max<std::int64_t>(1, std::min<std::int64_t>(32, n / 2));
       std::int64_t const target = tune.columns_rows != 0 ? tune.columns_rows : sizeof(T) == 4 && n > 256 ? 32 : 16;
       std::int64_t const chunks =
           target > 0 ? std::clamp<std::int64_t>((n + target - 1) / target, 1, most) : most;
       int const rows = int((n + chunks - 1) / chunks);
-      int sys = tune.columns_systems > 0 ? tune.columns_systems : int(128 / sizeof(T));
-      auto fits_block = [&](int s2) {
-        return (s2 * chunks + 31) / 32 * 32 <= kernels::tridiag_columns_max_threads<T> &&
-               kernels::tridiag_columns_smem<T>(s2, int(chunks), rows) <= max_smem;
-      };
-      while (sys > 1 && !fits_block(sys) && (tune.columns_systems == 0 || tune.columns > 1)) sys /= 2;
-      if (rows <= 32 && fits_block(sys)) {
-        pl.solver = kernels::tile_solver::thomas_pcr;
-        pl.columns_systems = sys;
-        pl.columns_chunks = int(chunks);
-        pl.columns_rows = rows;
-        pl.threads = int((sys * chunks + 31) / 32 * 32);
-        pl.smem = kernels::tridiag_columns_smem<T>(sys, int(chunks), rows);
-        pl.supported = true;
-        return pl;
-      }
+      if (columns_block(chunks, rows, 1)) return pl;
     }
     int const gt =
         std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / tune.thomas_pcr_rows)))),
@@ -493,6 +536,15 @@ struct tridiag_partition_workspace {
   std::size_t total() const { return 4 * arrays + 2 * ints + nested; }
 };
 
+// What the segmented form falls back to where clusters of its size do not
+// fit (devices before sm_90): whole systems, or the partitioned form.
+template <class T>
+tridiag_launch_plan tridiag_segments_fallback(layout const& lay, tridiag_launch_plan const& pl) {
+  tridiag_tuning tune = pl.tune;
+  tune.columns_segment_rows = -1;
+  return plan_tridiag<T>(lay, tridiag_algorithm::thomas_pcr, pl.max_smem, tune);
+}
+
 // rd and cr_rd: their breakdown depends on the right-hand side.
 inline bool tridiag_rhs_breakdown(tridiag_launch_plan const& pl) {
   return pl.supported && !pl.partition && !pl.global_thomas &&
@@ -503,6 +555,7 @@ template <class T>
 std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl) {
   if (pl.global_thomas) return std::size_t(lay.n) * std::size_t(lay.count) * sizeof(T);
   if (pl.partition) return tridiag_partition_workspace<T>(lay, pl).total();
+  if (pl.columns_segments > 1) return tridiag_workspace_bytes<T>(lay, tridiag_segments_fallback<T>(lay, pl));
   if (tridiag_rhs_breakdown(pl)) return std::size_t(lay.count) * sizeof(std::int32_t);  // the status
   return 0;
 }
@@ -644,7 +697,7 @@ cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, T const* a, T 
   int const S = pl.columns_systems, C = pl.columns_chunks;
   kernels::tridiag_columns_params<T> const p{
       a, b, c, d, x, info, lay, nrhs, rhs_stride, S, C, tridiag_ceil_pow2(C),
-      kernels::tridiag_columns_pitch(pl.columns_rows), pl.phases};
+      kernels::tridiag_columns_pitch(pl.columns_rows), pl.phases, 1};
   // One block per SM by shared memory, at most 512 threads: the lone
   // kernel (more registers, more rows in flight), f32 only.
   auto kernel = pl.columns_rows <= 16 ? kernels::tridiag_columns_kernel<T, 16, false>
@@ -662,6 +715,101 @@ cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, T const* a, T 
   std::int64_t const groups = (lay.count + S - 1) / S;
   std::int64_t const blocks = std::min({groups * nrhs, resident, std::int64_t(1) << 30});
   kernel<<<unsigned(blocks), pl.threads, pl.smem, stream>>>(p);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T const* a, T const* b, T const* c,
+                           T const* d, T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
+                           std::int32_t* info, cudaStream_t stream);
+
+// agent_tridiag_columns.cuh's segmented kernel: a cluster of G blocks per
+// group of systems, right-hand sides along y. Where the device cannot run
+// clusters of G such blocks, the fallback plan (whose workspace the caller
+// was asked for).
+template <class T>
+cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspace, T const* a, T const* b,
+                                    T const* c, T const* d, T* x, layout const& lay, std::int64_t nrhs,
+                                    std::int64_t rhs_stride, std::int32_t* info, cudaStream_t stream) {
+  int const S = pl.columns_systems, C = pl.columns_chunks, G = pl.columns_segments;
+  auto const kernel = pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16>
+                                            : kernels::tridiag_segments_kernel<T, 32>;
+  std::int64_t const blocks = (lay.count + S - 1) / S * G;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(blocks, INT_MAX)), unsigned(std::min<std::int64_t>(nrhs, 65535)));
+  cfg.blockDim = dim3(unsigned(pl.threads));
+  cfg.dynamicSmemBytes = pl.smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = unsigned(G);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  // Whether clusters of G fit (cached per kernel, device, shape).
+  struct entry {
+    void const* kernel;
+    int dev, threads, G;
+    std::size_t smem;
+    bool fits;
+  };
+  static std::mutex m;
+  static std::vector<entry> cache;
+  int dev = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  void const* const key = reinterpret_cast<void const*>(kernel);
+  int fits = -1;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    for (entry const& e : cache)
+      if (e.kernel == key && e.dev == dev && e.threads == pl.threads && e.G == G && e.smem == pl.smem) fits = e.fits;
+  }
+  if (fits < 0) {
+    int major = 0;
+    if (cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev); e != cudaSuccess)
+      return e;
+    int clusters = 0;
+    if (major >= 9) {
+      if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
+          e != cudaSuccess)
+        return e;
+      if (G > 8)
+        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+            e != cudaSuccess)
+          return e;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();  // (an unsupported cluster size: not fitting)
+        clusters = 0;
+      }
+    }
+    fits = clusters > 0 && blocks <= INT_MAX;
+    std::lock_guard<std::mutex> lock(m);
+    cache.push_back({key, dev, pl.threads, G, pl.smem, fits > 0});
+  }
+  if (!fits)
+    return tridiag_launch<T>(tridiag_segments_fallback<T>(lay, pl), workspace, a, b, c, d, x, lay, nrhs, rhs_stride,
+                             info, stream);
+  for (std::int64_t r0 = 0; r0 < nrhs; r0 += 65535) {  // right-hand sides along y
+    std::int64_t const nr = std::min<std::int64_t>(nrhs - r0, 65535);
+    cfg.gridDim.y = unsigned(nr);
+    kernels::tridiag_columns_params<T> const p{a,
+                                               b,
+                                               c,
+                                               d + r0 * rhs_stride,
+                                               x + r0 * rhs_stride,
+                                               r0 + nr == nrhs ? info : nullptr,
+                                               lay,
+                                               nr,
+                                               rhs_stride,
+                                               S,
+                                               C,
+                                               C,
+                                               kernels::tridiag_columns_pitch(pl.columns_rows),
+                                               pl.phases,
+                                               G};
+    if (cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p); e != cudaSuccess) return e;
+  }
   return cudaGetLastError();
 }
 
@@ -743,6 +891,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     kernels::tridiag_global_thomas_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
     return cudaGetLastError();
   }
+  if (pl.columns_segments > 1)
+    return tridiag_launch_segments<T>(pl, workspace, a, b, c, d, x, lay, nrhs, rhs_stride, info, stream);
   if (pl.columns_systems > 0) return tridiag_launch_columns<T>(pl, a, b, c, d, x, lay, nrhs, rhs_stride, info, stream);
   if (pl.direct_rows > 0) {
     auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
