@@ -705,6 +705,22 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
   sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {2100});
 }
 
+// The same on small shapes, for compute-sanitizer (scripts/gpu-check):
+// 2 to 5 segments, a partial group, breakdowns.
+BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
+  recur::device::tridiag_tuning t;
+  t.columns = 2;
+  t.columns_segment_rows = 64;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {130, 300}, {37}, t);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {130}, {37}, t);
+  layout const lay = layout::interleaved(300, 37);
+  std::mt19937_64 g{300};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+  break_three(s, lay);
+  run_args r{tridiag_algorithm::thomas_pcr, lay, 1, true, t};
+  expect_three_broken(solve_gpu<float>(s, r), lay);
+}
+
 // Two stages (the next tile's copies overlap the solve) solve the same systems;
 // many tiles per block exercise the persistent walk with both stage counts.
 BOOST_AUTO_TEST_CASE(two_stages_and_many_tiles) {

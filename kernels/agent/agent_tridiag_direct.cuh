@@ -81,6 +81,44 @@ __device__ __forceinline__ void tridiag_load_rows(T const* p, T (&r)[R]) {
   }
 }
 
+// A warp's boundary equations solved by PCR with the two spike columns of
+// x_L (the previous warp's last unknown) and x_R (the next warp's first);
+// lane 0 and lane 31 publish the warp's two end equations in x_L, x_R
+// (spike_link) at lk. chunk0: the warp's first chunk in the system (the
+// rows it reports are chunk0 R + ...).
+template <class T, int R>
+__device__ __forceinline__ void direct_warp_spikes(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1, boundary_cols<T, 2>& g0,
+                                                   boundary_cols<T, 2>& g1, int lane, int chunk0, int* info, T* lk) {
+  g0 = {{T(0), T(0)}}, g1 = {{T(0), T(0)}};
+  if (lane == 0) g0.v[0] = f0.a, f0.a = T(0);   // the coefficient of x_L
+  if (lane == 31) g1.v[1] = f1.c, f1.c = T(0);  // and of x_R
+  warp_boundary_pcr<T, 2>(
+      f0, f1, 32, lane, true, info, [chunk0](int j) { return (chunk0 + j / 2) * R + ((j & 1) ? R - 1 : 0); }, 32,
+      &g0, &g1);
+  if (lane == 0) lk[0] = g0.v[0], lk[1] = g0.v[1], lk[2] = f0.d;
+  if (lane == 31) lk[3] = g1.v[0], lk[4] = g1.v[1], lk[5] = f1.d;
+}
+
+// The substitution and the 16-byte stores of a lane's R rows (NaN where the
+// system broke down).
+template <class T, int R>
+__device__ __forceinline__ void direct_store(chunk_regs<T, R> const& m, T xf, T xl, int broke, T* x) {
+  constexpr int V = 16 / sizeof(T);
+  T const nan = std::numeric_limits<T>::quiet_NaN();
+  auto* out = reinterpret_cast<tridiag_vec16<T>*>(x);
+#pragma unroll
+  for (int j = 0; j < R / V; ++j) {
+    tridiag_vec16<T> v;
+#pragma unroll
+    for (int q = 0; q < V; ++q) {
+      int const i = j * V + q;  // the same expressions as chunk_substitute
+      T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
+      v.v[q] = broke == INT_MAX ? xi : nan;
+    }
+    out[j] = v;
+  }
+}
+
 // Lanes lanes per system (a power of two, n = Lanes R): 32 / Lanes systems
 // side by side in a warp, each segment of Lanes lanes solving its own (the
 // boundary PCR over segments of the warp: warp_boundary_pcr's width), so
@@ -89,7 +127,7 @@ __device__ __forceinline__ void tridiag_load_rows(T const* p, T (&r)[R]) {
 template <class T, int R, int Lanes, int Block>
 __global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
   static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0);
-  constexpr int V = 16 / sizeof(T), warps = Block / 32, per_warp = 32 / Lanes;
+  constexpr int warps = Block / 32, per_warp = 32 / Lanes;
   __shared__ int warp_info[warps * per_warp];
   int const lane = int(threadIdx.x & 31), w = int(threadIdx.x >> 5), seg = lane / Lanes, sl = lane % Lanes;
   int* const info = warp_info + w * per_warp + seg;
@@ -124,20 +162,8 @@ __global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__
         f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes);
     __syncwarp();
     int const broke = *info;
-    T const xf = f0.d, xl = f1.d, nan = std::numeric_limits<T>::quiet_NaN();
     if (live) {
-      auto* out = reinterpret_cast<tridiag_vec16<T>*>(p.x + orhs);
-#pragma unroll
-      for (int j = 0; j < R / V; ++j) {
-        tridiag_vec16<T> v;
-#pragma unroll
-        for (int q = 0; q < V; ++q) {
-          int const i = j * V + q;  // the same expressions as chunk_substitute
-          T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
-          v.v[q] = broke == INT_MAX ? xi : nan;
-        }
-        out[j] = v;
-      }
+      direct_store<T, R>(m, f0.d, f1.d, broke, p.x + orhs);
       if (p.info && sl == 0 && r == p.nrhs - 1) p.info[k] = broke == INT_MAX ? 0 : broke;
     }
     __syncwarp();  // info is read before the next item resets it
@@ -180,7 +206,7 @@ inline constexpr int tridiag_direct_group_min_blocks = W == 8 && sizeof(T) == 4 
 template <class T, int R, int W, bool Spike>
 __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W, Spike>))
     tridiag_direct_group_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
-  constexpr int V = 16 / sizeof(T), G = 32 * W, M = 2 * G, ld = Spike ? 1 : tridiag_pos(M) | 1;
+  constexpr int G = 32 * W, M = 2 * G, ld = Spike ? 1 : tridiag_pos(M) | 1;
   __shared__ T red_a[ld], red_b[ld], red_c[ld], red_d[ld];
   // Spike: per warp, its first boundary equation (l, r, d) and its last,
   // then the block Thomas's coefficients and the two unknowns.
@@ -208,24 +234,17 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
     T xf, xl;
     if constexpr (Spike) {
       tridiag_eq3<T> f0 = e.first, f1 = e.last;
-      boundary_cols<T, 2> g0{{T(0), T(0)}}, g1{{T(0), T(0)}};
-      if (lane == 0) g0.v[0] = f0.a, f0.a = T(0);    // the coefficient of x_L
-      if (lane == 31) g1.v[1] = f1.c, f1.c = T(0);   // and of x_R
-      warp_boundary_pcr<T, 2>(
-          f0, f1, 32, lane, true, &info,
-          [w](int j) { return (w * 32 + j / 2) * R + ((j & 1) ? R - 1 : 0); }, 32, &g0, &g1);
-      T* const lw = link + 6 * w;
-      if (lane == 0) lw[0] = g0.v[0], lw[1] = g0.v[1], lw[2] = f0.d;
-      if (lane == 31) lw[3] = g1.v[0], lw[4] = g1.v[1], lw[5] = f1.d;
+      boundary_cols<T, 2> g0, g1;
+      direct_warp_spikes<T, R>(f0, f1, g0, g1, lane, w * 32, &info, link + 6 * w);
       __syncthreads();
       if (t == 0) {  // block Thomas over the warps (spike_forward, spike_backward)
-        spike_carry<T> k;
+        spike_carry<T> kc;
         for (int v = 0; v < W; ++v) {
           T* const q = link + 6 * v;
           bool ok = true;
-          spike_elim<T> const e = spike_forward(spike_link<T>{q[0], q[1], q[2], q[3], q[4], q[5]}, k, ok);
+          spike_elim<T> const el = spike_forward(spike_link<T>{q[0], q[1], q[2], q[3], q[4], q[5]}, kc, ok);
           if (!ok) record_breakdown(&info, v * 32 * R);
-          q[0] = e.c0, q[1] = e.d0, q[2] = e.c1, q[3] = e.d1;
+          q[0] = el.c0, q[1] = el.d0, q[2] = el.c1, q[3] = el.d1;
         }
         T xr = T(0);  // the next warp's first unknown
         for (int v = W - 1; v >= 0; --v) {
@@ -249,23 +268,11 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
       __syncthreads();
       xf = red.d[q0], xl = red.d[q1];
     }
-    int const broke = info;
-    T const nan = std::numeric_limits<T>::quiet_NaN();
-    auto* out = reinterpret_cast<tridiag_vec16<T>*>(p.x + orhs);
-#pragma unroll
-    for (int j = 0; j < R / V; ++j) {
-      tridiag_vec16<T> v;
-#pragma unroll
-      for (int q = 0; q < V; ++q) {
-        int const i = j * V + q;
-        T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
-        v.v[q] = broke == INT_MAX ? xi : nan;
-      }
-      out[j] = v;
-    }
-    if (p.info && t == 0 && r == p.nrhs - 1) p.info[k] = broke == INT_MAX ? 0 : broke;
+    direct_store<T, R>(m, xf, xl, info, p.x + orhs);
+    if (p.info && t == 0 && r == p.nrhs - 1) p.info[k] = info == INT_MAX ? 0 : info;
     __syncthreads();  // red, link and info are reused by the next item
   }
 }
+
 
 }  // namespace recur::kernels

@@ -723,6 +723,55 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
                            T const* d, T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
                            std::int32_t* info, cudaStream_t stream);
 
+// Whether the device runs clusters of cfg's size of this kernel (sm_90 and
+// room on a GPC), cached per kernel, device and shape; dynamic shared
+// memory up to max_smem is allowed first.
+template <class Kernel>
+cudaError_t tridiag_cluster_fits(Kernel kernel, cudaLaunchConfig_t const& cfg, std::size_t max_smem, bool& fits) {
+  struct entry {
+    void const* kernel;
+    int dev;
+    unsigned threads, G;
+    std::size_t smem;
+    bool fits;
+  };
+  static std::mutex m;
+  static std::vector<entry> cache;
+  int dev = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  void const* const key = reinterpret_cast<void const*>(kernel);
+  unsigned const G = cfg.attrs[0].val.clusterDim.x;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    for (entry const& c : cache)
+      if (c.kernel == key && c.dev == dev && c.threads == cfg.blockDim.x && c.G == G && c.smem == cfg.dynamicSmemBytes) {
+        fits = c.fits;
+        return cudaSuccess;
+      }
+  }
+  int major = 0, clusters = 0;
+  if (cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev); e != cudaSuccess)
+    return e;
+  if (major >= 9) {
+    if (cfg.dynamicSmemBytes > 48 * 1024)
+      if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_smem));
+          e != cudaSuccess)
+        return e;
+    if (G > 8)
+      if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+          e != cudaSuccess)
+        return e;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+      (void)cudaGetLastError();  // (an unsupported cluster size: not fitting)
+      clusters = 0;
+    }
+  }
+  fits = clusters > 0;
+  std::lock_guard<std::mutex> lock(m);
+  cache.push_back({key, dev, cfg.blockDim.x, G, cfg.dynamicSmemBytes, fits});
+  return cudaSuccess;
+}
+
 // agent_tridiag_columns.cuh's segmented kernel: a cluster of G blocks per
 // group of systems, right-hand sides along y. Where the device cannot run
 // clusters of G such blocks, the fallback plan (whose workspace the caller
@@ -747,46 +796,9 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  // Whether clusters of G fit (cached per kernel, device, shape).
-  struct entry {
-    void const* kernel;
-    int dev, threads, G;
-    std::size_t smem;
-    bool fits;
-  };
-  static std::mutex m;
-  static std::vector<entry> cache;
-  int dev = 0;
-  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-  void const* const key = reinterpret_cast<void const*>(kernel);
-  int fits = -1;
-  {
-    std::lock_guard<std::mutex> lock(m);
-    for (entry const& e : cache)
-      if (e.kernel == key && e.dev == dev && e.threads == pl.threads && e.G == G && e.smem == pl.smem) fits = e.fits;
-  }
-  if (fits < 0) {
-    int major = 0;
-    if (cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev); e != cudaSuccess)
-      return e;
-    int clusters = 0;
-    if (major >= 9) {
-      if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
-          e != cudaSuccess)
-        return e;
-      if (G > 8)
-        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-            e != cudaSuccess)
-          return e;
-      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
-        (void)cudaGetLastError();  // (an unsupported cluster size: not fitting)
-        clusters = 0;
-      }
-    }
-    fits = clusters > 0 && blocks <= INT_MAX;
-    std::lock_guard<std::mutex> lock(m);
-    cache.push_back({key, dev, pl.threads, G, pl.smem, fits > 0});
-  }
+  bool fits = false;
+  if (cudaError_t e = tridiag_cluster_fits(kernel, cfg, pl.max_smem, fits); e != cudaSuccess) return e;
+  fits = fits && blocks <= INT_MAX;
   if (!fits)
     return tridiag_launch<T>(tridiag_segments_fallback<T>(lay, pl), workspace, a, b, c, d, x, lay, nrhs, rhs_stride,
                              info, stream);
