@@ -268,6 +268,24 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr segments128", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 128; });
     add("thomas_pcr segments256", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 256; });
     add("thomas_pcr segments512", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 512; });
+    add("thomas_pcr segments128 sys8", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_rows = 128;
+      t.columns_systems = 8;
+    });
+    add("thomas_pcr segments256 sys8", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_rows = 256;
+      t.columns_systems = 8;
+    });
+    add("thomas_pcr segments128 sys16", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_rows = 128;
+      t.columns_systems = 16;
+    });
+    add("thomas_pcr segments256 sys16", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_rows = 256;
+      t.columns_systems = 16;
+    });
+    add("thomas_pcr segments192", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 192; });
+    add("thomas_pcr segments96", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 96; });
     add("thomas_pcr segments256 rows32", TA::thomas_pcr, [](tridiag_tuning& t) {
       t.columns_segment_rows = 256;
       t.columns_rows = 32;
