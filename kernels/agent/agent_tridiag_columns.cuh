@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -391,7 +392,11 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
       xlr[S + t] = xR;
       sinfo[t] = broke;
     }
-    cluster.sync();  // the peers are done reading this block's links (and xlr, sinfo are set)
+    // Done reading the peers' links: arrive now, wait only before exiting
+    // (a block's shared memory must outlive its peers' reads), so the
+    // substitution and the stores overlap the slowest peer's block Thomas.
+    auto arrival = cluster.barrier_arrive();
+    __syncthreads();  // xlr and sinfo set
     if (ok) {
       T const xL = xlr[sl], xR = xlr[S + sl];
       i0 = idx(seg_lane, 0, sl);
@@ -405,6 +410,7 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
       columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
       if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
     }
+    cluster.barrier_wait(std::move(arrival));
   }
 #endif
 }
