@@ -284,6 +284,16 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
       t.columns_segment_rows = 256;
       t.columns_systems = 16;
     });
+    add("thomas_pcr join pcr", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_join = 1; });
+    add("thomas_pcr join thomas", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_join = -1; });
+    add("thomas_pcr join pcr segments128", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_join = 1;
+      t.columns_segment_rows = 128;
+    });
+    add("thomas_pcr join thomas segments128", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_join = -1;
+      t.columns_segment_rows = 128;
+    });
     add("thomas_pcr segments192", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 192; });
     add("thomas_pcr segments96", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 96; });
     add("thomas_pcr segments256 rows32", TA::thomas_pcr, [](tridiag_tuning& t) {

@@ -649,42 +649,61 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_columns) {
 // Systems cut into segments, a block each, a cluster per group of systems
 // (agent_tridiag_columns.cuh's tridiag_segments_kernel): segments of
 // unequal lengths, 1 to 32 chunks per segment, 2 to 16 segments (the block
-// Thomas's chain), partial groups, every layout, several right-hand sides,
-// in place; breakdown in any segment NaNs the whole system.
+// Thomas's chain, or PCR over up to 16 lanes), partial groups, every
+// layout, several right-hand sides, in place; breakdown in any segment NaNs
+// the whole system.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
-  recur::device::tridiag_tuning t;
-  t.columns = 2;
-  t.columns_segment_rows = 64;
-  auto const plan = recur::device::plan_tridiag<float>(layout::interleaved(1000, 37), tridiag_algorithm::thomas_pcr,
-                                                       227 * 1024, t);
-  BOOST_TEST(plan.columns_segments == 16);
-  BOOST_TEST(plan.columns_chunks == 4);  // segments of 62 or 63 rows, chunks of 15 or 16
-  BOOST_TEST(plan.columns_rows == 16);
-  sweep<float>(tridiag_algorithm::thomas_pcr, {65, 129, 200, 513, 1000, 4096}, {1, 37}, t);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {65, 300, 1000, 4096}, {1, 37}, t);
-  t.columns_segment_rows = 16;  // one chunk per segment; 16 segments (a cluster's most) at n = 4096
-  sweep<float>(tridiag_algorithm::thomas_pcr, {33, 100, 4096}, {1, 37}, t);
-  t.columns_segment_rows = 512;  // 32 chunks of 16 rows
-  t.columns_systems = 8;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {1025, 3000}, {37}, t);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {1025}, {37}, t);
-  // Breakdowns (row 0, the middle segment, the last row) and in place.
-  for (std::int64_t n : {1000, 4096}) {
-    layout const lay = layout::interleaved(n, 37);
-    std::mt19937_64 g{std::uint64_t(n)};
-    system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
-    break_three(s, lay);
-    for (bool in_place : {false, true}) {
-      run_args r{tridiag_algorithm::thomas_pcr, lay, 2, in_place};
-      r.tune.columns = 2;
-      r.tune.columns_segment_rows = 128;
-      BOOST_TEST(recur::device::plan_tridiag<double>(lay, r.alg, 227 * 1024, r.tune).columns_segments > 1);
-      auto const got = solve_gpu<double>(s, r);
-      expect_three_broken(got, lay);
-      BOOST_TEST(std::isnan(got.first[lay.offset(0, 3)]));  // segment 0 of a system broken in the middle
-      BOOST_TEST((got.second[3] >= 1 && got.second[3] <= n / 2 + 2));  // the bad row or a boundary row before it
+  // Both joins of the segments: the block Thomas (-1) and PCR (1).
+  for (int join : {-1, 1}) {
+    BOOST_TEST_CONTEXT("join " << join) {
+      recur::device::tridiag_tuning t;
+      t.columns = 2;
+      t.columns_segment_rows = 64;
+      t.columns_segment_join = join;
+      auto const plan = recur::device::plan_tridiag<float>(layout::interleaved(1000, 37),
+                                                           tridiag_algorithm::thomas_pcr, 227 * 1024, t);
+      BOOST_TEST(plan.columns_segments == 16);
+      BOOST_TEST(plan.columns_chunks == 4);  // segments of 62 or 63 rows, chunks of 15 or 16
+      BOOST_TEST(plan.columns_rows == 16);
+      BOOST_TEST(plan.columns_join == (join > 0 ? 1 : 0));
+      sweep<float>(tridiag_algorithm::thomas_pcr, {65, 129, 200, 513, 1000, 4096}, {1, 37}, t);
+      sweep<double>(tridiag_algorithm::thomas_pcr, {65, 300, 1000, 4096}, {1, 37}, t);
+      t.columns_segment_rows = 16;  // one chunk per segment; 16 segments (a cluster's most) at n = 4096
+      sweep<float>(tridiag_algorithm::thomas_pcr, {33, 100, 4096}, {1, 37}, t);
+      t.columns_segment_rows = 512;  // 32 chunks of 16 rows
+      t.columns_systems = 8;
+      sweep<float>(tridiag_algorithm::thomas_pcr, {1025, 3000}, {37}, t);
+      sweep<double>(tridiag_algorithm::thomas_pcr, {1025}, {37}, t);
+      // Breakdowns (row 0, the middle segment, the last row) and in place.
+      for (std::int64_t n : {1000, 4096}) {
+        layout const lay = layout::interleaved(n, 37);
+        std::mt19937_64 g{std::uint64_t(n)};
+        system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
+        break_three(s, lay);
+        for (bool in_place : {false, true}) {
+          run_args r{tridiag_algorithm::thomas_pcr, lay, 2, in_place};
+          r.tune.columns = 2;
+          r.tune.columns_segment_rows = 128;
+          r.tune.columns_segment_join = join;
+          BOOST_TEST(recur::device::plan_tridiag<double>(lay, r.alg, 227 * 1024, r.tune).columns_segments > 1);
+          auto const got = solve_gpu<double>(s, r);
+          expect_three_broken(got, lay);
+          BOOST_TEST(std::isnan(got.first[lay.offset(0, 3)]));  // segment 0 of a system broken in the middle
+          BOOST_TEST((got.second[3] >= 1 && got.second[3] <= n / 2 + 2));  // the bad row or a boundary row before it
+        }
+      }
     }
   }
+  // The join chosen: PCR in f32 up to 8 segments, else the block Thomas.
+  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
+                                                227 * 1024)
+                 .columns_join == 1);
+  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
+                                                227 * 1024)
+                 .columns_join == 0);
+  BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
+                                                 227 * 1024)
+                 .columns_join == 0);
   // Chosen by default for a large interleaved batch from n = 1024 in f32
   // (not at 512) and from n = 256 in f64.
   BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
@@ -708,17 +727,20 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
 // The same on small shapes, for compute-sanitizer (scripts/gpu-check):
 // 2 to 5 segments, a partial group, breakdowns.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
-  recur::device::tridiag_tuning t;
-  t.columns = 2;
-  t.columns_segment_rows = 64;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {130, 300}, {37}, t);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {130}, {37}, t);
-  layout const lay = layout::interleaved(300, 37);
-  std::mt19937_64 g{300};
-  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
-  break_three(s, lay);
-  run_args r{tridiag_algorithm::thomas_pcr, lay, 1, true, t};
-  expect_three_broken(solve_gpu<float>(s, r), lay);
+  for (int join : {-1, 1}) {
+    recur::device::tridiag_tuning t;
+    t.columns = 2;
+    t.columns_segment_rows = 64;
+    t.columns_segment_join = join;
+    sweep<float>(tridiag_algorithm::thomas_pcr, {130, 300}, {37}, t);
+    sweep<double>(tridiag_algorithm::thomas_pcr, {130}, {37}, t);
+    layout const lay = layout::interleaved(300, 37);
+    std::mt19937_64 g{300};
+    system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+    break_three(s, lay);
+    run_args r{tridiag_algorithm::thomas_pcr, lay, 1, true, t};
+    expect_three_broken(solve_gpu<float>(s, r), lay);
+  }
 }
 
 // Two stages (the next tile's copies overlap the solve) solve the same systems;

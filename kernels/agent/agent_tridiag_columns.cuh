@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
 // whole systems. In steady state a group's segments went to blocks that
 // had started at different times, and the first waited for the last. A
 // cluster's blocks are scheduled together.)
-template <class T, int R>
+template <class T, int R, bool Pcr>
 __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   T* const sd = sc + C * CS;
   T* const link = sd + C * CS;  // 6 x S: l0, r0, d0, l1, r1, d1 of each system
   T* const xlr = link + 6 * S;  // 2 x S: x_L, x_R
-  T* const elim = xlr + 2 * S;  // 2 x G x S: c0, d0 of each segment's spike_elim
+  T* const elim = xlr + 2 * S;  // 2 x G x S: c0, d0 of each segment's spike_elim (!Pcr)
   int* const sinfo = reinterpret_cast<int*>(elim + 2 * G * S);
   int* const sbad = sinfo + S;  // the segment's first bad rows, for the peers
   int const n = int(p.lay.n);
@@ -351,10 +351,12 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
     __syncthreads();  // sinfo holds the segment's breakdowns
     if (t < S) sbad[t] = sinfo[t];
     cluster.sync();  // every segment's links published
-    if (t < S && g * S + t < p.lay.count) {
-      // The block Thomas over the segments, forward to the end, then back
-      // down to j - 1; the loads of B segments issued together (each a
-      // round trip to a peer's shared memory).
+    // The reduced system over the G segments, for the x_L and x_R this
+    // block needs (Pcr, chosen by the dispatch):
+    // false: the block Thomas, a thread per system, forward to the end, then
+    // back down to j - 1; the loads of B segments issued together (each a
+    // round trip to a peer's shared memory).
+    if (!Pcr && t < S && g * S + t < p.lay.count) {
       constexpr int B = 4;
       spike_carry<T> kc;
       int broke = INT_MAX;
@@ -391,6 +393,47 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
       xlr[t] = xL;
       xlr[S + t] = xR;
       sinfo[t] = broke;
+    }
+    // true: PCR on the segments' links (spike_pcr_combine), a segment of gw =
+    // bit_ceil(G) lanes per system, lane v holding segment v's link (read
+    // from block v's shared memory: one round trip for all, but a warp's
+    // load touches gw peers, a few bytes each).
+    if (Pcr) {
+      int const gw = G <= 1 ? 1 : 1 << (32 - __clz(G - 1)), per = 32 / gw, gl = lane % gw;
+      int const warps = int(blockDim.x) / 32;
+      for (int b0 = w * per; b0 < S; b0 += warps * per) {
+        int const sy = b0 + lane / gw;
+        bool const act = sy < S && gl < G && g * S + sy < p.lay.count;
+        spike_link<T> lk{T(0), T(0), T(0), T(0), T(0), T(0)};
+        int bad = INT_MAX;
+        if (act) {
+          T const* const pl = cluster.map_shared_rank(link, gl);
+          lk = {pl[sy], pl[S + sy], pl[2 * S + sy], pl[3 * S + sy], pl[4 * S + sy], pl[5 * S + sy]};
+          bad = cluster.map_shared_rank(sbad, gl)[sy];
+        }
+        auto shfl = [gw](spike_link<T> const& v, int src) {
+          return spike_link<T>{__shfl_sync(0xffffffffu, v.l0, src, gw), __shfl_sync(0xffffffffu, v.r0, src, gw),
+                               __shfl_sync(0xffffffffu, v.d0, src, gw), __shfl_sync(0xffffffffu, v.l1, src, gw),
+                               __shfl_sync(0xffffffffu, v.r1, src, gw), __shfl_sync(0xffffffffu, v.d1, src, gw)};
+        };
+        for (int h = 1; h < gw; h *= 2) {
+          spike_link<T> const lo = shfl(lk, max(gl - h, 0)), hi = shfl(lk, min(gl + h, gw - 1));
+          if (act) {
+            bool good = true;
+            lk = spike_pcr_combine(lk, gl - h >= 0, lo, gl + h < G, hi, good);
+            if (!good) bad = min(bad, segs.first(gl) + 1);
+          }
+        }
+        // x_L = the previous segment's x_last, x_R = the next one's x_first.
+        T const xL = __shfl_sync(0xffffffffu, lk.d1, max(j - 1, 0), gw);
+        T const xR = __shfl_sync(0xffffffffu, lk.d0, min(j + 1, gw - 1), gw);
+        for (int h = gw / 2; h > 0; h /= 2) bad = min(bad, __shfl_xor_sync(0xffffffffu, bad, h, gw));
+        if (act && gl == 0) {
+          xlr[sy] = j > 0 ? xL : T(0);
+          xlr[S + sy] = j + 1 < G ? xR : T(0);
+          sinfo[sy] = bad;
+        }
+      }
     }
     // Done reading the peers' links: arrive now, wait only before exiting
     // (a block's shared memory must outlive its peers' reads), so the

@@ -630,6 +630,40 @@ __device__ __forceinline__ void spike_backward(spike_elim<T> const& e, T xr, T& 
   x_last = e.d1 - e.c1 * xr;
 }
 
+// The same block tridiagonal system by PCR (one step of stride h): row w,
+// normalised (U_w's own block is I) and held as its spike_link, combined
+// with rows w - h (lo, when has_lo) and w + h (hi, when has_hi):
+//     (I - A_w C_lo - C_w A_hi) U_w - A_w A_lo U_(w-2h) - C_w C_hi U_(w+2h)
+//         = D_w - A_w D_lo - C_w D_hi,
+// with A = [0 l0; 0 l1] and C = [r0 0; r1 0]. Products of such matrices
+// keep their zero column, and so does the product with the inverse of the
+// new 2 x 2 diagonal block, so the row stays a spike_link (its l now
+// couples to U_(w-2h)'s x_last, its r to U_(w+2h)'s x_first). Once h has
+// passed the last row, U_w = (d0, d1). ok is cleared when the diagonal
+// block is singular or not finite.
+template <class T>
+__device__ __forceinline__ spike_link<T> spike_pcr_combine(spike_link<T> const& q, bool has_lo,
+                                                           spike_link<T> const& lo, bool has_hi,
+                                                           spike_link<T> const& hi, bool& ok) {
+  T const lr1 = has_lo ? lo.r1 : T(0), ll1 = has_lo ? lo.l1 : T(0), ld1 = has_lo ? lo.d1 : T(0);
+  T const hl0 = has_hi ? hi.l0 : T(0), hr0 = has_hi ? hi.r0 : T(0), hd0 = has_hi ? hi.d0 : T(0);
+  T const m00 = T(1) - q.l0 * lr1, m01 = -q.r0 * hl0;
+  T const m10 = -q.l1 * lr1, m11 = T(1) - q.r1 * hl0;
+  T const det = m00 * m11 - m01 * m10;
+  ok = usable_pivot(det);
+  T const id = T(1) / det;
+  // (v0, v1) -> M^-1 (v0, v1)
+  auto solve = [&](T v0, T v1, T& o0, T& o1) {
+    o0 = (m11 * v0 - m01 * v1) * id;
+    o1 = (m00 * v1 - m10 * v0) * id;
+  };
+  spike_link<T> o;
+  solve(-q.l0 * ll1, -q.l1 * ll1, o.l0, o.l1);
+  solve(-q.r0 * hr0, -q.r1 * hr0, o.r0, o.r1);
+  solve(q.d0 - q.l0 * ld1 - q.r0 * hd0, q.d1 - q.l1 * ld1 - q.r1 * hd0, o.d0, o.d1);
+  return o;
+}
+
 // One warp, one system. row_map turns a row of this system into the row
 // reported in info (the identity, or the original row when the system is a
 // reduced one).

@@ -208,6 +208,15 @@ struct tridiag_tuning {
   // (bench/results/h100-tune-tridiag-segments.log).
   int columns_segment_rows = 0;
   int columns_segment_default = 128;
+  // How a cluster's blocks join the segments (each for the two unknowns it
+  // needs): 0 chooses (PCR in f32 up to 8 segments, else the block
+  // Thomas), 1 PCR over the segments (a lane per segment), -1 the block
+  // Thomas (a thread per system). tune_tridiag on the H100, 2026-11-24,
+  // interleaved, % of copy, PCR / block Thomas, same process: f32 n = 1024
+  // (8 segments) 68.4 / 62.3, 4096 (16) 44.6 / 51.3; f64 n = 256 (2) 88.0 /
+  // 88.3, 512 (4) 81.3 / 82.8, 1024 (8) 76.7 / 78.9, 4096 (16) 57.6 / 60.5
+  // (bench/results/h100-tune-tridiag-join.log).
+  int columns_segment_join = 0;
   std::int64_t columns_segment_min_n = 0;
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
@@ -240,6 +249,7 @@ struct tridiag_launch_plan {
   // per system and rows per chunk at most (<= 32).
   int columns_systems = 0, columns_chunks = 0, columns_rows = 0;
   int columns_segments = 1;  // > 1: tridiag_segments_kernel, this many segments per system
+  int columns_join = 0;      // and its join of the segments (0: block Thomas, 1: PCR)
   std::size_t smem = 0;
 };
 
@@ -363,6 +373,9 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       int const rows = int(((n + G - 1) / G + chunks - 1) / chunks);
       if (chunks >= 1 && columns_block(chunks, rows, int(G))) {
         pl.columns_segments = int(G);
+        pl.columns_join = tune.columns_segment_join > 0 ? 1
+                          : tune.columns_segment_join < 0 ? 0
+                                                          : sizeof(T) == 4 && G <= 8 ? 1 : 0;
         return pl;
       }
     }
@@ -781,8 +794,10 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
                                     T const* c, T const* d, T* x, layout const& lay, std::int64_t nrhs,
                                     std::int64_t rhs_stride, std::int32_t* info, cudaStream_t stream) {
   int const S = pl.columns_systems, C = pl.columns_chunks, G = pl.columns_segments;
-  auto const kernel = pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16>
-                                            : kernels::tridiag_segments_kernel<T, 32>;
+  auto const kernel = pl.columns_join ? (pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, true>
+                                                              : kernels::tridiag_segments_kernel<T, 32, true>)
+                                      : (pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, false>
+                                                              : kernels::tridiag_segments_kernel<T, 32, false>);
   std::int64_t const blocks = (lay.count + S - 1) / S * G;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(blocks, INT_MAX)), unsigned(std::min<std::int64_t>(nrhs, 65535)));
