@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -290,6 +291,18 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
       t.columns_segment_join = 1;
       t.columns_segment_rows = 128;
     });
+    for (int seg : {64, 128, 256})
+      for (int sys : {0, 16}) {
+        std::string nm = "thomas_pcr pcrseg" + std::to_string(seg);
+        if (sys) nm += " sys" + std::to_string(sys);
+        static std::deque<std::string> names;  // (cfg keeps the pointer; a deque never moves its elements)
+        names.push_back(nm);
+        add(names.back().c_str(), TA::thomas_pcr, [seg, sys](tridiag_tuning& t) {
+          t.columns_segment_join = 1;
+          t.columns_segment_rows = seg;
+          t.columns_systems = sys;
+        });
+      }
     add("thomas_pcr join thomas segments128", TA::thomas_pcr, [](tridiag_tuning& t) {
       t.columns_segment_join = -1;
       t.columns_segment_rows = 128;

@@ -559,6 +559,7 @@ void segments_match_columns(std::int64_t n, std::int64_t count) {
     r.tune.direct = false;
     r.tune.columns = 2;
     r.tune.columns_rows = rows;
+    r.tune.columns_segment_rows = -1;  // whole systems
     auto const cols = solve_gpu<T>(s, r);
     BOOST_TEST((seg.second == cols.second), "n " << n);
     BOOST_TEST(std::memcmp(seg.first.data(), cols.first.data(), cols.first.size() * sizeof(T)) == 0,
@@ -704,8 +705,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
   BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
                                                  227 * 1024)
                  .columns_join == 0);
-  // Chosen by default for a large interleaved batch from n = 1024 in f32
-  // (not at 512) and from n = 256 in f64.
+  // Chosen by default for a large interleaved batch from n = 256.
   BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
                                                 227 * 1024)
                  .columns_segments == 16);
@@ -713,6 +713,12 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
                                                 227 * 1024)
                  .columns_segments == 8);
   BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(512, 4096), tridiag_algorithm::thomas_pcr,
+                                                227 * 1024)
+                 .columns_segments == 4);
+  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(256, 4096), tridiag_algorithm::thomas_pcr,
+                                                227 * 1024)
+                 .columns_segments == 2);
+  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(128, 4096), tridiag_algorithm::thomas_pcr,
                                                 227 * 1024)
                  .columns_segments == 1);
   BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(256, 4096), tridiag_algorithm::thomas_pcr,

@@ -200,12 +200,15 @@ struct tridiag_tuning {
   // block per segment and group of systems, a cluster per group
   // (agent_tridiag_columns.cuh's tridiag_segments_kernel, sm_90): 0 chooses
   // (columns_segment_default rows from n = columns_segment_min_n up; 0:
-  // 1024 in f32, 256 in f64), -1 never. Where the columns kernel applies
-  // (above). tune_tridiag on the H100, 2026-11-24, interleaved, % of copy,
-  // segments of 128 rows / whole systems: f32 n = 512 64.5 / 71.8, 1024
-  // 61.2 / 53.6, 4096 (16 segments) 50.3 / 27.7 (partitioned); f64 n = 256
-  // 88.4 / 85.3, 512 82.7 / 73.7, 1024 78.8 / 53.9, 4096 59.9 / 33.6
-  // (bench/results/h100-tune-tridiag-segments.log).
+  // 256), -1 never. Where the columns kernel applies (above).
+  // tune_tridiag on the H100, 2026-11-24, interleaved, % of copy, segments
+  // of 128 rows / whole systems: f32 n = 1024 61.2 / 53.6, 4096 (16
+  // segments) 50.3 / 27.7 (partitioned); f64 n = 256 88.4 / 85.3, 512 82.7
+  // / 73.7, 1024 78.8 / 53.9, 4096 59.9 / 33.6
+  // (bench/results/h100-tune-tridiag-segments.log). f32 n = 256 and 512
+  // kept whole systems (512: 64.5 / 71.8) until the segments were joined by
+  // PCR (below): then 78.1 / 73.3 and 73.7 / 71.7; 64 or 256 rows lost
+  // (bench/results/h100-tune-tridiag-join-segments.log).
   int columns_segment_rows = 0;
   int columns_segment_default = 128;
   // How a cluster's blocks join the segments (each for the two unknowns it
@@ -361,7 +364,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     // segment, each >= 2 rows.
     // tune_tridiag on the H100 (doc/performance.md cites the run).
     std::int64_t const seg_min_n =
-        tune.columns_segment_min_n > 0 ? tune.columns_segment_min_n : sizeof(T) == 4 ? 1024 : 256;
+        tune.columns_segment_min_n > 0 ? tune.columns_segment_min_n : 256;
     int const seg = tune.columns_segment_rows != 0 ? tune.columns_segment_rows
                     : n >= seg_min_n               ? tune.columns_segment_default
                                                    : -1;
