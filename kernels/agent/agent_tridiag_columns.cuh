@@ -268,9 +268,10 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
 // last one's to the next (x_R) carried as two spike columns
 // (warp_boundary_pcr's boundary_cols). The segment's two end equations in
 // x_L, x_R (spike_link) stay in its shared memory; after a cluster barrier
-// every block reads its peers' (distributed shared memory), runs the block
-// Thomas over the G segments (spike_forward / spike_backward) for the x_L,
-// x_R it needs, and substitutes. The data makes one trip through DRAM (5
+// every block reads its peers' (distributed shared memory), solves the
+// reduced system over the G segments for the x_L, x_R it needs (Pcr: PCR
+// with a lane per segment, spike_pcr_combine; else the block Thomas,
+// spike_forward / spike_backward, a thread per system), and substitutes. The data makes one trip through DRAM (5
 // words per row; the partitioned form reads a, b, c, d twice).
 //
 // (A first form joined the segments through global memory, blocks taking
