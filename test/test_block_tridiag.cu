@@ -189,9 +189,48 @@ void sweep(tridiag_algorithm alg, std::vector<std::int64_t> const& ns,
 
 std::vector<std::int64_t> const issue_sizes{1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000, 4096};
 
+// Every float's bits: how many usable_pivot accepts, how many of those have
+// pivot_rcp(p) != 1.0f / p bitwise, and the smallest such bit pattern; and
+// how many it rejects that are normal with a normal reciprocal (none may).
+__global__ void pivot_rcp_sweep(unsigned long long* counts, unsigned* first_bad) {
+  unsigned long long usable = 0, differ = 0, wrongly_rejected = 0;
+  for (unsigned long long u = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; u < (1ull << 32);
+       u += std::uint64_t(gridDim.x) * blockDim.x) {
+    float const p = __uint_as_float(unsigned(u));
+    float const m = fabsf(p);
+    if (!recur::kernels::usable_pivot(p)) {
+      wrongly_rejected += m >= 0x1p-126f && m < 0x1p126f;
+      continue;
+    }
+    ++usable;
+    if (__float_as_uint(recur::kernels::pivot_rcp(p)) != __float_as_uint(1.0f / p)) {
+      ++differ;
+      atomicMin(first_bad, unsigned(u));
+    }
+  }
+  atomicAdd(counts, usable);
+  atomicAdd(counts + 1, differ);
+  atomicAdd(counts + 2, wrongly_rejected);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(block_tridiag)
+
+// The f32 sweeps' reciprocal (approximation and one Newton step, no range
+// test) is bitwise the division wherever usable_pivot lets it run: 2^-126
+// <= |p| < 2^126, 2 (2^32 - 2^25) floats; all of them checked.
+BOOST_AUTO_TEST_CASE(pivot_rcp_exact) {
+  dvec<unsigned long long> counts(std::vector<unsigned long long>(3, 0));
+  dvec<unsigned> first(std::vector<unsigned>(1, 0xffffffffu));
+  pivot_rcp_sweep<<<1024, 256>>>(counts.p, first.p);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  auto const c = counts.get();
+  BOOST_TEST(c[0] == 2ull * ((1ull << 32) / 2 - (1ull << 25)));
+  BOOST_TEST(c[1] == 0u, "pivot_rcp != 1.0f / p first at bits " << std::hex << first.get()[0]);
+  BOOST_TEST(c[2] == 0u);
+}
 
 BOOST_AUTO_TEST_CASE(thomas_tile) {
   sweep<float>(tridiag_algorithm::thomas, issue_sizes, {1, 3, 37});
@@ -428,16 +467,23 @@ void expect_three_broken(std::pair<std::vector<T>, std::vector<std::int32_t>> co
   BOOST_TEST(std::isfinite(double(got.first[lay.offset(n - 1, 2)])));
 }
 
-// x and info of the direct form against the tile's: bitwise (spike =
+// x and info of the direct form against the tile's: bitwise in f64 (spike =
 // false: the same arithmetic), or (spike = true: the several-warp kernel's
-// boundary equations by warp and spikes) the same breakdowns and x within
-// tol of it relative to the largest |x| of its system, NaN where it is NaN.
+// boundary equations by warp and spikes; and f32, below) the same
+// breakdowns and x within tol of it relative to the largest |x| of its
+// system, NaN where it is NaN. f32 without spikes: the same info too, but
+// since the sweeps divide by pivot_rcp (block_tridiag.cuh) the direct
+// kernel's x differs from the tile's in the last bits (H100: 471 of 4736
+// values at n = 128, by up to 2 ulp), although pivot_rcp(p) is bitwise
+// 1.0f / p for every float the sweeps accept (pivot_rcp_exact) and the
+// tile and the columns form still agree bitwise. Not explained: the same
+// Newton step as one opaque asm block changed nothing.
 template <class T>
 void expect_direct_tile(std::pair<std::vector<T>, std::vector<std::int32_t>> const& direct,
                         std::pair<std::vector<T>, std::vector<std::int32_t>> const& tile, layout const& lay,
                         bool spike, std::string const& what) {
-  if (!spike) {
-    BOOST_TEST((direct.second == tile.second), what);
+  if (!spike) BOOST_TEST((direct.second == tile.second), what);
+  if (!spike && sizeof(T) == 8) {
     BOOST_TEST(std::memcmp(direct.first.data(), tile.first.data(), tile.first.size() * sizeof(T)) == 0, what);
     return;
   }
@@ -562,8 +608,13 @@ void segments_match_columns(std::int64_t n, std::int64_t count) {
     r.tune.columns_segment_rows = -1;  // whole systems
     auto const cols = solve_gpu<T>(s, r);
     BOOST_TEST((seg.second == cols.second), "n " << n);
-    BOOST_TEST(std::memcmp(seg.first.data(), cols.first.data(), cols.first.size() * sizeof(T)) == 0,
-               "n " << n << " count " << count << (in_place ? " in place" : ""));
+    // Bitwise in f64; in f32 within 64 n eps (expect_direct_tile says why).
+    if constexpr (sizeof(T) == 8)
+      BOOST_TEST(std::memcmp(seg.first.data(), cols.first.data(), cols.first.size() * sizeof(T)) == 0,
+                 "n " << n << " count " << count << (in_place ? " in place" : ""));
+    else
+      expect_direct_tile(seg, cols, lay, true,
+                         "n " + std::to_string(n) + " count " + std::to_string(count) + (in_place ? " in place" : ""));
     expect_three_broken(seg, lay);
   }
 }

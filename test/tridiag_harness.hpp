@@ -59,6 +59,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -564,6 +565,12 @@ void breakdown(tridiag_algorithm requested) {
       // row 1 (RD divides by c only and solves it).
       p.b[p.mi(0, 3)] = 0;
       want[3] = 1;
+      if constexpr (std::is_same_v<T, float>) {
+        // System 5 (float): b_0 = 2^-127, subnormal, below the smallest
+        // usable pivot (2^-126; its reciprocal would overflow): row 1 too.
+        p.b[p.mi(0, 5)] = 0x1p-127f;
+        want[5] = 1;
+      }
     } else if (alg == tridiag_algorithm::rd) {
       // RD's divisor: c_0 = 0, row 1.
       p.c[p.mi(0, 3)] = 0;

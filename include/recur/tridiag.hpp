@@ -20,7 +20,8 @@
 // - info (count int32 values, may be null; host memory with recur::host,
 //   device memory with recur::cuda): 0 when system k was solved, j > 0 when
 //   it broke down at row j (1-based, LAPACK style): a zero or non-finite
-//   pivot (divisor). Breakdown is not an exception; x of a broken-down
+//   pivot (divisor); in float also one outside 2^-126 <= |p| < 2^126 (a
+//   subnormal pivot, or one whose reciprocal is subnormal). Breakdown is not an exception; x of a broken-down
 //   system (all its right-hand sides) is NaN.
 // - No pivoting: every algorithm is stable for diagonally dominant and
 //   symmetric positive definite matrices. RD is not stable in general; it

@@ -48,12 +48,41 @@ struct tridiag_rows {
   T* d;
 };
 
-// Nonzero and finite (0 < |p| < inf, false for NaN), without a branch:
-// the sweeps test every row's pivot.
+// A pivot the solvers divide by, tested without a branch (the sweeps test
+// every row's). f64: nonzero and finite (0 < |p| < inf, false for NaN).
+// f32: 2^-126 <= |p| < 2^126, a normal number whose reciprocal is normal
+// too (the reference's rule for float, include/recur/reference/tridiag.hpp):
+// the range where pivot_rcp's three instructions give 1 / p exactly as the
+// division does. A subnormal pivot, or one of 2^126 or more, is a breakdown.
 template <class T>
 __device__ __forceinline__ bool usable_pivot(T p) {
-  T const m = fabs(p);
-  return (m > T(0)) & (m < std::numeric_limits<T>::infinity());
+  if constexpr (sizeof(T) == 4) {
+    // Biased exponent e in [1, 252]: (e + 3) mod 256 >= 4.
+    return ((__float_as_uint(p) + 0x01800000u) & 0x7f800000u) > 0x01ffffffu;
+  } else {
+    T const m = fabs(p);
+    return (m > T(0)) & (m < std::numeric_limits<T>::infinity());
+  }
+}
+
+// 1 / p for a usable pivot (bitwise the correctly rounded quotient). f32:
+// the approximate reciprocal and one Newton step, the fast path of nvcc's
+// own division without its range test and the branch to its slow path
+// (which covers only the pivots usable_pivot rejects; test_block_tridiag's
+// pivot_rcp_exact checks every float). In the f32 sweeps that test and
+// branch were 7 of a row's ~50 instructions (SASS of the segmented kernel,
+// H100 build). Yet x of the register-resident direct kernel is no longer
+// bitwise the tile's (a few values by 1-2 ulp; test_block_tridiag's
+// expect_direct_tile), for a reason we have not found.
+template <class T>
+__device__ __forceinline__ T pivot_rcp(T p) {
+  if constexpr (sizeof(T) == 4) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(p));
+    return fmaf(r, fmaf(-p, r, 1.0f), r);
+  } else {
+    return T(1) / p;
+  }
 }
 
 __device__ __forceinline__ void record_breakdown(int* info, std::int64_t row) {
@@ -104,7 +133,7 @@ __device__ __forceinline__ int thread_thomas(tridiag_rows<T> s, int n) {
     if (i + 1 < n) an = s.a[qn], bn = s.b[qn], cn = s.c[qn], dn = s.d[qn];
     T const p = bi - ai * c_prev;
     if (bad == 0 && !usable_pivot(p)) bad = i + 1;
-    T const r = T(1) / p;
+    T const r = pivot_rcp(p);
     c_prev = ci * r;
     d_prev = (di - ai * d_prev) * r;
     s.c[q] = c_prev;
@@ -327,7 +356,7 @@ __device__ chunk_ends<T> chunk_reduce(tridiag_rows<T> const& sys, int first, int
       num_a = -ai * a_prev;
     }
     if (!usable_pivot(p)) breakdown(first + i);
-    T const r = T(1) / p;
+    T const r = pivot_rcp(p);
     a_prev = num_a * r;
     c_prev = ci * r;
     d_prev = num_d * r;
@@ -356,7 +385,7 @@ __device__ chunk_ends<T> chunk_reduce(tridiag_rows<T> const& sys, int first, int
   if (len >= 3) {
     T const p = T(1) - e.first.c * an1;
     if (!usable_pivot(p)) breakdown(first);
-    T const r = T(1) / p;
+    T const r = pivot_rcp(p);
     e.first = {r * e.first.a, -r * e.first.c * cn1, r * (e.first.d - e.first.c * dn1)};
   }
   return e;
@@ -426,7 +455,7 @@ __device__ __forceinline__ chunk_ends<T> chunk_sweeps(int first, int len, K& k, 
         bad = (bad < 0) & !usable_pivot(p) ? first + i : bad;
       else if (bad < 0 && !usable_pivot(p))
         bad = first + i;
-      T const r = T(1) / p;
+      T const r = pivot_rcp(p);
       a_prev = num_a * r;
       c_prev = row.c * r;
       d_prev = num_d * r;
@@ -457,7 +486,7 @@ __device__ __forceinline__ chunk_ends<T> chunk_sweeps(int first, int len, K& k, 
   if (len >= 3) {
     T const p = T(1) - e.first.c * an1;
     if (!usable_pivot(p)) bad = first;  // the chunk's first row: smaller than any above
-    T const r = T(1) / p;
+    T const r = pivot_rcp(p);
     e.first = {r * e.first.a, -r * e.first.c * cn1, r * (e.first.d - e.first.c * dn1)};
   }
   if (bad >= 0) breakdown(bad);
@@ -542,7 +571,7 @@ __device__ __forceinline__ void warp_boundary_pcr(tridiag_eq3<T>& f0, tridiag_eq
     T const k1 = has_lo ? q.a : T(0), k2 = has_hi ? q.c : T(0);
     T const b = T(1) - (has_lo ? lo.c * k1 : T(0)) - (has_hi ? hi.a * k2 : T(0));
     if (!usable_pivot(b)) record_breakdown(info, row_of(j));
-    T const r = T(1) / b;
+    T const r = pivot_rcp(b);
     if constexpr (S > 0) {
 #pragma unroll
       for (int k = 0; k < S; ++k)

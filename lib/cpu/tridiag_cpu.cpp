@@ -29,9 +29,10 @@
 namespace recur::detail {
 namespace {
 
+// The reference's rule (float: 2^-126 <= |p| < 2^126).
 template <class T>
 bool usable_pivot(T p) {
-  return p != T(0) && std::isfinite(p);
+  return reference::detail::usable_pivot(p);
 }
 
 // Collects the first exception thrown on any thread of a parallel region

@@ -59,9 +59,17 @@ namespace recur::reference {
 namespace detail {
 
 // A pivot the algorithm can divide by: non-zero and finite.
+// float: 2^-126 <= |p| < 2^126, a normal number whose reciprocal is normal
+// too (a subnormal pivot, or one of 2^126 or more, is a breakdown; the GPU
+// kernels' rule, kernels/block/block_tridiag.cuh's usable_pivot).
 template <class T>
 bool usable_pivot(T p) {
-  return p != T(0) && std::isfinite(p);
+  if constexpr (sizeof(T) == 4) {
+    T const m = std::fabs(p);
+    return m >= T(0x1p-126) && m < T(0x1p126);
+  } else {
+    return p != T(0) && std::isfinite(p);
+  }
 }
 
 // One system's equations, copied out of the batch so that x may alias d and
