@@ -134,24 +134,24 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
     for (int i = 0; i < len; ++i, at += es) k.d[i] = p.a[at] + p.b[at] + p.c[at] + pd[at];
     return;
   }
-  // f32: four pointers walk the rows (one 64-bit add each per row); every
-  // row's a and c are loaded (a[0] and c[n - 1] exist, though the caller
-  // need not set them) and the two the solve must ignore are zeroed after
-  // the load. The f64 form (kept for f64, below) scaled one 64-bit offset
-  // and added it to each array's base for every load, and tested both end
-  // rows at every row (predicated loads): about 16 integer instructions per
-  // row of the f32 segmented kernel's SASS, whose sweep row was ~52 in all.
-  // tune_tridiag (H100, 2026-11-24), interleaved f32, % of copy, before ->
-  // after: n = 256 78.4 -> 80.8, 512 73.8 -> 76.5, 1024 68.6 -> 71.3; but
-  // f64 n = 64 89.6 -> 88.4, 128 88.3 -> 86.6, 4096 60.0 -> 58.7
-  // (bench/results/h100-tune-tridiag-walk.log).
-  constexpr bool walk = sizeof(T) == 4;
+  // Four pointers walk the rows (one 64-bit add each per row); every row's
+  // a and c are loaded (a[0] and c[n - 1] exist, though the caller need not
+  // set them) and the two the solve must ignore are zeroed after the load.
+  // Before, one 64-bit offset was scaled and added to each array's base for
+  // every load, and both end rows were tested at every row (predicated
+  // loads): about 16 integer instructions of a sweep row's ~52 in the f32
+  // segmented kernel's SASS. tune_tridiag (H100, 2026-11-24), interleaved,
+  // % of copy, before -> after: f32 n = 256 78.4 -> 80.8, 512 73.8 -> 76.5,
+  // 1024 68.6 -> 71.3; f64 n = 64 89.6 -> 88.4, 128 88.3 -> 86.6, 4096
+  // 60.0 -> 58.7 (bench/results/h100-tune-tridiag-walk.log). f64 with the
+  // old form kept did worse still at n = 512 and 1024 (80.5 and 76.2
+  // against the walk's 82.4 and 78.8; h100-tune-tridiag-f64-form.log): its
+  // f64 kernels had compiled differently from before this change anyway
+  // (registers 114 -> 108, 116 -> 119; from the block_tridiag.cuh edits).
   T const* pa = p.a + o;
   T const* pb = p.b + o;
   T const* pc = p.c + o;
   T const* pdd = pd + o;
-  std::int64_t at = o;
-  int row = first;
   // A chunk of exactly R rows (every chunk when C R = n) runs with its
   // length a constant: the row guards fold away (with a runtime length each
   // row was a branch, and every join register moves: 480 IMAD.MOV in the
@@ -162,18 +162,11 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
     bool const top = first == 0, bottom = first + ln == n;
     // Row j of the chunk (j counts up from 0 across the calls).
     auto fetch = [&](int j) {
-      if constexpr (walk) {
-        tridiag_equation<T> q{*pa, *pb, *pc, *pdd};
-        pa += es, pb += es, pc += es, pdd += es;
-        if (j == 0 && top) q.a = T(0);
-        if (full ? (j == R - 1 && bottom) : (bottom && j == ln - 1)) q.c = T(0);
-        return q;
-      } else {
-        tridiag_equation<T> const q{row == 0 ? T(0) : p.a[at], p.b[at], row == n - 1 ? T(0) : p.c[at], pd[at]};
-        at += es;
-        ++row;
-        return q;
-      }
+      tridiag_equation<T> q{*pa, *pb, *pc, *pdd};
+      pa += es, pb += es, pc += es, pdd += es;
+      if (j == 0 && top) q.a = T(0);
+      if (full ? (j == R - 1 && bottom) : (bottom && j == ln - 1)) q.c = T(0);
+      return q;
     };
     constexpr int L = tridiag_columns_lookahead<T, Lone>;
     tridiag_equation<T> ring[L];
@@ -203,14 +196,10 @@ template <class T, int R>
 __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const* kd, int len, T* px,
                                               std::int64_t es, bool ph1, bool ok) {
   T const xf = kd[0], xl = kd[len - 1], nan = std::numeric_limits<T>::quiet_NaN();
-  auto store = [&](int i, int ln) {  // in order of i: px walks the rows (f32; columns_sweep's walk)
+  auto store = [&](int i, int ln) {  // in order of i: px walks the rows
     T const xi = ph1 ? kd[i] : i == 0 ? xf : i == ln - 1 ? xl : kd[i] - ka[i] * xf - kc[i] * xl;
-    if constexpr (sizeof(T) == 4) {
-      *px = ok ? xi : nan;
-      px += es;
-    } else {
-      px[std::int64_t(i) * es] = ok ? xi : nan;
-    }
+    *px = ok ? xi : nan;
+    px += es;
   };
   if (len == R) {
 #pragma unroll
