@@ -176,7 +176,8 @@ __global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__
 //
 // - Spike = false: they go to shared memory and warp 0 solves them with
 //   warp_thomas_pcr, as the tile's group_thomas_pcr does (the same
-//   arithmetic: x bitwise the tile's).
+//   arithmetic: x bitwise the tile's in f64; in f32 within 1-2 ulp since
+//   pivot_rcp, block_tridiag.cuh says more).
 // - Spike = true: every warp solves its own 64 by PCR in registers
 //   (warp_boundary_pcr), carrying two more columns: the coefficients of
 //   x_L, the previous warp's last boundary unknown, and x_R, the next

@@ -173,7 +173,7 @@ struct tridiag_tuning {
   int direct_lanes = 0;
   // The several-warp direct form solves its boundary equations a warp each
   // with spikes (agent_tridiag_direct.cuh's Spike), or with warp 0 alone as
-  // the tile does (x bitwise the tile's): 0 chooses (spikes from 16 warps
+  // the tile does (x as the tile's; bitwise in f64): 0 chooses (spikes from 16 warps
   // per system: f64 n = 4096), 1 always, -1 never.
   // tune_tridiag on the H100, 2026-11-24, contiguous, % of copy, spikes /
   // warp 0: n = 4096 f64 (16 warps) 62.1 / 54.1; but n = 1024 f32 (2)
