@@ -297,6 +297,202 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
 // whole systems. In steady state a group's segments went to blocks that
 // had started at different times, and the first waited for the last. A
 // cluster's blocks are scheduled together.)
+// The segmented kernels' per-system state beside the rows (shared memory,
+// tridiag_segments_smem's tail): the segment's link equations, x_L and x_R,
+// the block Thomas's eliminations, the breakdowns and the segment's first
+// bad rows (for the peers).
+template <class T>
+struct segment_state {
+  T* link;    // 6 x S: l0, r0, d0, l1, r1, d1 of each system
+  T* xlr;     // 2 x S: x_L, x_R
+  T* elim;    // 2 x G x S: c0, d0 of each segment's spike_elim (block Thomas join)
+  int* sinfo;  // S
+  int* sbad;   // S
+  __device__ static segment_state carve(T* base, int S, int G) {
+    segment_state st;
+    st.link = base;
+    st.xlr = base + 6 * S;
+    st.elim = st.xlr + 2 * S;
+    st.sinfo = reinterpret_cast<int*>(st.elim + 2 * G * S);
+    st.sbad = st.sinfo + S;
+    return st;
+  }
+};
+
+// Where a segmented block's boundary solve stands: system sl of the block
+// (lane seg_lane of its bit_ceil(C) lanes), whether that lane holds a
+// chunk of a system that exists, and the segment's rows.
+struct segment_lane {
+  int sl, seg_lane, width;
+  bool ok;
+  int s0;              // the segment's first row
+  chunk_split split;   // its chunks
+};
+
+// The segment's boundary equations solved by PCR with the spikes of x_L
+// (the previous segment's last unknown) and x_R (the next one's first)
+// carried as two columns; the end rows' slots keep them for the
+// substitution (which reads neither end row's a or c), and the segment's
+// two end equations in x_L, x_R go to st.link. idx(chunk, row, system):
+// the element of sa / sc / sd.
+template <class T, class Idx>
+__device__ __forceinline__ void segment_boundary(T* sa, T* sc, T* sd, Idx idx, segment_lane const& L, int C, int S,
+                                                 segment_state<T> const& st) {
+  tridiag_eq3<T> f0{T(0), T(0), T(0)}, f1{T(0), T(0), T(0)};
+  boundary_cols<T, 2> g0{{T(0), T(0)}}, g1{{T(0), T(0)}};
+  int i0 = 0, i1 = 0;
+  if (L.ok) {
+    i0 = idx(L.seg_lane, 0, L.sl);
+    i1 = idx(L.seg_lane, L.split.len(L.seg_lane) - 1, L.sl);
+    f0 = {sa[i0], sc[i0], sd[i0]};
+    f1 = {sa[i1], sc[i1], sd[i1]};
+    if (L.seg_lane == 0) g0.v[0] = f0.a, f0.a = T(0);
+    if (L.seg_lane == C - 1) g1.v[1] = f1.c, f1.c = T(0);
+  }
+  int const s0 = L.s0;
+  chunk_split const split = L.split;
+  warp_boundary_pcr<T, 2>(
+      f0, f1, C, L.seg_lane, L.ok, st.sinfo + (L.ok ? L.sl : 0),
+      [s0, split](int jj) {
+        int const c = jj / 2;
+        return s0 + ((jj & 1) ? split.first(c) + split.len(c) - 1 : split.first(c));
+      },
+      L.width, &g0, &g1);
+  if (L.ok) {
+    int const sl = L.sl;
+    sa[i0] = g0.v[0], sc[i0] = g0.v[1], sd[i0] = f0.d;
+    sa[i1] = g1.v[0], sc[i1] = g1.v[1], sd[i1] = f1.d;
+    if (L.seg_lane == 0) st.link[sl] = g0.v[0], st.link[S + sl] = g0.v[1], st.link[2 * S + sl] = f0.d;
+    if (L.seg_lane == C - 1) st.link[3 * S + sl] = g1.v[0], st.link[4 * S + sl] = g1.v[1], st.link[5 * S + sl] = f1.d;
+  }
+}
+
+// After a cluster barrier (every segment's links published): the reduced
+// system over the G segments, solved for the x_L and x_R that block j
+// needs, into st.xlr, and the system's first bad row into st.sinfo.
+// Pcr false: the block Thomas, a thread per system, forward to the end,
+// then back down to j - 1; the loads of B segments issued together (each a
+// round trip to a peer's shared memory). Pcr true: PCR on the segments'
+// links (spike_pcr_combine), a segment of gw = bit_ceil(G) lanes per
+// system, lane v holding segment v's link (read from block v's shared
+// memory: one round trip for all, but a warp's load touches gw peers, a
+// few bytes each).
+template <class T, bool Pcr, class Cluster>
+__device__ __forceinline__ void segment_join(Cluster const& cluster, segment_state<T> const& st, int S, int G, int j,
+                                             std::int64_t g, std::int64_t count, chunk_split segs) {
+  int const t = int(threadIdx.x), w = t / 32, lane = t % 32;
+  if (!Pcr && t < S && g * S + t < count) {
+    constexpr int B = 4;
+    spike_carry<T> kc;
+    int broke = INT_MAX;
+    T cl = T(0), dl = T(0);  // (c1, d1) of segment j - 1
+    for (int v0 = 0; v0 < G; v0 += B) {
+      spike_link<T> lk[B];
+      int bd[B];
+#pragma unroll
+      for (int u = 0; u < B; ++u)
+        if (v0 + u < G) {
+          T const* const pl = cluster.map_shared_rank(st.link, v0 + u);
+          lk[u] = {pl[t], pl[S + t], pl[2 * S + t], pl[3 * S + t], pl[4 * S + t], pl[5 * S + t]};
+          bd[u] = cluster.map_shared_rank(st.sbad, v0 + u)[t];
+        }
+#pragma unroll
+      for (int u = 0; u < B; ++u)
+        if (v0 + u < G) {
+          int const v = v0 + u;
+          bool good = true;
+          spike_elim<T> const e = spike_forward(lk[u], kc, good);
+          broke = min(broke, good ? bd[u] : min(bd[u], segs.first(v) + 1));
+          if (v == j - 1) cl = e.c1, dl = e.d1;
+          st.elim[2 * v * S + t] = e.c0;
+          st.elim[(2 * v + 1) * S + t] = e.d0;
+        }
+    }
+    T xr = T(0), xR = T(0), xL = T(0);  // x_first of segment v + 1
+    for (int v = G - 1; v >= max(j - 1, 0); --v) {
+      T const x0 = st.elim[(2 * v + 1) * S + t] - st.elim[2 * v * S + t] * xr;
+      if (v == j + 1) xR = x0;
+      if (v == j - 1) xL = dl - cl * xr;  // x_last
+      xr = x0;
+    }
+    st.xlr[t] = xL;
+    st.xlr[S + t] = xR;
+    st.sinfo[t] = broke;
+  }
+  if (Pcr) {
+    int const gw = G <= 1 ? 1 : 1 << (32 - __clz(G - 1)), per = 32 / gw, gl = lane % gw;
+    int const warps = int(blockDim.x) / 32;
+    for (int b0 = w * per; b0 < S; b0 += warps * per) {
+      int const sy = b0 + lane / gw;
+      bool const act = sy < S && gl < G && g * S + sy < count;
+      spike_link<T> lk{T(0), T(0), T(0), T(0), T(0), T(0)};
+      int bad = INT_MAX;
+      if (act) {
+        T const* const pl = cluster.map_shared_rank(st.link, gl);
+        lk = {pl[sy], pl[S + sy], pl[2 * S + sy], pl[3 * S + sy], pl[4 * S + sy], pl[5 * S + sy]};
+        bad = cluster.map_shared_rank(st.sbad, gl)[sy];
+      }
+      auto shfl = [gw](spike_link<T> const& v, int src) {
+        return spike_link<T>{__shfl_sync(0xffffffffu, v.l0, src, gw), __shfl_sync(0xffffffffu, v.r0, src, gw),
+                             __shfl_sync(0xffffffffu, v.d0, src, gw), __shfl_sync(0xffffffffu, v.l1, src, gw),
+                             __shfl_sync(0xffffffffu, v.r1, src, gw), __shfl_sync(0xffffffffu, v.d1, src, gw)};
+      };
+      for (int h = 1; h < gw; h *= 2) {
+        spike_link<T> const lo = shfl(lk, max(gl - h, 0)), hi = shfl(lk, min(gl + h, gw - 1));
+        if (act) {
+          bool good = true;
+          lk = spike_pcr_combine(lk, gl - h >= 0, lo, gl + h < G, hi, good);
+          if (!good) bad = min(bad, segs.first(gl) + 1);
+        }
+      }
+      // x_L = the previous segment's x_last, x_R = the next one's x_first.
+      T const xL = __shfl_sync(0xffffffffu, lk.d1, max(j - 1, 0), gw);
+      T const xR = __shfl_sync(0xffffffffu, lk.d0, min(j + 1, gw - 1), gw);
+      for (int h = gw / 2; h > 0; h /= 2) bad = min(bad, __shfl_xor_sync(0xffffffffu, bad, h, gw));
+      if (act && gl == 0) {
+        st.xlr[sy] = j > 0 ? xL : T(0);
+        st.xlr[S + sy] = j + 1 < G ? xR : T(0);
+        st.sinfo[sy] = bad;
+      }
+    }
+  }
+}
+
+// x_L and x_R substituted into the segment's end rows (whose slots hold
+// their spikes since segment_boundary).
+template <class T, class Idx>
+__device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Idx idx, segment_lane const& L, int S,
+                                             segment_state<T> const& st) {
+  if (L.ok) {
+    T const xL = st.xlr[L.sl], xR = st.xlr[S + L.sl];
+    int const i0 = idx(L.seg_lane, 0, L.sl), i1 = idx(L.seg_lane, L.split.len(L.seg_lane) - 1, L.sl);
+    sd[i0] = sd[i0] - sa[i0] * xL - sc[i0] * xR;
+    sd[i1] = sd[i1] - sa[i1] * xL - sc[i1] * xR;
+  }
+}
+
+// Systems cut into G segments of consecutive rows, a block per (group of S
+// systems, segment), the G blocks of a group one thread-block cluster
+// (sm_90): for interleaved systems too long for one block's shared memory
+// (3 words per row), or long enough that a whole-system block has its SM
+// to itself and never overlaps its phases with another block's loads (ncu,
+// f32 n = 512: issue 35% busy, DRAM 54%). A segment's chunks are swept and
+// its boundary equations solved as in the columns kernel, but with the
+// segment's first equation's coupling to the previous segment (x_L) and its
+// last one's to the next (x_R) carried as two spike columns
+// (segment_boundary). The segment's two end equations in x_L, x_R
+// (spike_link) stay in its shared memory; after a cluster barrier every
+// block reads its peers' (distributed shared memory), solves the reduced
+// system over the G segments for the x_L, x_R it needs (segment_join), and
+// substitutes. The data makes one trip through DRAM (5 words per row; the
+// partitioned form reads a, b, c, d twice).
+//
+// (A first form joined the segments through global memory, blocks taking
+// work items in order from an atomic counter and waiting for their group:
+// H100, f32 n = 4096 interleaved 39% of copy, n = 512 51% against 71% for
+// whole systems. In steady state a group's segments went to blocks that
+// had started at different times, and the first waited for the last. A
+// cluster's blocks are scheduled together.)
 template <class T, int R, bool Pcr>
 __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
@@ -309,18 +505,13 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   T* const sa = reinterpret_cast<T*>(columns_smem);
   T* const sc = sa + C * CS;
   T* const sd = sc + C * CS;
-  T* const link = sd + C * CS;  // 6 x S: l0, r0, d0, l1, r1, d1 of each system
-  T* const xlr = link + 6 * S;  // 2 x S: x_L, x_R
-  T* const elim = xlr + 2 * S;  // 2 x G x S: c0, d0 of each segment's spike_elim (!Pcr)
-  int* const sinfo = reinterpret_cast<int*>(elim + 2 * G * S);
-  int* const sbad = sinfo + S;  // the segment's first bad rows, for the peers
+  segment_state<T> const st = segment_state<T>::carve(sd + C * CS, S, G);
   int const n = int(p.lay.n);
   chunk_split const segs{n / G, n % G};
   int const t = int(threadIdx.x), s = t % S, q = t / S;
   bool const owner = q < C;
   int const wd = p.width, per_warp = 32 / wd;
-  int const w = t / 32, lane = t % 32, seg_lane = lane % wd;
-  int const sl = w * per_warp + lane / wd;  // the boundary solve's system
+  int const w = t / 32, lane = t % 32;
   std::int64_t const es = p.lay.element_stride;
   int const j = int(cluster.block_rank());
   std::int64_t const g = blockIdx.x / unsigned(G);
@@ -332,147 +523,36 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   int const first = owner ? s0 + split.first(q) : 0, len = owner ? split.len(q) : 0;
   std::int64_t const o = sys * p.lay.batch_stride + std::int64_t(first) * es;
   chunk_span<T> const k{sa + idx(q, 0, s), sc + idx(q, 0, s), sd + idx(q, 0, s)};
-  bool const ok = sl < S && seg_lane < C && g * S + sl < p.lay.count;
-  {
-    std::int64_t const r = blockIdx.y;  // the right-hand side (the dispatch offsets d and x past 65535)
-    if (t < S) sinfo[t] = INT_MAX;
-    __syncthreads();
-    if (mine) columns_sweep<T, R, false>(p, p.d + r * p.rhs_stride, o, first, len, k, sinfo + s);
-    __syncthreads();
-    // The segment's boundary equations, with the spikes of x_L and x_R.
-    tridiag_eq3<T> f0{T(0), T(0), T(0)}, f1{T(0), T(0), T(0)};
-    boundary_cols<T, 2> g0{{T(0), T(0)}}, g1{{T(0), T(0)}};
-    int i0 = 0, i1 = 0;
-    if (ok) {
-      i0 = idx(seg_lane, 0, sl);
-      i1 = idx(seg_lane, split.len(seg_lane) - 1, sl);
-      f0 = {sa[i0], sc[i0], sd[i0]};
-      f1 = {sa[i1], sc[i1], sd[i1]};
-      if (seg_lane == 0) g0.v[0] = f0.a, f0.a = T(0);
-      if (seg_lane == C - 1) g1.v[1] = f1.c, f1.c = T(0);
-    }
-    warp_boundary_pcr<T, 2>(
-        f0, f1, C, seg_lane, ok, sinfo + (ok ? sl : 0),
-        [s0, split](int jj) {
-          int const c = jj / 2;
-          return s0 + ((jj & 1) ? split.first(c) + split.len(c) - 1 : split.first(c));
-        },
-        wd, &g0, &g1);
-    if (ok) {
-      // Kept in the end rows' slots across the join (not in registers):
-      // the substitution reads neither end row's a or c.
-      sa[i0] = g0.v[0], sc[i0] = g0.v[1], sd[i0] = f0.d;
-      sa[i1] = g1.v[0], sc[i1] = g1.v[1], sd[i1] = f1.d;
-      if (seg_lane == 0) link[sl] = g0.v[0], link[S + sl] = g0.v[1], link[2 * S + sl] = f0.d;
-      if (seg_lane == C - 1) link[3 * S + sl] = g1.v[0], link[4 * S + sl] = g1.v[1], link[5 * S + sl] = f1.d;
-    }
-    __syncthreads();  // sinfo holds the segment's breakdowns
-    if (t < S) sbad[t] = sinfo[t];
-    cluster.sync();  // every segment's links published
-    // The reduced system over the G segments, for the x_L and x_R this
-    // block needs (Pcr, chosen by the dispatch):
-    // false: the block Thomas, a thread per system, forward to the end, then
-    // back down to j - 1; the loads of B segments issued together (each a
-    // round trip to a peer's shared memory).
-    if (!Pcr && t < S && g * S + t < p.lay.count) {
-      constexpr int B = 4;
-      spike_carry<T> kc;
-      int broke = INT_MAX;
-      T cl = T(0), dl = T(0);  // (c1, d1) of segment j - 1
-      for (int v0 = 0; v0 < G; v0 += B) {
-        spike_link<T> lk[B];
-        int bd[B];
-#pragma unroll
-        for (int u = 0; u < B; ++u)
-          if (v0 + u < G) {
-            T const* const pl = cluster.map_shared_rank(link, v0 + u);
-            lk[u] = {pl[t], pl[S + t], pl[2 * S + t], pl[3 * S + t], pl[4 * S + t], pl[5 * S + t]};
-            bd[u] = cluster.map_shared_rank(sbad, v0 + u)[t];
-          }
-#pragma unroll
-        for (int u = 0; u < B; ++u)
-          if (v0 + u < G) {
-            int const v = v0 + u;
-            bool good = true;
-            spike_elim<T> const e = spike_forward(lk[u], kc, good);
-            broke = min(broke, good ? bd[u] : min(bd[u], segs.first(v) + 1));
-            if (v == j - 1) cl = e.c1, dl = e.d1;
-            elim[2 * v * S + t] = e.c0;
-            elim[(2 * v + 1) * S + t] = e.d0;
-          }
-      }
-      T xr = T(0), xR = T(0), xL = T(0);  // x_first of segment v + 1
-      for (int v = G - 1; v >= max(j - 1, 0); --v) {
-        T const x0 = elim[(2 * v + 1) * S + t] - elim[2 * v * S + t] * xr;
-        if (v == j + 1) xR = x0;
-        if (v == j - 1) xL = dl - cl * xr;  // x_last
-        xr = x0;
-      }
-      xlr[t] = xL;
-      xlr[S + t] = xR;
-      sinfo[t] = broke;
-    }
-    // true: PCR on the segments' links (spike_pcr_combine), a segment of gw =
-    // bit_ceil(G) lanes per system, lane v holding segment v's link (read
-    // from block v's shared memory: one round trip for all, but a warp's
-    // load touches gw peers, a few bytes each).
-    if (Pcr) {
-      int const gw = G <= 1 ? 1 : 1 << (32 - __clz(G - 1)), per = 32 / gw, gl = lane % gw;
-      int const warps = int(blockDim.x) / 32;
-      for (int b0 = w * per; b0 < S; b0 += warps * per) {
-        int const sy = b0 + lane / gw;
-        bool const act = sy < S && gl < G && g * S + sy < p.lay.count;
-        spike_link<T> lk{T(0), T(0), T(0), T(0), T(0), T(0)};
-        int bad = INT_MAX;
-        if (act) {
-          T const* const pl = cluster.map_shared_rank(link, gl);
-          lk = {pl[sy], pl[S + sy], pl[2 * S + sy], pl[3 * S + sy], pl[4 * S + sy], pl[5 * S + sy]};
-          bad = cluster.map_shared_rank(sbad, gl)[sy];
-        }
-        auto shfl = [gw](spike_link<T> const& v, int src) {
-          return spike_link<T>{__shfl_sync(0xffffffffu, v.l0, src, gw), __shfl_sync(0xffffffffu, v.r0, src, gw),
-                               __shfl_sync(0xffffffffu, v.d0, src, gw), __shfl_sync(0xffffffffu, v.l1, src, gw),
-                               __shfl_sync(0xffffffffu, v.r1, src, gw), __shfl_sync(0xffffffffu, v.d1, src, gw)};
-        };
-        for (int h = 1; h < gw; h *= 2) {
-          spike_link<T> const lo = shfl(lk, max(gl - h, 0)), hi = shfl(lk, min(gl + h, gw - 1));
-          if (act) {
-            bool good = true;
-            lk = spike_pcr_combine(lk, gl - h >= 0, lo, gl + h < G, hi, good);
-            if (!good) bad = min(bad, segs.first(gl) + 1);
-          }
-        }
-        // x_L = the previous segment's x_last, x_R = the next one's x_first.
-        T const xL = __shfl_sync(0xffffffffu, lk.d1, max(j - 1, 0), gw);
-        T const xR = __shfl_sync(0xffffffffu, lk.d0, min(j + 1, gw - 1), gw);
-        for (int h = gw / 2; h > 0; h /= 2) bad = min(bad, __shfl_xor_sync(0xffffffffu, bad, h, gw));
-        if (act && gl == 0) {
-          xlr[sy] = j > 0 ? xL : T(0);
-          xlr[S + sy] = j + 1 < G ? xR : T(0);
-          sinfo[sy] = bad;
-        }
-      }
-    }
-    // Done reading the peers' links: arrive now, wait only before exiting
-    // (a block's shared memory must outlive its peers' reads), so the
-    // substitution and the stores overlap the slowest peer's block Thomas.
-    auto arrival = cluster.barrier_arrive();
-    __syncthreads();  // xlr and sinfo set
-    if (ok) {
-      T const xL = xlr[sl], xR = xlr[S + sl];
-      i0 = idx(seg_lane, 0, sl);
-      i1 = idx(seg_lane, split.len(seg_lane) - 1, sl);
-      sd[i0] = sd[i0] - sa[i0] * xL - sc[i0] * xR;
-      sd[i1] = sd[i1] - sa[i1] * xL - sc[i1] * xR;
-    }
-    __syncthreads();
-    if (mine) {
-      int const broke = sinfo[s];
-      columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
-      if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
-    }
-    cluster.barrier_wait(std::move(arrival));
+  segment_lane L;
+  L.sl = w * per_warp + lane / wd;
+  L.seg_lane = lane % wd;
+  L.width = wd;
+  L.ok = L.sl < S && L.seg_lane < C && g * S + L.sl < p.lay.count;
+  L.s0 = s0;
+  L.split = split;
+  std::int64_t const r = blockIdx.y;  // the right-hand side (the dispatch offsets d and x past 65535)
+  if (t < S) st.sinfo[t] = INT_MAX;
+  __syncthreads();
+  if (mine) columns_sweep<T, R, false>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
+  __syncthreads();
+  segment_boundary<T>(sa, sc, sd, idx, L, C, S, st);
+  __syncthreads();  // sinfo holds the segment's breakdowns
+  if (t < S) st.sbad[t] = st.sinfo[t];
+  cluster.sync();  // every segment's links published
+  segment_join<T, Pcr>(cluster, st, S, G, j, g, p.lay.count, segs);
+  // Done reading the peers' links: arrive now, wait only before exiting
+  // (a block's shared memory must outlive its peers' reads), so the
+  // substitution and the stores overlap the slowest peer's join.
+  auto arrival = cluster.barrier_arrive();
+  __syncthreads();  // xlr and sinfo set
+  segment_ends<T>(sa, sc, sd, idx, L, S, st);
+  __syncthreads();
+  if (mine) {
+    int const broke = st.sinfo[s];
+    columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
+    if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
   }
+  cluster.barrier_wait(std::move(arrival));
 #endif
 }
 
