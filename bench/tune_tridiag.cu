@@ -307,6 +307,8 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
       t.columns_segment_join = -1;
       t.columns_segment_rows = 128;
     });
+    add("thomas_pcr ahead3", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_ahead = 3; });
+    add("thomas_pcr ahead5", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_ahead = 5; });
     add("thomas_pcr segments192", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 192; });
     add("thomas_pcr segments96", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 96; });
     add("thomas_pcr segments256 rows32", TA::thomas_pcr, [](tridiag_tuning& t) {

@@ -109,6 +109,16 @@ inline constexpr int tridiag_columns_max_threads = sizeof(T) == 4 ? 1024 : 512;
 template <class T>
 inline constexpr int tridiag_columns_ahead = sizeof(T) == 4 ? 2 : 3;
 
+// The segmented kernel's (below): f64 fetches 4 rows ahead, not 3. Its
+// blocks are held to 4 per SM by shared memory (128-row segments of 16
+// systems: 52 KB), so 128 registers a thread cost no blocks; f32 has none
+// to spare (64 at 256 threads, 4 blocks). tune_tridiag (H100, 2026-11-24),
+// interleaved f64, % of copy, 3 -> 4 rows ahead, two runs: n = 256 86.9 ->
+// 87.9, 512 82.3 -> 83.1, 1024 78.5 -> 79.3, 4096 58.0 -> 62.9 / 62.5;
+// 5 rows ahead lost 1.5-2 points, 6 lost 4-8 (bench/results/h100-tune-tridiag-ahead.log).
+template <class T>
+inline constexpr int tridiag_segments_ahead = sizeof(T) == 4 ? tridiag_columns_ahead<T> : 4;
+
 // Lone: a block that has its SM to itself (its shared memory is more than
 // half the SM's) and at most 512 threads, so each thread may take 128
 // registers: f32 then fetches 4 rows ahead instead of 2 (and does not
@@ -124,7 +134,7 @@ inline constexpr int tridiag_columns_lookahead = Lone && sizeof(T) == 4 ? 4 : tr
 // takes the first boundary equation; the last row's slot already holds the
 // second (the forward sweep's last row). Neither slot's old value is needed
 // by the substitution. phases = 1: the same loads, no arithmetic but a sum.
-template <class T, int R, bool Lone>
+template <class T, int R, bool Lone, int L = tridiag_columns_lookahead<T, Lone>>
 __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p, T const* pd, std::int64_t o,
                                               int first, int len, chunk_span<T> k, int* info) {
   int const n = int(p.lay.n);
@@ -168,7 +178,6 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
       if (full ? (j == R - 1 && bottom) : (bottom && j == ln - 1)) q.c = T(0);
       return q;
     };
-    constexpr int L = tridiag_columns_lookahead<T, Lone>;
     tridiag_equation<T> ring[L];
 #pragma unroll
     for (int j = 0; j < L; ++j)
@@ -493,7 +502,7 @@ __device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Id
 // whole systems. In steady state a group's segments went to blocks that
 // had started at different times, and the first waited for the last. A
 // cluster's blocks are scheduled together.)
-template <class T, int R, bool Pcr>
+template <class T, int R, bool Pcr, int Ahead = tridiag_segments_ahead<T>>
 __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -533,7 +542,7 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   std::int64_t const r = blockIdx.y;  // the right-hand side (the dispatch offsets d and x past 65535)
   if (t < S) st.sinfo[t] = INT_MAX;
   __syncthreads();
-  if (mine) columns_sweep<T, R, false>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
+  if (mine) columns_sweep<T, R, false, Ahead>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
   __syncthreads();
   segment_boundary<T>(sa, sc, sd, idx, L, C, S, st);
   __syncthreads();  // sinfo holds the segment's breakdowns

@@ -221,6 +221,9 @@ struct tridiag_tuning {
   // (bench/results/h100-tune-tridiag-join.log).
   int columns_segment_join = 0;
   std::int64_t columns_segment_min_n = 0;
+  // Rows the segmented kernel fetches ahead in f64: 0 its default
+  // (tridiag_segments_ahead, 4), or 3 or 5 (segments of <= 16-row chunks).
+  int columns_segment_ahead = 0;
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
@@ -797,10 +800,18 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
                                     T const* c, T const* d, T* x, layout const& lay, std::int64_t nrhs,
                                     std::int64_t rhs_stride, std::int32_t* info, cudaStream_t stream) {
   int const S = pl.columns_systems, C = pl.columns_chunks, G = pl.columns_segments;
-  auto const kernel = pl.columns_join ? (pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, true>
-                                                              : kernels::tridiag_segments_kernel<T, 32, true>)
-                                      : (pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, false>
-                                                              : kernels::tridiag_segments_kernel<T, 32, false>);
+  auto kernel = pl.columns_join ? (pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, true>
+                                                        : kernels::tridiag_segments_kernel<T, 32, true>)
+                                : (pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, false>
+                                                        : kernels::tridiag_segments_kernel<T, 32, false>);
+  if constexpr (sizeof(T) == 8) {
+    int const ahead = pl.tune.columns_segment_ahead;
+    if (pl.columns_rows <= 16 && (ahead == 3 || ahead == 5))
+      kernel = pl.columns_join ? (ahead == 3 ? kernels::tridiag_segments_kernel<T, 16, true, 3>
+                                             : kernels::tridiag_segments_kernel<T, 16, true, 5>)
+                               : (ahead == 3 ? kernels::tridiag_segments_kernel<T, 16, false, 3>
+                                             : kernels::tridiag_segments_kernel<T, 16, false, 5>);
+  }
   std::int64_t const blocks = (lay.count + S - 1) / S * G;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(blocks, INT_MAX)), unsigned(std::min<std::int64_t>(nrhs, 65535)));
