@@ -309,6 +309,14 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     });
     add("thomas_pcr ahead3", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_ahead = 3; });
     add("thomas_pcr ahead5", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_ahead = 5; });
+    add("thomas_pcr segments512 sys16", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_rows = 512;
+      t.columns_systems = 16;
+    });
+    add("thomas_pcr segments512 sys8", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_rows = 512;
+      t.columns_systems = 8;
+    });
     add("thomas_pcr segments192", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 192; });
     add("thomas_pcr segments96", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_rows = 96; });
     add("thomas_pcr segments256 rows32", TA::thomas_pcr, [](tridiag_tuning& t) {
