@@ -134,7 +134,9 @@ inline constexpr int tridiag_columns_lookahead = Lone && sizeof(T) == 4 ? 4 : tr
 // takes the first boundary equation; the last row's slot already holds the
 // second (the forward sweep's last row). Neither slot's old value is needed
 // by the substitution. phases = 1: the same loads, no arithmetic but a sum.
-template <class T, int R, bool Lone, int L = tridiag_columns_lookahead<T, Lone>>
+// Chain: chunk_sweeps without its backward sweep (the rows left for
+// columns_store's Chain form).
+template <class T, int R, bool Lone, int L = tridiag_columns_lookahead<T, Lone>, bool Chain = false>
 __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p, T const* pd, std::int64_t o,
                                               int first, int len, chunk_span<T> k, int* info) {
   int const n = int(p.lay.n);
@@ -187,7 +189,7 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
       if (i + L < ln) ring[i % L] = fetch(i + L);
       return v;
     };
-    chunk_ends<T> const e = chunk_sweeps<T, R, true>(first, ln, k, load, [&](int rw) { record_breakdown(info, rw); });
+    chunk_ends<T> const e = chunk_sweeps<T, R, true, Chain>(first, ln, k, load, [&](int rw) { record_breakdown(info, rw); });
     k.a[0] = e.first.a;
     k.c[0] = e.first.c;
     k.d[0] = e.first.d;
@@ -201,10 +203,30 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
 // The substitution and the store of a chunk: x_first, x_last in the end
 // slots of d, the interior rows by chunk_substitute's expressions; NaN for
 // a system that broke down (ok false). phases = 1 stores d as it is.
-template <class T, int R>
+// Chain (the rows of chunk_sweeps' Chain form): from the last row up, each
+// x_i from x_(i+1).
+template <class T, int R, bool Chain = false>
 __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const* kd, int len, T* px,
                                               std::int64_t es, bool ph1, bool ok) {
   T const xf = kd[0], xl = kd[len - 1], nan = std::numeric_limits<T>::quiet_NaN();
+  if constexpr (Chain) {
+    T xs = xl;
+    px += std::int64_t(len - 1) * es;
+    auto up = [&](int i, int ln) {  // i = ln - 1, ..., 0: px walks the rows up
+      T const xi = ph1 ? kd[i] : i == ln - 1 ? xl : i == 0 ? xf : kd[i] - ka[i] * xf - kc[i] * xs;
+      xs = xi;
+      *px = ok ? xi : nan;
+      px -= es;
+    };
+    if (len == R) {
+#pragma unroll
+      for (int i = R - 1; i >= 0; --i) up(i, R);
+    } else {
+#pragma unroll 2
+      for (int i = len - 1; i >= 0; --i) up(i, len);
+    }
+    return;
+  }
   auto store = [&](int i, int ln) {  // in order of i: px walks the rows
     T const xi = ph1 ? kd[i] : i == 0 ? xf : i == ln - 1 ? xl : kd[i] - ka[i] * xf - kc[i] * xl;
     *px = ok ? xi : nan;
@@ -542,7 +564,7 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   std::int64_t const r = blockIdx.y;  // the right-hand side (the dispatch offsets d and x past 65535)
   if (t < S) st.sinfo[t] = INT_MAX;
   __syncthreads();
-  if (mine) columns_sweep<T, R, false, Ahead>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
+  if (mine) columns_sweep<T, R, false, Ahead, true>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
   __syncthreads();
   segment_boundary<T>(sa, sc, sd, idx, L, C, S, st);
   __syncthreads();  // sinfo holds the segment's breakdowns
@@ -558,7 +580,7 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   __syncthreads();
   if (mine) {
     int const broke = st.sinfo[s];
-    columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
+    columns_store<T, R, true>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
     if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
   }
   cluster.barrier_wait(std::move(arrival));

@@ -432,9 +432,20 @@ struct chunk_span {
 // against 69.2%; but it costs the 8-warp direct kernel its last registers
 // at 80: 64 bytes of spills, n = 4096 contiguous 72.5% against 83.2%;
 // bench/results/h100-tune-tridiag-columns-skew.log).
-template <class T, int R, bool SelectBad = false, class K, class Load, class Sink>
+// Chain: no backward sweep. Row 1's equation in x_first and x_last (what
+// the backward sweep's last step gives) is composed during the forward
+// sweep instead, from the rows as they are normalised (x_1 = D - A x_first
+// - C x_(i+1), row i substituted for x_i: 3 multiply-adds a row in
+// registers, against the backward sweep's 3 reads, 3 multiply-adds and 3
+// writes of k a row). The interior rows are left as the forward sweep made
+// them, x_i = d_i - a_i x_first - c_i x_(i+1), so the substitution runs from
+// the last row up (columns_store's Chain form), not row by row independently;
+// the sums are the same but added in another order, so x differs from the
+// two-sweep form's in its last bits.
+template <class T, int R, bool SelectBad = false, bool Chain = false, class K, class Load, class Sink>
 __device__ __forceinline__ chunk_ends<T> chunk_sweeps(int first, int len, K& k, Load load, Sink breakdown) {
   T a_prev = 0, c_prev = 0, d_prev = 0;
+  T an1 = 0, cn1 = 0, dn1 = 0;  // Chain: row 1 in x_first and x_(i+1) so far
   int bad = -1;
   tridiag_equation<T> next = load(0);
 #pragma unroll
@@ -462,24 +473,34 @@ __device__ __forceinline__ chunk_ends<T> chunk_sweeps(int first, int len, K& k, 
       k.a[i] = a_prev;
       k.c[i] = c_prev;
       k.d[i] = d_prev;
+      if constexpr (Chain) {
+        if (i == 1) {
+          an1 = a_prev, cn1 = c_prev, dn1 = d_prev;
+        } else if (i >= 2 && i <= len - 2) {
+          dn1 = dn1 - cn1 * d_prev;
+          an1 = an1 - cn1 * a_prev;
+          cn1 = -cn1 * c_prev;
+        }
+      }
     }
   }
   chunk_ends<T> e;
   e.last = {a_prev, c_prev, d_prev};
-  T an1 = 0, cn1 = 0, dn1 = 0;
+  if constexpr (!Chain) {
 #pragma unroll
-  for (int i = 0; i < R; ++i)
-    if (i == len - 2) an1 = k.a[i], cn1 = k.c[i], dn1 = k.d[i];
+    for (int i = 0; i < R; ++i)
+      if (i == len - 2) an1 = k.a[i], cn1 = k.c[i], dn1 = k.d[i];
 #pragma unroll
-  for (int i = R - 3; i >= 1; --i) {
-    if (i <= len - 3) {
-      T const ci = k.c[i];
-      dn1 = k.d[i] - ci * dn1;
-      an1 = k.a[i] - ci * an1;
-      cn1 = -ci * cn1;
-      k.a[i] = an1;
-      k.c[i] = cn1;
-      k.d[i] = dn1;
+    for (int i = R - 3; i >= 1; --i) {
+      if (i <= len - 3) {
+        T const ci = k.c[i];
+        dn1 = k.d[i] - ci * dn1;
+        an1 = k.a[i] - ci * an1;
+        cn1 = -ci * cn1;
+        k.a[i] = an1;
+        k.c[i] = cn1;
+        k.d[i] = dn1;
+      }
     }
   }
   e.first = {k.a[0], k.c[0], k.d[0]};
