@@ -705,13 +705,16 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_columns) {
 // layout, several right-hand sides, in place; breakdown in any segment NaNs
 // the whole system.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
-  // Both joins of the segments: the block Thomas (-1) and PCR (1).
-  for (int join : {-1, 1}) {
-    BOOST_TEST_CONTEXT("join " << join) {
+  // Both joins of the segments: the block Thomas (-1) and PCR (1); and both
+  // solves of a segment's boundary equations: PCR (-1) and Thomas (1).
+  for (int join : {-1, 1})
+  for (int boundary : {-1, 1}) {
+    BOOST_TEST_CONTEXT("join " << join << " boundary " << boundary) {
       recur::device::tridiag_tuning t;
       t.columns = 2;
       t.columns_segment_rows = 64;
       t.columns_segment_join = join;
+      t.columns_segment_boundary = boundary;
       auto const plan = recur::device::plan_tridiag<float>(layout::interleaved(1000, 37),
                                                            tridiag_algorithm::thomas_pcr, 227 * 1024, t);
       BOOST_TEST(plan.columns_segments == 16);
@@ -737,6 +740,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
           r.tune.columns = 2;
           r.tune.columns_segment_rows = 128;
           r.tune.columns_segment_join = join;
+          r.tune.columns_segment_boundary = boundary;
           BOOST_TEST(recur::device::plan_tridiag<double>(lay, r.alg, 227 * 1024, r.tune).columns_segments > 1);
           auto const got = solve_gpu<double>(s, r);
           expect_three_broken(got, lay);
@@ -784,11 +788,13 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
 // The same on small shapes, for compute-sanitizer (scripts/gpu-check):
 // 2 to 5 segments, a partial group, breakdowns.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
-  for (int join : {-1, 1}) {
+  for (int join : {-1, 1})
+  for (int boundary : {-1, 1}) {
     recur::device::tridiag_tuning t;
     t.columns = 2;
     t.columns_segment_rows = 64;
     t.columns_segment_join = join;
+    t.columns_segment_boundary = boundary;
     sweep<float>(tridiag_algorithm::thomas_pcr, {130, 300}, {37}, t);
     sweep<double>(tridiag_algorithm::thomas_pcr, {130}, {37}, t);
     layout const lay = layout::interleaved(300, 37);

@@ -398,6 +398,65 @@ __device__ __forceinline__ void segment_boundary(T* sa, T* sc, T* sd, Idx idx, s
   }
 }
 
+// The same boundary equations solved by one thread per system (Thomas with
+// the x_L and x_R columns carried): the 2 C equations of system sl, in
+// order (chunk q's first row, then its last), normalised (b = 1), from the
+// end rows' slots. Forward: each equation loses its coupling to the one
+// before, its slots keeping (c', x_L column, d'), the x_R column being 0
+// until the last equation; backward from the last: every equation's slots
+// end as x = d - sa x_L - sc x_R, as segment_boundary leaves them. The
+// block's other threads wait at the barrier after it: against PCR's 2 C
+// lanes per system for log2(2 C) steps, each equation is combined once.
+template <class T, class Idx>
+__device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx idx, int S, int C, bool ok, int sl,
+                                                        int s0, chunk_split split, segment_state<T> const& st) {
+  if (!ok) return;
+  int const m = 2 * C;
+  auto slot = [&](int j) {
+    int const q = j / 2;
+    return idx(q, (j & 1) ? split.len(q) - 1 : 0, sl);
+  };
+  auto row_of = [&](int j) {
+    int const q = j / 2;
+    return s0 + ((j & 1) ? split.first(q) + split.len(q) - 1 : split.first(q));
+  };
+  T cp = T(0), dp = T(0), lp = T(0), rl = T(0);
+  int bad = -1;
+  for (int j = 0; j < m; ++j) {
+    int const i = slot(j);
+    T a = sa[i], c = sc[i];
+    T const d = sd[i];
+    T gl = T(0), gr = T(0);
+    if (j == 0) gl = a, a = T(0);
+    if (j == m - 1) gr = c, c = T(0);
+    T const den = T(1) - a * cp;
+    if (bad < 0 && !usable_pivot(den)) bad = row_of(j);
+    T const r = pivot_rcp(den);
+    cp = c * r;
+    dp = (d - a * dp) * r;
+    lp = (gl - a * lp) * r;
+    rl = gr * r;  // the x_R column: 0 before the last equation
+    sc[i] = cp, sa[i] = lp, sd[i] = dp;
+  }
+  if (bad >= 0) record_breakdown(st.sinfo + sl, bad);
+  // Backward: (d, l, r) of equation j = (d', l', r') - c' (d, l, r) of j + 1.
+  T xd = dp, xl = lp, xr = rl;
+  {
+    int const i = slot(m - 1);
+    sa[i] = xl, sc[i] = xr, sd[i] = xd;
+    st.link[3 * S + sl] = xl, st.link[4 * S + sl] = xr, st.link[5 * S + sl] = xd;
+  }
+  for (int j = m - 2; j >= 0; --j) {
+    int const i = slot(j);
+    T const c = sc[i];
+    xd = sd[i] - c * xd;
+    xl = sa[i] - c * xl;
+    xr = -c * xr;
+    sa[i] = xl, sc[i] = xr, sd[i] = xd;
+  }
+  st.link[sl] = xl, st.link[S + sl] = xr, st.link[2 * S + sl] = xd;
+}
+
 // After a cluster barrier (every segment's links published): the reduced
 // system over the G segments, solved for the x_L and x_R that block j
 // needs, into st.xlr, and the system's first bad row into st.sinfo.
@@ -524,7 +583,20 @@ __device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Id
 // whole systems. In steady state a group's segments went to blocks that
 // had started at different times, and the first waited for the last. A
 // cluster's blocks are scheduled together.)
-template <class T, int R, bool Pcr, int Ahead = tridiag_segments_ahead<T>>
+// BThomas: the segment's boundary equations by segment_boundary_thomas
+// instead of segment_boundary's PCR; by default in f32, whose segments
+// issue about twice the instructions per byte that f64's do (ncu, H100,
+// interleaved n = 1024: 133 a row and system in both, 4 bytes a word
+// against 8; the boundary PCR 28% of them). tune_tridiag (H100,
+// 2026-11-24), interleaved, % of copy, PCR -> Thomas: f32 n = 256 85.6 ->
+// 87.0, 512 81.4 -> 83.4, 1024 74.9 -> 76.4, 4096 56.7 -> 58.6; f64 88.9
+// -> 87.5, 84.8 -> 82.1, 80.7 -> 77.2, 63.9 -> 55.7 (its serial chain of
+// f64 divisions, half a warp per block; bench/results/h100-tune-tridiag-bthomas.log).
+template <class T>
+inline constexpr bool tridiag_segments_bthomas = sizeof(T) == 4;
+
+template <class T, int R, bool Pcr, int Ahead = tridiag_segments_ahead<T>,
+          bool BThomas = tridiag_segments_bthomas<T>>
 __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -566,7 +638,10 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   __syncthreads();
   if (mine) columns_sweep<T, R, false, Ahead, true>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
   __syncthreads();
-  segment_boundary<T>(sa, sc, sd, idx, L, C, S, st);
+  if constexpr (BThomas)
+    segment_boundary_thomas<T>(sa, sc, sd, idx, S, C, t < S && g * S + t < p.lay.count, t, s0, split, st);
+  else
+    segment_boundary<T>(sa, sc, sd, idx, L, C, S, st);
   __syncthreads();  // sinfo holds the segment's breakdowns
   if (t < S) st.sbad[t] = st.sinfo[t];
   cluster.sync();  // every segment's links published

@@ -224,6 +224,11 @@ struct tridiag_tuning {
   // Rows the segmented kernel fetches ahead in f64: 0 its default
   // (tridiag_segments_ahead, 4), or 3 or 5 (segments of <= 16-row chunks).
   int columns_segment_ahead = 0;
+  // The segmented kernel's boundary equations (2 per chunk and system): 0
+  // chooses (tridiag_segments_bthomas: Thomas in f32, PCR in f64), 1 Thomas
+  // by one thread per system, -1 PCR with a lane per chunk (segments of <=
+  // 16-row chunks).
+  int columns_segment_boundary = 0;
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
@@ -804,6 +809,14 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
                                                         : kernels::tridiag_segments_kernel<T, 32, true>)
                                 : (pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, false>
                                                         : kernels::tridiag_segments_kernel<T, 32, false>);
+  // The boundary solve other than the type's default (the A/B instances).
+  if (constexpr bool dflt = kernels::tridiag_segments_bthomas<T>;
+      pl.tune.columns_segment_boundary != 0 && (pl.tune.columns_segment_boundary > 0) != dflt &&
+      pl.columns_rows <= 16) {
+    constexpr int A = kernels::tridiag_segments_ahead<T>;
+    kernel = pl.columns_join ? kernels::tridiag_segments_kernel<T, 16, true, A, !dflt>
+                             : kernels::tridiag_segments_kernel<T, 16, false, A, !dflt>;
+  }
   if constexpr (sizeof(T) == 8) {
     int const ahead = pl.tune.columns_segment_ahead;
     if (pl.columns_rows <= 16 && (ahead == 3 || ahead == 5))
