@@ -356,6 +356,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       auto fits_block = [&](int s2) {
         return (s2 * chunks + 31) / 32 * 32 <= kernels::tridiag_columns_max_threads<T> && smem(s2) <= max_smem;
       };
+      if (segments > 1) sys = int(std::bit_floor(unsigned(std::max(sys, 1))));  // the segmented kernel shifts by S
       while (sys > 1 && !fits_block(sys) && (tune.columns_systems == 0 || tune.columns > 1)) sys /= 2;
       if (rows > 32 || !fits_block(sys)) return false;
       pl.solver = kernels::tile_solver::thomas_pcr;
