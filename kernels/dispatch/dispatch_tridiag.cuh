@@ -194,7 +194,9 @@ struct tridiag_tuning {
   // threads of 32 rows beat 1024 of 16: n = 512 61.2% of copy against
   // 54.1%), -1 takes the tile's chunks (min(32, n / 2)).
   int columns_rows = 0;
-  int columns_systems = 0;  // systems per block (0: 128 bytes of each row, fewer when shared memory is short)
+  // Systems per block (0: 128 bytes of each row, fewer when shared memory
+  // is short); the segmented kernel takes the power of two at or below it.
+  int columns_systems = 0;
   bool columns_lone = true;  // f32 blocks alone on their SM: 128 registers, 4 rows fetched ahead
   // Systems cut into segments of about this many rows (at most 16), a
   // block per segment and group of systems, a cluster per group
