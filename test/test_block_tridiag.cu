@@ -750,9 +750,15 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
       }
     }
   }
-  // The join chosen: PCR in f32 up to 8 segments, else the block Thomas.
+  // The join chosen: PCR in f64 up to 4 segments, else the block Thomas.
   BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
                                                 227 * 1024)
+                 .columns_join == 0);
+  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(512, 4096), tridiag_algorithm::thomas_pcr,
+                                                227 * 1024)
+                 .columns_join == 0);
+  BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(512, 4096), tridiag_algorithm::thomas_pcr,
+                                                 227 * 1024)
                  .columns_join == 1);
   BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
                                                 227 * 1024)

@@ -58,6 +58,7 @@ struct tridiag_columns_params {
   int pitch;    // shared-memory elements per chunk and array (tridiag_columns_pitch)
   int phases;   // 1: read a, b, c, d and write x only (no solve: the copy's share of the time)
   int segments;  // tridiag_segments_kernel only: segments per system (chunk_split of n), the cluster's size
+  int segment_rows;  // and n / segments (the kernel's one runtime division, done on the host)
 };
 
 // Shared memory holds each thread's chunk as consecutive rows (so the
@@ -522,13 +523,19 @@ __device__ __forceinline__ void segment_join(Cluster const& cluster, segment_sta
         lk = {pl[sy], pl[S + sy], pl[2 * S + sy], pl[3 * S + sy], pl[4 * S + sy], pl[5 * S + sy]};
         bad = cluster.map_shared_rank(st.sbad, gl)[sy];
       }
-      auto shfl = [gw](spike_link<T> const& v, int src) {
-        return spike_link<T>{__shfl_sync(0xffffffffu, v.l0, src, gw), __shfl_sync(0xffffffffu, v.r0, src, gw),
-                             __shfl_sync(0xffffffffu, v.d0, src, gw), __shfl_sync(0xffffffffu, v.l1, src, gw),
+      // A step reads only the lower neighbour's second equation and the
+      // upper one's first (spike_pcr_combine): 6 shuffles, not 12 (nvcc
+      // kept the 6 unused ones).
+      auto shfl_last = [gw](spike_link<T> const& v, int src) {
+        return spike_link<T>{T(0), T(0), T(0), __shfl_sync(0xffffffffu, v.l1, src, gw),
                              __shfl_sync(0xffffffffu, v.r1, src, gw), __shfl_sync(0xffffffffu, v.d1, src, gw)};
       };
+      auto shfl_first = [gw](spike_link<T> const& v, int src) {
+        return spike_link<T>{__shfl_sync(0xffffffffu, v.l0, src, gw), __shfl_sync(0xffffffffu, v.r0, src, gw),
+                             __shfl_sync(0xffffffffu, v.d0, src, gw), T(0), T(0), T(0)};
+      };
       for (int h = 1; h < gw; h *= 2) {
-        spike_link<T> const lo = shfl(lk, max(gl - h, 0)), hi = shfl(lk, min(gl + h, gw - 1));
+        spike_link<T> const lo = shfl_last(lk, max(gl - h, 0)), hi = shfl_first(lk, min(gl + h, gw - 1));
         if (act) {
           bool good = true;
           lk = spike_pcr_combine(lk, gl - h >= 0, lo, gl + h < G, hi, good);
@@ -610,7 +617,7 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   T* const sd = sc + C * CS;
   segment_state<T> const st = segment_state<T>::carve(sd + C * CS, S, G);
   int const n = int(p.lay.n);
-  chunk_split const segs{n / G, n % G};
+  chunk_split const segs{p.segment_rows, n - p.segment_rows * G};
   // S, C and the boundary lanes are powers of two (the dispatch's plan for
   // this kernel makes them so): shifts, where each runtime division was
   // some 20 instructions, and the setup before the first barrier 9.5% of the

@@ -553,6 +553,44 @@ struct chunk_split {
   __device__ int len(int p) const { return base + (p < extra ? 1 : 0); }
 };
 
+// The pivots of the spikes' solves (warp_boundary_pcr with spike columns,
+// spike_forward, spike_pcr_combine): chains of a few steps that the
+// block's other warps wait for, so the reciprocal's latency is the
+// chain's. f32: usable_pivot and pivot_rcp (bitwise 1 / p). f64: the
+// approximate reciprocal and two Newton steps (within an ulp of 1 / p, no
+// branch to the division's slow path), for 2^-1022 <= |p| < 2^1022 (an
+// exponent test on the high word); a pivot outside that is a breakdown.
+// tune_tridiag (H100, 2026-11-25), % of copy, the division -> this:
+// interleaved f64 n = 256 88.9 -> 90.0, 512 84.6 -> 86.1, 1024 80.7 ->
+// 81.1, 4096 64.7 -> 66.0; contiguous f64 n = 4096 69.2 -> 70.2; and f32's
+// block Thomas join with pivot_rcp instead of the division (the division's
+// range test and call were most of a step): interleaved f32 n = 4096 60.1
+// -> 64.1, n = 1024 (now the block Thomas, below) 81.0 against PCR's 77.9
+// (bench/results/h100-tune-tridiag-join-rcp.log). The sweeps keep the
+// division in f64: there the inline form cost registers and 10 points
+// (doc/performance.md, eighteenth session).
+template <class T>
+__device__ __forceinline__ bool join_usable(T p) {
+  if constexpr (sizeof(T) == 4) {
+    return usable_pivot(p);
+  } else {
+    // Biased exponent e in [1, 2044]: (e + 3) mod 2048 >= 4.
+    unsigned const hi = unsigned(__double2hiint(p));
+    return ((hi + 0x00300000u) & 0x7ff00000u) > 0x003fffffu;
+  }
+}
+template <class T>
+__device__ __forceinline__ T join_rcp(T p) {
+  if constexpr (sizeof(T) == 4) {
+    return pivot_rcp(p);
+  } else {
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(p));
+    r = fma(r, fma(-p, r, 1.0), r);
+    return fma(r, fma(-p, r, 1.0), r);
+  }
+}
+
 // Extra right-hand columns that warp_boundary_pcr carries through its
 // steps (the spikes of a warp's system coupled to its neighbours').
 template <class T, int S>
@@ -591,8 +629,8 @@ __device__ __forceinline__ void warp_boundary_pcr(tridiag_eq3<T>& f0, tridiag_eq
                      boundary_cols<T, S> const& ghi) {
     T const k1 = has_lo ? q.a : T(0), k2 = has_hi ? q.c : T(0);
     T const b = T(1) - (has_lo ? lo.c * k1 : T(0)) - (has_hi ? hi.a * k2 : T(0));
-    if (!usable_pivot(b)) record_breakdown(info, row_of(j));
-    T const r = pivot_rcp(b);
+    if (!(S > 0 ? join_usable(b) : usable_pivot(b))) record_breakdown(info, row_of(j));
+    T const r = S > 0 ? join_rcp(b) : pivot_rcp(b);
     if constexpr (S > 0) {
 #pragma unroll
       for (int k = 0; k < S; ++k)
@@ -665,8 +703,8 @@ struct spike_carry {
 template <class T>
 __device__ __forceinline__ spike_elim<T> spike_forward(spike_link<T> const& q, spike_carry<T>& k, bool& ok) {
   T const piv = T(1) - q.l0 * k.c;
-  ok = usable_pivot(piv);
-  T const ip = T(1) / piv, e1 = q.l1 * k.c;
+  ok = join_usable(piv);
+  T const ip = join_rcp(piv), e1 = q.l1 * k.c;
   T const c0 = q.r0 * ip, dd0 = (q.d0 - q.l0 * k.d) * ip;
   T const c1 = q.r1 + e1 * c0, dd1 = (q.d1 - q.l1 * k.d) + e1 * dd0;
   k = {c1, dd1};
@@ -700,8 +738,8 @@ __device__ __forceinline__ spike_link<T> spike_pcr_combine(spike_link<T> const& 
   T const m00 = T(1) - q.l0 * lr1, m01 = -q.r0 * hl0;
   T const m10 = -q.l1 * lr1, m11 = T(1) - q.r1 * hl0;
   T const det = m00 * m11 - m01 * m10;
-  ok = usable_pivot(det);
-  T const id = T(1) / det;
+  ok = join_usable(det);
+  T const id = join_rcp(det);
   // (v0, v1) -> M^-1 (v0, v1)
   auto solve = [&](T v0, T v1, T& o0, T& o1) {
     o0 = (m11 * v0 - m01 * v1) * id;

@@ -214,13 +214,19 @@ struct tridiag_tuning {
   int columns_segment_rows = 0;
   int columns_segment_default = 128;
   // How a cluster's blocks join the segments (each for the two unknowns it
-  // needs): 0 chooses (PCR in f32 up to 8 segments, else the block
+  // needs): 0 chooses (PCR in f64 up to 4 segments, else the block
   // Thomas), 1 PCR over the segments (a lane per segment), -1 the block
-  // Thomas (a thread per system). tune_tridiag on the H100, 2026-11-24,
-  // interleaved, % of copy, PCR / block Thomas, same process: f32 n = 1024
-  // (8 segments) 68.4 / 62.3, 4096 (16) 44.6 / 51.3; f64 n = 256 (2) 88.0 /
-  // 88.3, 512 (4) 81.3 / 82.8, 1024 (8) 76.7 / 78.9, 4096 (16) 57.6 / 60.5
-  // (bench/results/h100-tune-tridiag-join.log).
+  // Thomas (a thread per system). tune_tridiag on the H100, 2026-11-25
+  // (once the joins' reciprocals were join_rcp, block_tridiag.cuh),
+  // interleaved, % of copy, PCR / block Thomas, two processes: f32 n = 256
+  // (2 segments) 87.6 / 87.7, 512 (4) 84.6 / 84.9, 1024 (8) 77.9 / 81.0,
+  // 4096 (16) 48.9 / 64.1; f64 n = 256 89.5 / 88.8, 512 85.2 / 84.7, 1024
+  // 80.9 / 80.8, 4096 60.2 / 64.6 (bench/results/h100-tune-tridiag-join-rcp.log).
+  // (Before, with f32's division, PCR had won at up to 8 segments in f32:
+  // n = 1024 68.4 / 62.3; h100-tune-tridiag-join.log.) Also measured and
+  // not kept: the join twisted (two threads per system eliminating from
+  // both ends at once: each block reads every link twice, and lost 0.5-5
+  // points; doc/experiments/tridiag-prefetch-twisted.patch).
   int columns_segment_join = 0;
   std::int64_t columns_segment_min_n = 0;
   // Rows the segmented kernel fetches ahead in f64: 0 its default
@@ -387,9 +393,9 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       int const rows = int(((n + G - 1) / G + chunks - 1) / chunks);
       if (chunks >= 1 && columns_block(chunks, rows, int(G))) {
         pl.columns_segments = int(G);
-        pl.columns_join = tune.columns_segment_join > 0 ? 1
+        pl.columns_join = tune.columns_segment_join > 0   ? 1
                           : tune.columns_segment_join < 0 ? 0
-                                                          : sizeof(T) == 4 && G <= 8 ? 1 : 0;
+                                                          : sizeof(T) == 8 && G <= 4 ? 1 : 0;
         return pl;
       }
     }
@@ -724,7 +730,7 @@ cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, T const* a, T 
   int const S = pl.columns_systems, C = pl.columns_chunks;
   kernels::tridiag_columns_params<T> const p{
       a, b, c, d, x, info, lay, nrhs, rhs_stride, S, C, tridiag_ceil_pow2(C),
-      kernels::tridiag_columns_pitch(pl.columns_rows), pl.phases, 1};
+      kernels::tridiag_columns_pitch(pl.columns_rows), pl.phases, 1, int(lay.n)};
   // One block per SM by shared memory, at most 512 threads: the lone
   // kernel (more registers, more rows in flight), f32 only.
   auto kernel = pl.columns_rows <= 16 ? kernels::tridiag_columns_kernel<T, 16, false>
@@ -864,7 +870,8 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
                                                C,
                                                kernels::tridiag_columns_pitch(pl.columns_rows),
                                                pl.phases,
-                                               G};
+                                               G,
+                                               int(lay.n / G)};
     if (cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p); e != cudaSuccess) return e;
   }
   return cudaGetLastError();
