@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
       red.a[q1] = e.last.a, red.b[q1] = T(1), red.c[q1] = e.last.c, red.d[q1] = e.last.d;
       __syncthreads();
       if (t < 32)
-        warp_thomas_pcr<T, false>(red, M, lane, true, &info,
+        warp_thomas_pcr<T, false, false>(red, M, lane, true, &info,
                                   [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); });
       __syncthreads();
       xf = red.d[q0], xl = red.d[q1];

@@ -607,12 +607,31 @@ struct boundary_cols {
 // lanes solves its own system, lane being the lane within the segment.
 // With S > 0, g0 and g1 hold S more right-hand columns of f0 and f1, which
 // every step combines as it combines d.
-template <class T, int S = 0, class RowOf>
+//
+// CrFirst: one step of cyclic reduction first, then PCR on half the
+// equations. PCR's first step leaves the odd equations (the chunks' last
+// unknowns) coupled only to each other; they alone go on through the
+// remaining steps (2 equations shuffled per step instead of 4), and the even
+// unknowns come back from their own equations at the end,
+// x_2p = d_2p - a_2p x_(2p-1) - c_2p x_(2p+1) (one shuffle, no division).
+// The odd equations' arithmetic is PCR's, operation for operation; the even
+// ones' pivots are never formed, so a breakdown is reported only through
+// the odd equations (and the sweeps). It is the default: fewer
+// instructions, one more dependent step (the substitution). Where one warp
+// solves while the rest of its block waits (group_thomas_pcr's several
+// warps, the direct group kernel without spikes) the step counts more and
+// plain PCR is kept. tune_tridiag (H100, 4096 x 8192 and the issue's other
+// shapes, % of copy, PCR -> CrFirst; bench/results/h100-tune-tridiag-crfirst.log):
+// with spikes, contiguous f64 n = 4096 70.4 -> 81.7, interleaved f64 n =
+// 4096 66.0 -> 69.4, 1024 81.2 -> 82.5; plain, interleaved f32 n = 64 86.7
+// -> 89.2, 128 85.7 -> 89.0, contiguous n = 256 +1; in the latency-bound
+// solves above, contiguous f32 n = 1024 93.8 -> 91.7, f64 n = 512 96.7 ->
+// 95.7.
+template <class T, int S = 0, bool CrFirst = true, class RowOf>
 __device__ __forceinline__ void warp_boundary_pcr(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1, int chunks, int lane,
                                                   bool mine, int* info, RowOf row_of, int width = 32,
                                                   boundary_cols<T, S>* g0 = nullptr,
                                                   boundary_cols<T, S>* g1 = nullptr) {
-  int const m = 2 * chunks;
   auto shfl = [width](tridiag_eq3<T> const& q, int src) {
     return tridiag_eq3<T>{__shfl_sync(0xffffffffu, q.a, src, width), __shfl_sync(0xffffffffu, q.c, src, width),
                           __shfl_sync(0xffffffffu, q.d, src, width)};
@@ -639,38 +658,71 @@ __device__ __forceinline__ void warp_boundary_pcr(tridiag_eq3<T>& f0, tridiag_eq
     return tridiag_eq3<T>{has_lo ? -lo.a * k1 * r : T(0), has_hi ? -hi.c * k2 * r : T(0),
                           (q.d - (has_lo ? lo.d * k1 : T(0)) - (has_hi ? hi.d * k2 : T(0))) * r};
   };
-  for (int t = 1; t < m; t *= 2) {
-    tridiag_eq3<T> lo0, hi0, lo1, hi1;
-    boundary_cols<T, S> glo0, ghi0, glo1, ghi1;
-    if (t == 1) {
-      lo0 = shfl(f1, max(lane - 1, 0));   // 2p - 1: the previous lane's second
-      hi0 = f1;                           // 2p + 1: own second
-      lo1 = f0;                           // 2p: own first
-      hi1 = shfl(f0, min(lane + 1, width - 1));  // 2p + 2: the next lane's first
+  if constexpr (CrFirst) {
+    int const j1 = 2 * lane + 1;
+    {  // f1 loses x_first (its own f0) and x_(last+1) (the next lane's f0)
+      tridiag_eq3<T> const hi1 = shfl(f0, min(lane + 1, width - 1));
+      boundary_cols<T, S> glo1{}, ghi1{};
+      if constexpr (S > 0) glo1 = *g0, ghi1 = shfl_cols(*g0, min(lane + 1, width - 1));
+      if (mine) f1 = combine(f1, j1, true, f0, lane + 1 < chunks, hi1, g1, glo1, ghi1);
+    }
+    for (int h = 1; h < chunks; h *= 2) {  // PCR on the chunks' last unknowns
+      tridiag_eq3<T> const lo1 = shfl(f1, max(lane - h, 0)), hi1 = shfl(f1, min(lane + h, width - 1));
+      boundary_cols<T, S> glo1{}, ghi1{};
       if constexpr (S > 0) {
-        glo0 = shfl_cols(*g1, max(lane - 1, 0));
-        ghi0 = *g1;
-        glo1 = *g0;
-        ghi1 = shfl_cols(*g0, min(lane + 1, width - 1));
-      }
-    } else {
-      int const h = t / 2;
-      lo0 = shfl(f0, max(lane - h, 0));
-      hi0 = shfl(f0, min(lane + h, width - 1));
-      lo1 = shfl(f1, max(lane - h, 0));
-      hi1 = shfl(f1, min(lane + h, width - 1));
-      if constexpr (S > 0) {
-        glo0 = shfl_cols(*g0, max(lane - h, 0));
-        ghi0 = shfl_cols(*g0, min(lane + h, width - 1));
         glo1 = shfl_cols(*g1, max(lane - h, 0));
         ghi1 = shfl_cols(*g1, min(lane + h, width - 1));
       }
+      if (mine) f1 = combine(f1, j1, lane >= h, lo1, lane + h < chunks, hi1, g1, glo1, ghi1);
     }
-    int const j0 = 2 * lane, j1 = 2 * lane + 1;
+    // x_first = d - a x_(previous last) - c x_last
+    T const xp = __shfl_sync(0xffffffffu, f1.d, max(lane - 1, 0), width);
+    boundary_cols<T, S> gp{};
+    if constexpr (S > 0) gp = shfl_cols(*g1, max(lane - 1, 0));
     if (mine) {
-      tridiag_eq3<T> const n0 = combine(f0, j0, j0 - t >= 0, lo0, j0 + t < m, hi0, g0, glo0, ghi0);
-      f1 = combine(f1, j1, j1 - t >= 0, lo1, j1 + t < m, hi1, g1, glo1, ghi1);
-      f0 = n0;
+      T const ka = lane > 0 ? f0.a : T(0);
+      f0.d = f0.d - ka * xp - f0.c * f1.d;
+      if constexpr (S > 0) {
+#pragma unroll
+        for (int k = 0; k < S; ++k) g0->v[k] = g0->v[k] - ka * gp.v[k] - f0.c * g1->v[k];
+      }
+      f0.a = T(0), f0.c = T(0);
+    }
+  } else {
+    int const m = 2 * chunks;
+    for (int t = 1; t < m; t *= 2) {
+      tridiag_eq3<T> lo0, hi0, lo1, hi1;
+      boundary_cols<T, S> glo0, ghi0, glo1, ghi1;
+      if (t == 1) {
+        lo0 = shfl(f1, max(lane - 1, 0));          // 2p - 1: the previous lane's second
+        hi0 = f1;                                  // 2p + 1: own second
+        lo1 = f0;                                  // 2p: own first
+        hi1 = shfl(f0, min(lane + 1, width - 1));  // 2p + 2: the next lane's first
+        if constexpr (S > 0) {
+          glo0 = shfl_cols(*g1, max(lane - 1, 0));
+          ghi0 = *g1;
+          glo1 = *g0;
+          ghi1 = shfl_cols(*g0, min(lane + 1, width - 1));
+        }
+      } else {
+        int const h = t / 2;
+        lo0 = shfl(f0, max(lane - h, 0));
+        hi0 = shfl(f0, min(lane + h, width - 1));
+        lo1 = shfl(f1, max(lane - h, 0));
+        hi1 = shfl(f1, min(lane + h, width - 1));
+        if constexpr (S > 0) {
+          glo0 = shfl_cols(*g0, max(lane - h, 0));
+          ghi0 = shfl_cols(*g0, min(lane + h, width - 1));
+          glo1 = shfl_cols(*g1, max(lane - h, 0));
+          ghi1 = shfl_cols(*g1, min(lane + h, width - 1));
+        }
+      }
+      int const j0 = 2 * lane, j1 = 2 * lane + 1;
+      if (mine) {
+        tridiag_eq3<T> const n0 = combine(f0, j0, j0 - t >= 0, lo0, j0 + t < m, hi0, g0, glo0, ghi0);
+        f1 = combine(f1, j1, j1 - t >= 0, lo1, j1 + t < m, hi1, g1, glo1, ghi1);
+        f0 = n0;
+      }
     }
   }
 }
@@ -755,7 +807,7 @@ __device__ __forceinline__ spike_link<T> spike_pcr_combine(spike_link<T> const& 
 // One warp, one system. row_map turns a row of this system into the row
 // reported in info (the identity, or the original row when the system is a
 // reduced one).
-template <class T, bool Regs = true, class RowMap = identity_rows>
+template <class T, bool Regs = true, bool CrFirst = true, class RowMap = identity_rows>
 __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, bool active, int* info,
                                 RowMap row_map = {}) {
   if (!active) return;
@@ -783,7 +835,7 @@ __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, boo
     return row_map((j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p));
   };
   tridiag_eq3<T> f0 = e.first, f1 = e.last;
-  warp_boundary_pcr(f0, f1, chunks, lane, mine, info, row_of);
+  warp_boundary_pcr<T, 0, CrFirst>(f0, f1, chunks, lane, mine, info, row_of);
   if (mine) {
     if (regs)
       chunk_substitute_regs(sys, first, len, k, f0.d, f1.d);
@@ -819,7 +871,7 @@ __device__ void group_thomas_pcr(tridiag_rows<T> const& sys, tridiag_rows<T> con
   __syncthreads();
   if (active && rank < 32) {
     if (n >= 2)
-      warp_thomas_pcr<T, false>(red, 2 * chunks, rank, true, info, [split](int j) {
+      warp_thomas_pcr<T, false, false>(red, 2 * chunks, rank, true, info, [split](int j) {
         int const p = j / 2;
         return (j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p);
       });

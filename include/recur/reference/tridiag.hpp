@@ -493,9 +493,14 @@ std::int32_t cr_rd_one(equations<T> const& e, std::vector<T> const& d, std::vect
 // reciprocal), rows i >= 2 by p_i = b_i - a_i c'_(i-1), with
 // a'_i = -a_i a'_(i-1) / p_i; backward, rows L-2 .. 1 trade x_(i+1) for
 // x_last; row 0 then trades x_1 for x_last (divisor 1 - c'_0 a'_1). The 2P
-// first and last equations form a tridiagonal system solved by PCR (as
-// parallel_cyclic_reduction_one's steps, double buffered); x_first and x_last
-// are substituted into the interior rows. n = 1: x = d / b.
+// first and last equations form a tridiagonal system, solved as the warp's
+// warp_boundary_pcr does by default (CrFirst): one step of cyclic reduction
+// leaves the P last-row equations coupled to each other only, PCR solves
+// them (as parallel_cyclic_reduction_one's steps, double buffered), and each
+// x_first comes from its own equation; x_first and x_last are substituted
+// into the interior rows. (The GPU's several-warp groups solve their reduced
+// system by PCR on all 2P equations instead: the same solution up to
+// rounding.) n = 1: x = d / b.
 //
 // Breakdown, unlike the other references here: the smallest row whose
 // divisor was unusable with every division performed, which is what the
@@ -567,27 +572,36 @@ std::int32_t thomas_pcr_one(equations<T> const& e, std::vector<T> const& d, std:
     }
     red[2 * p] = e0;
   }
-  // PCR on the reduced system; its equation j is matrix row row_of(j).
+  // The reduced system: one step of cyclic reduction (each chunk's last
+  // equation, 2p + 1, eliminated with 2p and 2p + 2, whose b is 1), PCR on
+  // those P equations (their equation q is matrix row row_of(2q + 1)), then
+  // the chunks' first unknowns from their own equations.
   std::int64_t const m = 2 * P;
   auto row_of = [&](std::int64_t j) {
     return (j & 1) ? first_of(j / 2) + len_of(j / 2) - 1 : first_of(j / 2);
   };
-  std::vector<equation<T>> next(m);
-  for (std::int64_t t = 1; t < m; t *= 2) {
-    for (std::int64_t j = 0; j < m; ++j) {
-      equation<T> const* lo = j - t >= 0 ? &red[j - t] : nullptr;
-      equation<T> const* hi = j + t < m ? &red[j + t] : nullptr;
-      if (lo && !usable_pivot(lo->b)) record(row_of(j - t));
-      if (hi && !usable_pivot(hi->b)) record(row_of(j + t));
-      next[j] = eliminate(red[j], lo, hi);
+  std::vector<equation<T>> odd(P), next(P);
+  for (std::int64_t q = 0; q < P; ++q)
+    odd[q] = eliminate(red[2 * q + 1], &red[2 * q], 2 * q + 2 < m ? &red[2 * q + 2] : nullptr);
+  for (std::int64_t t = 1; t < P; t *= 2) {
+    for (std::int64_t q = 0; q < P; ++q) {
+      equation<T> const* lo = q - t >= 0 ? &odd[q - t] : nullptr;
+      equation<T> const* hi = q + t < P ? &odd[q + t] : nullptr;
+      if (lo && !usable_pivot(lo->b)) record(row_of(2 * (q - t) + 1));
+      if (hi && !usable_pivot(hi->b)) record(row_of(2 * (q + t) + 1));
+      next[q] = eliminate(odd[q], lo, hi);
     }
-    std::swap(red, next);
+    std::swap(odd, next);
+  }
+  std::vector<T> xlast(P);
+  for (std::int64_t q = 0; q < P; ++q) {
+    if (!usable_pivot(odd[q].b)) record(row_of(2 * q + 1));
+    xlast[q] = odd[q].d / odd[q].b;
   }
   for (std::int64_t p = 0; p < P; ++p) {
     std::int64_t const first = first_of(p), len = len_of(p), last = first + len - 1;
-    if (!usable_pivot(red[2 * p].b)) record(first);
-    if (!usable_pivot(red[2 * p + 1].b)) record(last);
-    T const xf = red[2 * p].d / red[2 * p].b, xl = red[2 * p + 1].d / red[2 * p + 1].b;
+    equation<T> const& e0 = red[2 * p];
+    T const xl = xlast[p], xf = e0.d - (p > 0 ? e0.a * xlast[p - 1] : T(0)) - e0.c * xl;
     x[first] = xf;
     x[last] = xl;
     for (std::int64_t i = 1; i + 1 < len; ++i)
