@@ -237,6 +237,14 @@ struct tridiag_tuning {
   // by one thread per system, -1 PCR with a lane per chunk (segments of <=
   // 16-row chunks).
   int columns_segment_boundary = 0;
+  // The segmented kernel's cluster scheduling policy (a launch attribute):
+  // cudaClusterSchedulingPolicy, 0 the driver's default, 1 spread, 2 load
+  // balancing (the default here). tune_tridiag (H100, 2026-11-25, two
+  // processes, % of copy, driver default -> load balancing): interleaved
+  // f32 n = 512 84.8 -> 86.2, 1024 81.1 -> 82.3, 4096 64.1 -> 65.1; f64 n =
+  // 512 86.7 -> 87.7, 1024 82.6 -> 83.2, 4096 69.2 -> 70.6; spread within
+  // 0.5 of the default (bench/results/h100-tune-tridiag-policy.log).
+  int columns_segment_policy = 2;
   int partition = 0;                 // thomas_pcr in 3 passes: 0 when needed, 1 always, -1 never
   int partition_chunk = 32;          // rows per chunk of the partitioned form
   int cr_pcr_switch = 128;           // cr_pcr: PCR once the system has <= this many equations
@@ -840,13 +848,15 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
   cfg.blockDim = dim3(unsigned(pl.threads));
   cfg.dynamicSmemBytes = pl.smem;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = unsigned(G);
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
+  attr[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+  attr[1].val.clusterSchedulingPolicyPreference = cudaClusterSchedulingPolicy(pl.tune.columns_segment_policy);
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = pl.tune.columns_segment_policy != 0 ? 2 : 1;
   bool fits = false;
   if (cudaError_t e = tridiag_cluster_fits(kernel, cfg, pl.max_smem, fits); e != cudaSuccess) return e;
   fits = fits && blocks <= INT_MAX;
