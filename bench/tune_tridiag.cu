@@ -287,6 +287,7 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     });
     add("thomas_pcr join pcr", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_join = 1; });
     add("thomas_pcr join thomas", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_join = -1; });
+    add("thomas_pcr join scatter", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_join = 2; });
     add("thomas_pcr join pcr segments128", TA::thomas_pcr, [](tridiag_tuning& t) {
       t.columns_segment_join = 1;
       t.columns_segment_rows = 128;
@@ -339,6 +340,31 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr small256", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 256; });
     add("thomas_pcr small512", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 512; });
     add("thomas_pcr smem24K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 24 << 10; });
+    // Segmented-kernel shapes from the environment, without a rebuild:
+    // TUNE_SEGMENTS="rows:systems:chunk_rows[:join[:boundary]],..." (the
+    // tridiag_tuning fields columns_segment_rows, columns_systems,
+    // columns_rows, columns_segment_join, columns_segment_boundary; 0 keeps
+    // a default), each run as "thomas_pcr env <spec>" (select with "env").
+    if (char const* env = std::getenv("TUNE_SEGMENTS")) {
+      static std::deque<std::string> env_names;
+      std::string all = env;
+      for (std::size_t at = 0; at <= all.size();) {
+        std::size_t const end = std::min(all.find(',', at), all.size());
+        std::string const spec = all.substr(at, end - at);
+        at = end + 1;
+        if (spec.empty()) continue;
+        int v[5] = {0, 0, 0, 0, 0};
+        std::sscanf(spec.c_str(), "%d:%d:%d:%d:%d", &v[0], &v[1], &v[2], &v[3], &v[4]);
+        env_names.push_back("thomas_pcr env " + spec);
+        add(env_names.back().c_str(), TA::thomas_pcr, [v](tridiag_tuning& t) {
+          t.columns_segment_rows = v[0];
+          t.columns_systems = v[1];
+          t.columns_rows = v[2];
+          t.columns_segment_join = v[3];
+          t.columns_segment_boundary = v[4];
+        });
+      }
+    }
     add("thomas_pcr rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 32; });
     add("thomas_pcr smem8K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 8 << 10; });
     add("thomas_pcr smem8K rows8", TA::thomas_pcr, [](tridiag_tuning& t) {
@@ -403,6 +429,15 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
           },
           20);
       report(c.name, ty, P.lay, inter, ms, res, best);
+      if (std::strstr(c.name, " env ")) {
+        int dev = 0, optin = 0;
+        CK(cudaGetDevice(&dev));
+        CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        auto const pl = recur::device::plan_tridiag<T>(P.lay, c.alg, std::size_t(optin), c.t);
+        std::printf("  plan: segments %d join %d systems %d chunks %d rows %d threads %d smem %zu partition %d\n",
+                    pl.columns_segments, pl.columns_join, pl.columns_systems, pl.columns_chunks, pl.columns_rows,
+                    pl.threads, pl.smem, int(pl.partition));
+      }
       cudaFree(temp);
     }
   }

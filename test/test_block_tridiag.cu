@@ -705,9 +705,10 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_columns) {
 // layout, several right-hand sides, in place; breakdown in any segment NaNs
 // the whole system.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
-  // Both joins of the segments: the block Thomas (-1) and PCR (1); and both
-  // solves of a segment's boundary equations: PCR (-1) and Thomas (1).
-  for (int join : {-1, 1})
+  // The three joins of the segments: the block Thomas (-1), PCR (1) and the
+  // scatter (2); and both solves of a segment's boundary equations: PCR
+  // (-1) and Thomas (1).
+  for (int join : {-1, 1, 2})
   for (int boundary : {-1, 1}) {
     BOOST_TEST_CONTEXT("join " << join << " boundary " << boundary) {
       recur::device::tridiag_tuning t;
@@ -720,7 +721,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
       BOOST_TEST(plan.columns_segments == 16);
       BOOST_TEST(plan.columns_chunks == 4);  // segments of 62 or 63 rows, chunks of 15 or 16
       BOOST_TEST(plan.columns_rows == 16);
-      BOOST_TEST(plan.columns_join == (join > 0 ? 1 : 0));
+      BOOST_TEST(plan.columns_join == (join < 0 ? 0 : join));
       sweep<float>(tridiag_algorithm::thomas_pcr, {65, 129, 200, 513, 1000, 4096}, {1, 37}, t);
       sweep<double>(tridiag_algorithm::thomas_pcr, {65, 300, 1000, 4096}, {1, 37}, t);
       t.columns_segment_rows = 16;  // one chunk per segment; 16 segments (a cluster's most) at n = 4096
@@ -750,7 +751,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
       }
     }
   }
-  // The join chosen: PCR in f64 up to 4 segments, else the block Thomas.
+  // The join chosen: PCR in f64 up to 4 segments, the scatter from 9
+  // segments, else the block Thomas.
   BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
                                                 227 * 1024)
                  .columns_join == 0);
@@ -762,7 +764,10 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
                  .columns_join == 1);
   BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
                                                 227 * 1024)
-                 .columns_join == 0);
+                 .columns_join == 2);
+  BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
+                                                 227 * 1024)
+                 .columns_join == 2);
   BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
                                                  227 * 1024)
                  .columns_join == 0);
@@ -794,7 +799,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
 // The same on small shapes, for compute-sanitizer (scripts/gpu-check):
 // 2 to 5 segments, a partial group, breakdowns.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
-  for (int join : {-1, 1})
+  for (int join : {-1, 1, 2})
   for (int boundary : {-1, 1}) {
     recur::device::tridiag_tuning t;
     t.columns = 2;

@@ -306,29 +306,6 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
   }
 }
 
-// Systems cut into G segments of consecutive rows, a block per (group of S
-// systems, segment), the G blocks of a group one thread-block cluster
-// (sm_90): for interleaved systems too long for one block's shared memory
-// (3 words per row), or long enough that a whole-system block has its SM
-// to itself and never overlaps its phases with another block's loads (ncu,
-// f32 n = 512: issue 35% busy, DRAM 54%). A segment's chunks are swept and
-// its boundary equations solved as in the columns kernel, but with the
-// segment's first equation's coupling to the previous segment (x_L) and its
-// last one's to the next (x_R) carried as two spike columns
-// (warp_boundary_pcr's boundary_cols). The segment's two end equations in
-// x_L, x_R (spike_link) stay in its shared memory; after a cluster barrier
-// every block reads its peers' (distributed shared memory), solves the
-// reduced system over the G segments for the x_L, x_R it needs (Pcr: PCR
-// with a lane per segment, spike_pcr_combine; else the block Thomas,
-// spike_forward / spike_backward, a thread per system), and substitutes. The data makes one trip through DRAM (5
-// words per row; the partitioned form reads a, b, c, d twice).
-//
-// (A first form joined the segments through global memory, blocks taking
-// work items in order from an atomic counter and waiting for their group:
-// H100, f32 n = 4096 interleaved 39% of copy, n = 512 51% against 71% for
-// whole systems. In steady state a group's segments went to blocks that
-// had started at different times, and the first waited for the last. A
-// cluster's blocks are scheduled together.)
 // The segmented kernels' per-system state beside the rows (shared memory,
 // tridiag_segments_smem's tail): the segment's link equations, x_L and x_R,
 // the block Thomas's eliminations, the breakdowns and the segment's first
@@ -458,6 +435,12 @@ __device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx
   st.link[sl] = xl, st.link[S + sl] = xr, st.link[2 * S + sl] = xd;
 }
 
+// How a cluster's blocks join their segments (tridiag_segments_kernel's
+// Join): segment_join's block Thomas or PCR in every block, or
+// segment_join_scatter's PCR once per system with the results written to
+// the blocks that need them.
+enum segment_join_kind : int { segment_join_by_thomas = 0, segment_join_by_pcr = 1, segment_join_by_scatter = 2 };
+
 // After a cluster barrier (every segment's links published): the reduced
 // system over the G segments, solved for the x_L and x_R that block j
 // needs, into st.xlr, and the system's first bad row into st.sinfo.
@@ -555,6 +538,61 @@ __device__ __forceinline__ void segment_join(Cluster const& cluster, segment_sta
   }
 }
 
+// The reduced system solved once per system instead of in every block:
+// block j takes systems j, j + G, ... of the group; for each, a lane per
+// segment reads that segment's link from its block (all G loads at once),
+// PCR over the lanes (spike_pcr_combine) leaves lane v with segment v's
+// x_first and x_last, and lane v writes them where its neighbours need them
+// (block v + 1's x_L, block v - 1's x_R) with the system's first bad row
+// into every block's sinfo. A cluster barrier must follow before any block
+// reads its xlr or sinfo. Against segment_join, each block reads G links
+// per system once for the group instead of every block reading them all
+// (a cluster's remote reads G times fewer), and no block reads a peer's
+// shared memory after that barrier.
+template <class T, class Cluster>
+__device__ __forceinline__ void segment_join_scatter(Cluster const& cluster, segment_state<T> const& st, int S, int G,
+                                                     int j, std::int64_t g, std::int64_t count, chunk_split segs) {
+  int const t = int(threadIdx.x), w = t / 32, lane = t % 32;
+  int const lg = G <= 1 ? 0 : 32 - __clz(G - 1), gw = 1 << lg, per = 32 >> lg, gl = lane & (gw - 1);
+  int const warps = int(blockDim.x) / 32;
+  int const mine = j < S ? (S - j + G - 1) / G : 0;  // systems j, j + G, ... below S
+  for (int b0 = w * per; b0 < mine; b0 += warps * per) {
+    int const k = b0 + (lane >> lg), sy = j + k * G;
+    bool const act = k < mine && gl < G && g * S + sy < count;
+    spike_link<T> lk{T(0), T(0), T(0), T(0), T(0), T(0)};
+    int bad = INT_MAX;
+    if (act) {
+      T const* const pl = cluster.map_shared_rank(st.link, gl);
+      lk = {pl[sy], pl[S + sy], pl[2 * S + sy], pl[3 * S + sy], pl[4 * S + sy], pl[5 * S + sy]};
+      bad = cluster.map_shared_rank(st.sbad, gl)[sy];
+    }
+    auto shfl_last = [gw](spike_link<T> const& v, int src) {
+      return spike_link<T>{T(0), T(0), T(0), __shfl_sync(0xffffffffu, v.l1, src, gw),
+                           __shfl_sync(0xffffffffu, v.r1, src, gw), __shfl_sync(0xffffffffu, v.d1, src, gw)};
+    };
+    auto shfl_first = [gw](spike_link<T> const& v, int src) {
+      return spike_link<T>{__shfl_sync(0xffffffffu, v.l0, src, gw), __shfl_sync(0xffffffffu, v.r0, src, gw),
+                           __shfl_sync(0xffffffffu, v.d0, src, gw), T(0), T(0), T(0)};
+    };
+    for (int h = 1; h < gw; h *= 2) {
+      spike_link<T> const lo = shfl_last(lk, max(gl - h, 0)), hi = shfl_first(lk, min(gl + h, gw - 1));
+      if (act) {
+        bool good = true;
+        lk = spike_pcr_combine(lk, gl - h >= 0, lo, gl + h < G, hi, good);
+        if (!good) bad = min(bad, segs.first(gl) + 1);
+      }
+    }
+    for (int h = gw / 2; h > 0; h /= 2) bad = min(bad, __shfl_xor_sync(0xffffffffu, bad, h, gw));
+    if (act) {
+      // Lane gl: block gl + 1's x_L is this segment's x_last, block gl - 1's
+      // x_R its x_first; the first block's x_L and the last one's x_R are 0.
+      cluster.map_shared_rank(st.xlr, min(gl + 1, G - 1))[gl + 1 < G ? sy : S + sy] = gl + 1 < G ? lk.d1 : T(0);
+      cluster.map_shared_rank(st.xlr, max(gl - 1, 0))[gl > 0 ? S + sy : sy] = gl > 0 ? lk.d0 : T(0);
+      cluster.map_shared_rank(st.sinfo, gl)[sy] = bad;
+    }
+  }
+}
+
 // x_L and x_R substituted into the segment's end rows (whose slots hold
 // their spikes since segment_boundary).
 template <class T, class Idx>
@@ -581,7 +619,10 @@ __device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Id
 // (spike_link) stay in its shared memory; after a cluster barrier every
 // block reads its peers' (distributed shared memory), solves the reduced
 // system over the G segments for the x_L, x_R it needs (segment_join), and
-// substitutes. The data makes one trip through DRAM (5 words per row; the
+// substitutes; or (Join segment_join_by_scatter) each block solves the
+// reduced system of G-th of the group's systems and writes every block's
+// x_L, x_R into its shared memory, and a second cluster barrier precedes
+// the substitution. The data makes one trip through DRAM (5 words per row; the
 // partitioned form reads a, b, c, d twice).
 //
 // (A first form joined the segments through global memory, blocks taking
@@ -602,7 +643,7 @@ __device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Id
 template <class T>
 inline constexpr bool tridiag_segments_bthomas = sizeof(T) == 4;
 
-template <class T, int R, bool Pcr, int Ahead = tridiag_segments_ahead<T>,
+template <class T, int R, int Join, int Ahead = tridiag_segments_ahead<T>,
           bool BThomas = tridiag_segments_bthomas<T>>
 __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
@@ -660,20 +701,27 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   __syncthreads();  // sinfo holds the segment's breakdowns
   if (t < S) st.sbad[t] = st.sinfo[t];
   cluster.sync();  // every segment's links published
-  segment_join<T, Pcr>(cluster, st, S, G, j, g, p.lay.count, segs);
-  // Done reading the peers' links: arrive now, wait only before exiting
-  // (a block's shared memory must outlive its peers' reads), so the
-  // substitution and the stores overlap the slowest peer's join. The
-  // arrive is relaxed: it publishes nothing (every value read from a peer
-  // has been used by then), and the release form put a GPU-scope memory
-  // barrier in front of it (ncu, H100, interleaved n = 4096: about 3% of
-  // the stall samples, f32 and f64). tune_tridiag (H100, 2026-11-25, two
-  // processes, interleaved, % of copy, release -> relaxed): f32 n = 256
-  // 87.3 -> 88.6, 512 86.2 -> 87.8, 1024 82.2 -> 84.6, 4096 65.1 -> 66.4;
-  // f64 90.0 -> 90.8, 87.8 -> 89.3, 83.4 -> 84.2, 70.6 -> 72.1
-  // (bench/results/h100-tune-tridiag-arrive.log).
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-  __syncthreads();  // xlr and sinfo set
+  if constexpr (Join == segment_join_by_scatter) {
+    segment_join_scatter<T>(cluster, st, S, G, j, g, p.lay.count, segs);
+    // Every block's x_L, x_R and breakdown written; no block reads or
+    // writes a peer's shared memory after this, so none waits at its exit.
+    cluster.sync();
+  } else {
+    segment_join<T, Join == segment_join_by_pcr>(cluster, st, S, G, j, g, p.lay.count, segs);
+    // Done reading the peers' links: arrive now, wait only before exiting
+    // (a block's shared memory must outlive its peers' reads), so the
+    // substitution and the stores overlap the slowest peer's join. The
+    // arrive is relaxed: it publishes nothing (every value read from a peer
+    // has been used by then), and the release form put a GPU-scope memory
+    // barrier in front of it (ncu, H100, interleaved n = 4096: about 3% of
+    // the stall samples, f32 and f64). tune_tridiag (H100, 2026-11-25, two
+    // processes, interleaved, % of copy, release -> relaxed): f32 n = 256
+    // 87.3 -> 88.6, 512 86.2 -> 87.8, 1024 82.2 -> 84.6, 4096 65.1 -> 66.4;
+    // f64 90.0 -> 90.8, 87.8 -> 89.3, 83.4 -> 84.2, 70.6 -> 72.1
+    // (bench/results/h100-tune-tridiag-arrive.log).
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    __syncthreads();  // xlr and sinfo set
+  }
   segment_ends<T>(sa, sc, sd, idx, L, S, st);
   __syncthreads();
   if (mine) {
@@ -681,7 +729,7 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
     columns_store<T, R, true>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
     if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
   }
-  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+  if constexpr (Join != segment_join_by_scatter) asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 #endif
 }
 

@@ -214,9 +214,18 @@ struct tridiag_tuning {
   int columns_segment_rows = 0;
   int columns_segment_default = 128;
   // How a cluster's blocks join the segments (each for the two unknowns it
-  // needs): 0 chooses (PCR in f64 up to 4 segments, else the block
-  // Thomas), 1 PCR over the segments (a lane per segment), -1 the block
-  // Thomas (a thread per system). tune_tridiag on the H100, 2026-11-25
+  // needs): 0 chooses (PCR in f64 up to 4 segments, the scatter from 9
+  // segments, else the block Thomas), 1 PCR over the segments in every
+  // block (a lane per segment), -1 the block Thomas in every block (a
+  // thread per system), 2 the scatter (PCR once per system, in one block
+  // of the cluster, which writes every block's two unknowns; then a second
+  // cluster barrier). tune_tridiag on the H100, 2026-11-25, interleaved, %
+  // of copy, block Thomas (PCR in f64 n = 256, 512) / scatter, two
+  // processes: f32 n = 256 (2 segments) 88.8 / 87.5, 512 (4) 88.0 / 86.7,
+  // 1024 (8) 84.7 / 83.7, 4096 (16) 66.6 / 68.8; f64 90.8 / 89.5, 89.2 /
+  // 87.1, 84.1 / 83.8, 71.8 / 74.4 (bench/results/h100-tune-tridiag-scatter.log:
+  // a cluster reads G x G links for the block Thomas, G for the scatter).
+  // Earlier, PCR / block Thomas: tune_tridiag on the H100, 2026-11-25
   // (once the joins' reciprocals were join_rcp, block_tridiag.cuh),
   // interleaved, % of copy, PCR / block Thomas, two processes: f32 n = 256
   // (2 segments) 87.6 / 87.7, 512 (4) 84.6 / 84.9, 1024 (8) 77.9 / 81.0,
@@ -276,7 +285,7 @@ struct tridiag_launch_plan {
   // per system and rows per chunk at most (<= 32).
   int columns_systems = 0, columns_chunks = 0, columns_rows = 0;
   int columns_segments = 1;  // > 1: tridiag_segments_kernel, this many segments per system
-  int columns_join = 0;      // and its join of the segments (0: block Thomas, 1: PCR)
+  int columns_join = 0;      // and its join of the segments (kernels::segment_join_kind)
   std::size_t smem = 0;
 };
 
@@ -401,9 +410,12 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       int const rows = int(((n + G - 1) / G + chunks - 1) / chunks);
       if (chunks >= 1 && columns_block(chunks, rows, int(G))) {
         pl.columns_segments = int(G);
-        pl.columns_join = tune.columns_segment_join > 0   ? 1
-                          : tune.columns_segment_join < 0 ? 0
-                                                          : sizeof(T) == 8 && G <= 4 ? 1 : 0;
+        pl.columns_join = tune.columns_segment_join == 2  ? kernels::segment_join_by_scatter
+                          : tune.columns_segment_join > 0 ? kernels::segment_join_by_pcr
+                          : tune.columns_segment_join < 0 ? kernels::segment_join_by_thomas
+                          : sizeof(T) == 8 && G <= 4      ? kernels::segment_join_by_pcr
+                          : G > 8                         ? kernels::segment_join_by_scatter
+                                                          : kernels::segment_join_by_thomas;
         return pl;
       }
     }
@@ -822,25 +834,32 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
                                     T const* c, T const* d, T* x, layout const& lay, std::int64_t nrhs,
                                     std::int64_t rhs_stride, std::int32_t* info, cudaStream_t stream) {
   int const S = pl.columns_systems, C = pl.columns_chunks, G = pl.columns_segments;
-  auto kernel = pl.columns_join ? (pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, true>
-                                                        : kernels::tridiag_segments_kernel<T, 32, true>)
-                                : (pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, false>
-                                                        : kernels::tridiag_segments_kernel<T, 32, false>);
+  // The instance for the plan's join (a template argument: the three joins
+  // are different programs between the cluster barriers).
+  auto by_join = [&](auto pick) {
+    using J = std::integral_constant<int, kernels::segment_join_by_thomas>;
+    using P = std::integral_constant<int, kernels::segment_join_by_pcr>;
+    using X = std::integral_constant<int, kernels::segment_join_by_scatter>;
+    return pl.columns_join == X::value ? pick(X{}) : pl.columns_join == P::value ? pick(P{}) : pick(J{});
+  };
+  auto kernel = by_join([&](auto J) {
+    return pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, J>
+                                 : kernels::tridiag_segments_kernel<T, 32, J>;
+  });
   // The boundary solve other than the type's default (the A/B instances).
   if (constexpr bool dflt = kernels::tridiag_segments_bthomas<T>;
       pl.tune.columns_segment_boundary != 0 && (pl.tune.columns_segment_boundary > 0) != dflt &&
       pl.columns_rows <= 16) {
     constexpr int A = kernels::tridiag_segments_ahead<T>;
-    kernel = pl.columns_join ? kernels::tridiag_segments_kernel<T, 16, true, A, !dflt>
-                             : kernels::tridiag_segments_kernel<T, 16, false, A, !dflt>;
+    kernel = by_join([](auto J) { return kernels::tridiag_segments_kernel<T, 16, J, A, !dflt>; });
   }
   if constexpr (sizeof(T) == 8) {
     int const ahead = pl.tune.columns_segment_ahead;
     if (pl.columns_rows <= 16 && (ahead == 3 || ahead == 5))
-      kernel = pl.columns_join ? (ahead == 3 ? kernels::tridiag_segments_kernel<T, 16, true, 3>
-                                             : kernels::tridiag_segments_kernel<T, 16, true, 5>)
-                               : (ahead == 3 ? kernels::tridiag_segments_kernel<T, 16, false, 3>
-                                             : kernels::tridiag_segments_kernel<T, 16, false, 5>);
+      kernel = by_join([ahead](auto J) {
+        return ahead == 3 ? kernels::tridiag_segments_kernel<T, 16, J, 3>
+                          : kernels::tridiag_segments_kernel<T, 16, J, 5>;
+      });
   }
   std::int64_t const blocks = (lay.count + S - 1) / S * G;
   cudaLaunchConfig_t cfg{};
