@@ -441,6 +441,46 @@ __device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx
 // the blocks that need them.
 enum segment_join_kind : int { segment_join_by_thomas = 0, segment_join_by_pcr = 1, segment_join_by_scatter = 2 };
 
+// System sy's reduced system over the G segments by PCR, a lane per
+// segment (lane gl of the warp's gw = bit_ceil(G) lanes for this system;
+// act: the lane holds a segment of a system that exists; called by whole
+// warps): the segment's link read from block gl's shared memory, then
+// log2(gw) steps of spike_pcr_combine. Leaves lk with the segment's x_first
+// (d0) and x_last (d1); returns the system's first bad row, the same in
+// each of its lanes.
+template <class T, class Cluster>
+__device__ __forceinline__ int segment_pcr(Cluster const& cluster, segment_state<T> const& st, int S, int G, int sy,
+                                           int gl, int gw, bool act, chunk_split segs, spike_link<T>& lk) {
+  lk = {T(0), T(0), T(0), T(0), T(0), T(0)};
+  int bad = INT_MAX;
+  if (act) {
+    T const* const pl = cluster.map_shared_rank(st.link, gl);
+    lk = {pl[sy], pl[S + sy], pl[2 * S + sy], pl[3 * S + sy], pl[4 * S + sy], pl[5 * S + sy]};
+    bad = cluster.map_shared_rank(st.sbad, gl)[sy];
+  }
+  // A step reads only the lower neighbour's second equation and the upper
+  // one's first (spike_pcr_combine): 6 shuffles, not 12 (nvcc kept the 6
+  // unused ones).
+  auto shfl_last = [gw](spike_link<T> const& v, int src) {
+    return spike_link<T>{T(0), T(0), T(0), __shfl_sync(0xffffffffu, v.l1, src, gw),
+                         __shfl_sync(0xffffffffu, v.r1, src, gw), __shfl_sync(0xffffffffu, v.d1, src, gw)};
+  };
+  auto shfl_first = [gw](spike_link<T> const& v, int src) {
+    return spike_link<T>{__shfl_sync(0xffffffffu, v.l0, src, gw), __shfl_sync(0xffffffffu, v.r0, src, gw),
+                         __shfl_sync(0xffffffffu, v.d0, src, gw), T(0), T(0), T(0)};
+  };
+  for (int h = 1; h < gw; h *= 2) {
+    spike_link<T> const lo = shfl_last(lk, max(gl - h, 0)), hi = shfl_first(lk, min(gl + h, gw - 1));
+    if (act) {
+      bool good = true;
+      lk = spike_pcr_combine(lk, gl - h >= 0, lo, gl + h < G, hi, good);
+      if (!good) bad = min(bad, segs.first(gl) + 1);
+    }
+  }
+  for (int h = gw / 2; h > 0; h /= 2) bad = min(bad, __shfl_xor_sync(0xffffffffu, bad, h, gw));
+  return bad;
+}
+
 // After a cluster barrier (every segment's links published): the reduced
 // system over the G segments, solved for the x_L and x_R that block j
 // needs, into st.xlr, and the system's first bad row into st.sinfo.
@@ -499,36 +539,11 @@ __device__ __forceinline__ void segment_join(Cluster const& cluster, segment_sta
     for (int b0 = w * per; b0 < S; b0 += warps * per) {
       int const sy = b0 + (lane >> lg);
       bool const act = sy < S && gl < G && g * S + sy < count;
-      spike_link<T> lk{T(0), T(0), T(0), T(0), T(0), T(0)};
-      int bad = INT_MAX;
-      if (act) {
-        T const* const pl = cluster.map_shared_rank(st.link, gl);
-        lk = {pl[sy], pl[S + sy], pl[2 * S + sy], pl[3 * S + sy], pl[4 * S + sy], pl[5 * S + sy]};
-        bad = cluster.map_shared_rank(st.sbad, gl)[sy];
-      }
-      // A step reads only the lower neighbour's second equation and the
-      // upper one's first (spike_pcr_combine): 6 shuffles, not 12 (nvcc
-      // kept the 6 unused ones).
-      auto shfl_last = [gw](spike_link<T> const& v, int src) {
-        return spike_link<T>{T(0), T(0), T(0), __shfl_sync(0xffffffffu, v.l1, src, gw),
-                             __shfl_sync(0xffffffffu, v.r1, src, gw), __shfl_sync(0xffffffffu, v.d1, src, gw)};
-      };
-      auto shfl_first = [gw](spike_link<T> const& v, int src) {
-        return spike_link<T>{__shfl_sync(0xffffffffu, v.l0, src, gw), __shfl_sync(0xffffffffu, v.r0, src, gw),
-                             __shfl_sync(0xffffffffu, v.d0, src, gw), T(0), T(0), T(0)};
-      };
-      for (int h = 1; h < gw; h *= 2) {
-        spike_link<T> const lo = shfl_last(lk, max(gl - h, 0)), hi = shfl_first(lk, min(gl + h, gw - 1));
-        if (act) {
-          bool good = true;
-          lk = spike_pcr_combine(lk, gl - h >= 0, lo, gl + h < G, hi, good);
-          if (!good) bad = min(bad, segs.first(gl) + 1);
-        }
-      }
+      spike_link<T> lk;
+      int const bad = segment_pcr<T>(cluster, st, S, G, sy, gl, gw, act, segs, lk);
       // x_L = the previous segment's x_last, x_R = the next one's x_first.
       T const xL = __shfl_sync(0xffffffffu, lk.d1, max(j - 1, 0), gw);
       T const xR = __shfl_sync(0xffffffffu, lk.d0, min(j + 1, gw - 1), gw);
-      for (int h = gw / 2; h > 0; h /= 2) bad = min(bad, __shfl_xor_sync(0xffffffffu, bad, h, gw));
       if (act && gl == 0) {
         st.xlr[sy] = j > 0 ? xL : T(0);
         st.xlr[S + sy] = j + 1 < G ? xR : T(0);
@@ -559,30 +574,8 @@ __device__ __forceinline__ void segment_join_scatter(Cluster const& cluster, seg
   for (int b0 = w * per; b0 < mine; b0 += warps * per) {
     int const k = b0 + (lane >> lg), sy = j + k * G;
     bool const act = k < mine && gl < G && g * S + sy < count;
-    spike_link<T> lk{T(0), T(0), T(0), T(0), T(0), T(0)};
-    int bad = INT_MAX;
-    if (act) {
-      T const* const pl = cluster.map_shared_rank(st.link, gl);
-      lk = {pl[sy], pl[S + sy], pl[2 * S + sy], pl[3 * S + sy], pl[4 * S + sy], pl[5 * S + sy]};
-      bad = cluster.map_shared_rank(st.sbad, gl)[sy];
-    }
-    auto shfl_last = [gw](spike_link<T> const& v, int src) {
-      return spike_link<T>{T(0), T(0), T(0), __shfl_sync(0xffffffffu, v.l1, src, gw),
-                           __shfl_sync(0xffffffffu, v.r1, src, gw), __shfl_sync(0xffffffffu, v.d1, src, gw)};
-    };
-    auto shfl_first = [gw](spike_link<T> const& v, int src) {
-      return spike_link<T>{__shfl_sync(0xffffffffu, v.l0, src, gw), __shfl_sync(0xffffffffu, v.r0, src, gw),
-                           __shfl_sync(0xffffffffu, v.d0, src, gw), T(0), T(0), T(0)};
-    };
-    for (int h = 1; h < gw; h *= 2) {
-      spike_link<T> const lo = shfl_last(lk, max(gl - h, 0)), hi = shfl_first(lk, min(gl + h, gw - 1));
-      if (act) {
-        bool good = true;
-        lk = spike_pcr_combine(lk, gl - h >= 0, lo, gl + h < G, hi, good);
-        if (!good) bad = min(bad, segs.first(gl) + 1);
-      }
-    }
-    for (int h = gw / 2; h > 0; h /= 2) bad = min(bad, __shfl_xor_sync(0xffffffffu, bad, h, gw));
+    spike_link<T> lk;
+    int const bad = segment_pcr<T>(cluster, st, S, G, sy, gl, gw, act, segs, lk);
     if (act) {
       // Lane gl: block gl + 1's x_L is this segment's x_last, block gl - 1's
       // x_R its x_first; the first block's x_L and the last one's x_R are 0.
