@@ -312,6 +312,7 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr ahead5", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_ahead = 5; });
     add("thomas_pcr bthomas", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_boundary = 1; });
     add("thomas_pcr bpcr", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_boundary = -1; });
+    add("thomas_pcr btwisted", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_boundary = 2; });
     add("thomas_pcr policy spread", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_policy = 1; });
     add("thomas_pcr policy balance", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_policy = 2; });
     add("thomas_pcr segments512 sys16", TA::thomas_pcr, [](tridiag_tuning& t) {

@@ -706,10 +706,10 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_columns) {
 // the whole system.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
   // The three joins of the segments: the block Thomas (-1), PCR (1) and the
-  // scatter (2); and both solves of a segment's boundary equations: PCR
-  // (-1) and Thomas (1).
+  // scatter (2); and the three solves of a segment's boundary equations:
+  // PCR (-1), Thomas (1) and Thomas from both ends (2).
   for (int join : {-1, 1, 2})
-  for (int boundary : {-1, 1}) {
+  for (int boundary : {-1, 1, 2}) {
     BOOST_TEST_CONTEXT("join " << join << " boundary " << boundary) {
       recur::device::tridiag_tuning t;
       t.columns = 2;
@@ -800,7 +800,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
 // 2 to 5 segments, a partial group, breakdowns.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
   for (int join : {-1, 1, 2})
-  for (int boundary : {-1, 1}) {
+  for (int boundary : {-1, 1, 2}) {
     recur::device::tridiag_tuning t;
     t.columns = 2;
     t.columns_segment_rows = 64;
@@ -815,6 +815,19 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
     run_args r{tridiag_algorithm::thomas_pcr, lay, 1, true, t};
     expect_three_broken(solve_gpu<float>(s, r), lay);
   }
+  // One chunk of 17-32 rows per system: fewer threads than the twisted
+  // boundary solve (f32's default) needs, and no Thomas instance of that
+  // chunk length: the fallback plan solves it.
+  recur::device::tridiag_tuning t;
+  t.columns = 2;
+  t.columns_segment_rows = 32;
+  t.columns_rows = 32;
+  auto const plan =
+      recur::device::plan_tridiag<float>(layout::interleaved(100, 37), tridiag_algorithm::thomas_pcr, 227 * 1024, t);
+  BOOST_TEST(plan.columns_segments == 4);
+  BOOST_TEST(plan.columns_chunks == 1);
+  BOOST_TEST(plan.columns_rows == 25);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {100}, {37, 70}, t);
 }
 
 // Two stages (the next tile's copies overlap the solve) solve the same systems;

@@ -435,6 +435,98 @@ __device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx
   st.link[sl] = xl, st.link[S + sl] = xr, st.link[2 * S + sl] = xd;
 }
 
+// The same boundary equations by two threads per system, eliminating
+// from both ends at once (a twisted factorisation): thread t < S takes
+// system t's equations 0 .. C - 1 downward (as segment_boundary_thomas),
+// thread S + t its equations 2 C - 1 .. C upward, each normalised equation
+// left as y_j = d'_j - l'_j x_L - a'_j y_(j-1) (the x_R column r'_j in sc);
+// the two meet at equations C - 1 and C (a 2 x 2 solve each side does
+// itself), then each substitutes back towards its end. Half the chain of
+// segment_boundary_thomas for twice its threads. Every thread below
+// tridiag_boundary_twisted_threads(S) must call it (a named barrier).
+__host__ __device__ constexpr int tridiag_boundary_twisted_threads(int systems) {
+  return 2 * systems < 32 ? 32 : (2 * systems + 31) / 32 * 32;
+}
+template <class T, class Idx>
+__device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Idx idx, int S, int C, bool ok, int t,
+                                                         int s0, chunk_split split, segment_state<T> const& st) {
+  int const m = 2 * C, h = C, sl = t < S ? t : t - S;
+  bool const up = t >= S;
+  auto slot = [&](int j) {
+    int const q = j / 2;
+    return idx(q, (j & 1) ? split.len(q) - 1 : 0, sl);
+  };
+  auto row_of = [&](int j) {
+    int const q = j / 2;
+    return s0 + ((j & 1) ? split.first(q) + split.len(q) - 1 : split.first(q));
+  };
+  // Down: (cp, dp, lp) of y_j + cp y_(j+1) = dp - lp x_L. Up: (ap, dp, rp)
+  // of y_j + ap y_(j-1) = dp - rp x_R; ep is cp or ap, the coupling carried.
+  T ep = T(0), dp = T(0), gp = T(0);
+  int bad = -1;
+  if (ok) {
+    for (int k = 0; k < h; ++k) {
+      int const j = up ? m - 1 - k : k;
+      int const i = slot(j);
+      T a = sa[i], c = sc[i];
+      T const d = sd[i];
+      T g = T(0);  // the x_L (down) or x_R (up) column
+      if (!up && j == 0) g = a, a = T(0);
+      if (up && j == m - 1) g = c, c = T(0);
+      T const far = up ? a : c, near = up ? c : a;  // coupling ahead, coupling eliminated
+      T const den = T(1) - near * ep;
+      if (bad < 0 && !usable_pivot(den)) bad = row_of(j);
+      T const r = pivot_rcp(den);
+      ep = far * r;
+      dp = (d - near * dp) * r;
+      gp = (g - near * gp) * r;
+      if (up)
+        sa[i] = ep, sc[i] = gp, sd[i] = dp;
+      else
+        sc[i] = ep, sa[i] = gp, sd[i] = dp;
+    }
+  }
+  int const nb = tridiag_boundary_twisted_threads(S);
+  asm volatile("bar.sync 1, %0;" ::"r"(nb) : "memory");
+  // The other end's last equation: (e, d, g) of j = C (read by down) or
+  // C - 1 (by up); then the middle unknown of this end as (D, L, R).
+  T xd = T(0), xl = T(0), xr = T(0);
+  if (ok) {
+    int const i = slot(up ? h - 1 : h);
+    T const eo = up ? sc[i] : sa[i], d_o = sd[i], go = up ? sa[i] : sc[i];
+    T const den = T(1) - ep * eo;
+    if (bad < 0 && !usable_pivot(den)) bad = row_of(h);
+    T const r = pivot_rcp(den);
+    // y = (mine - e (other)) / den: mine = (dp, gp as L or R), other = (d_o, go as R or L).
+    xd = (dp - ep * d_o) * r;
+    T const gm = gp * r, go2 = -ep * go * r;
+    xl = up ? go2 : gm;
+    xr = up ? gm : go2;
+  }
+  asm volatile("bar.sync 1, %0;" ::"r"(nb) : "memory");
+  if (!ok) return;
+  if (bad >= 0) record_breakdown(st.sinfo + sl, bad);
+  // Back from the middle to this end: y_j = (d'_j, l'_j or r'_j) - e'_j y_(j -+ 1).
+  {
+    int const i = slot(up ? h : h - 1);
+    sa[i] = xl, sc[i] = xr, sd[i] = xd;
+  }
+  for (int k = h - 2; k >= 0; --k) {
+    int const i = slot(up ? m - 1 - k : k);
+    T const e = up ? sa[i] : sc[i], g = up ? sc[i] : sa[i];
+    xd = sd[i] - e * xd;
+    if (up)
+      xl = -e * xl, xr = g - e * xr;
+    else
+      xl = g - e * xl, xr = -e * xr;
+    sa[i] = xl, sc[i] = xr, sd[i] = xd;
+  }
+  if (up)
+    st.link[3 * S + sl] = xl, st.link[4 * S + sl] = xr, st.link[5 * S + sl] = xd;
+  else
+    st.link[sl] = xl, st.link[S + sl] = xr, st.link[2 * S + sl] = xd;
+}
+
 // How a cluster's blocks join their segments (tridiag_segments_kernel's
 // Join): segment_join's block Thomas or PCR in every block, or
 // segment_join_scatter's PCR once per system with the results written to
@@ -624,20 +716,32 @@ __device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Id
 // whole systems. In steady state a group's segments went to blocks that
 // had started at different times, and the first waited for the last. A
 // cluster's blocks are scheduled together.)
-// BThomas: the segment's boundary equations by segment_boundary_thomas
-// instead of segment_boundary's PCR; by default in f32, whose segments
-// issue about twice the instructions per byte that f64's do (ncu, H100,
-// interleaved n = 1024: 133 a row and system in both, 4 bytes a word
-// against 8; the boundary PCR 28% of them). tune_tridiag (H100,
-// 2026-11-24), interleaved, % of copy, PCR -> Thomas: f32 n = 256 85.6 ->
-// 87.0, 512 81.4 -> 83.4, 1024 74.9 -> 76.4, 4096 56.7 -> 58.6; f64 88.9
-// -> 87.5, 84.8 -> 82.1, 80.7 -> 77.2, 63.9 -> 55.7 (its serial chain of
-// f64 divisions, half a warp per block; bench/results/h100-tune-tridiag-bthomas.log).
+// Boundary (segment_boundary_kind): how a block solves its segment's
+// boundary equations. segment_boundary_thomas instead of segment_boundary's
+// PCR paid in f32, whose segments issue about twice the instructions per
+// byte that f64's do (ncu, H100, interleaved n = 1024: 133 a row and system
+// in both, 4 bytes a word against 8; the boundary PCR 28% of them).
+// tune_tridiag (H100, 2026-11-24), interleaved, % of copy, PCR -> Thomas:
+// f32 n = 256 85.6 -> 87.0, 512 81.4 -> 83.4, 1024 74.9 -> 76.4, 4096 56.7
+// -> 58.6; f64 88.9 -> 87.5, 84.8 -> 82.1, 80.7 -> 77.2, 63.9 -> 55.7 (its
+// serial chain of f64 divisions, half a warp per block;
+// bench/results/h100-tune-tridiag-bthomas.log). The chain halved by
+// segment_boundary_twisted (two threads per system) is f32's default:
+// tune_tridiag (H100, 2026-11-25, two runs), interleaved, % of copy, Thomas
+// -> twisted: f32 n = 256 88.6 -> 88.9 / 89.0, 512 87.7 -> 88.1 / 88.2, 1024
+// 84.5 -> 85.0 / 84.8, 4096 68.8 -> 70.4 / 70.8; in f64 twisted was 1.7-5.8
+// points below PCR (bench/results/h100-tune-tridiag-twisted.log).
+enum segment_boundary_kind : int {
+  segment_boundary_by_pcr = 0,
+  segment_boundary_by_thomas = 1,
+  segment_boundary_by_twisted = 2
+};
 template <class T>
-inline constexpr bool tridiag_segments_bthomas = sizeof(T) == 4;
+inline constexpr int tridiag_segments_boundary =
+    sizeof(T) == 4 ? segment_boundary_by_twisted : segment_boundary_by_pcr;
 
 template <class T, int R, int Join, int Ahead = tridiag_segments_ahead<T>,
-          bool BThomas = tridiag_segments_bthomas<T>>
+          int Boundary = tridiag_segments_boundary<T>>
 __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -687,9 +791,17 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
   __syncthreads();
   if (mine) columns_sweep<T, R, false, Ahead, true>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
   __syncthreads();
-  if constexpr (BThomas)
+  if constexpr (Boundary == segment_boundary_by_thomas)
     segment_boundary_thomas<T>(sa, sc, sd, idx, S, C, t < S && g * S + t < p.lay.count, t, s0, split, st);
-  else
+  else if constexpr (Boundary == segment_boundary_by_twisted) {
+    // (The dispatch launches this with >= 2 S threads only. With a branch
+    // to segment_boundary_thomas for smaller blocks here, ptxas scheduled
+    // the sweep's loads differently and f32 n = 4096 interleaved fell from
+    // 70.7% of copy to 58.4%: bench/results/h100-tune-tridiag-twisted.log.)
+    if (t < tridiag_boundary_twisted_threads(S))
+      segment_boundary_twisted<T>(sa, sc, sd, idx, S, C, t < 2 * S && g * S + rem(t, S) < p.lay.count, t, s0, split,
+                                  st);
+  } else
     segment_boundary<T>(sa, sc, sd, idx, L, C, S, st);
   __syncthreads();  // sinfo holds the segment's breakdowns
   if (t < S) st.sbad[t] = st.sinfo[t];

@@ -242,9 +242,10 @@ struct tridiag_tuning {
   // (tridiag_segments_ahead, 4), or 3 or 5 (segments of <= 16-row chunks).
   int columns_segment_ahead = 0;
   // The segmented kernel's boundary equations (2 per chunk and system): 0
-  // chooses (tridiag_segments_bthomas: Thomas in f32, PCR in f64), 1 Thomas
-  // by one thread per system, -1 PCR with a lane per chunk (segments of <=
-  // 16-row chunks).
+  // chooses (tridiag_segments_boundary: Thomas in f32, PCR in f64), 1 Thomas
+  // by one thread per system, 2 Thomas by two threads per system from both
+  // ends (segment_boundary_twisted), -1 PCR with a lane per chunk (segments
+  // of <= 16-row chunks).
   int columns_segment_boundary = 0;
   // The segmented kernel's cluster scheduling policy (a launch attribute):
   // cudaClusterSchedulingPolicy, 0 the driver's default, 1 spread, 2 load
@@ -846,13 +847,31 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
     return pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, J>
                                  : kernels::tridiag_segments_kernel<T, 32, J>;
   });
-  // The boundary solve other than the type's default (the A/B instances).
-  if (constexpr bool dflt = kernels::tridiag_segments_bthomas<T>;
-      pl.tune.columns_segment_boundary != 0 && (pl.tune.columns_segment_boundary > 0) != dflt &&
-      pl.columns_rows <= 16) {
-    constexpr int A = kernels::tridiag_segments_ahead<T>;
-    kernel = by_join([](auto J) { return kernels::tridiag_segments_kernel<T, 16, J, A, !dflt>; });
+  // The boundary solve other than the type's default (the A/B instances,
+  // 16-row chunks). The twisted one needs 2 S threads (not there with one
+  // chunk per system): Thomas instead, or where that instance is not
+  // compiled (longer chunks) the fallback plan.
+  namespace K = kernels;
+  constexpr int bdef = K::tridiag_segments_boundary<T>;
+  int const bt = pl.tune.columns_segment_boundary;
+  int bd = bt == 0 ? bdef
+           : bt == 2 ? K::segment_boundary_by_twisted
+           : bt > 0  ? K::segment_boundary_by_thomas
+                     : K::segment_boundary_by_pcr;
+  bool const twist_short = pl.threads < K::tridiag_boundary_twisted_threads(S);
+  if (bd == K::segment_boundary_by_twisted && twist_short) bd = K::segment_boundary_by_thomas;
+  if (bd != bdef && pl.columns_rows <= 16) {
+    constexpr int A = K::tridiag_segments_ahead<T>;
+    using Kf = decltype(kernel);
+    auto pick = [&](auto B) -> Kf {
+      return by_join([](auto J) -> Kf { return K::tridiag_segments_kernel<T, 16, J, A, decltype(B)::value>; });
+    };
+    using BP = std::integral_constant<int, K::segment_boundary_by_pcr>;
+    using BT = std::integral_constant<int, K::segment_boundary_by_thomas>;
+    using BW = std::integral_constant<int, K::segment_boundary_by_twisted>;
+    kernel = bd == BW::value ? pick(BW{}) : bd == BT::value ? pick(BT{}) : pick(BP{});
   }
+  bool const no_instance = bdef == K::segment_boundary_by_twisted && twist_short && pl.columns_rows > 16;
   if constexpr (sizeof(T) == 8) {
     int const ahead = pl.tune.columns_segment_ahead;
     if (pl.columns_rows <= 16 && (ahead == 3 || ahead == 5))
@@ -877,7 +896,8 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
   cfg.attrs = attr;
   cfg.numAttrs = pl.tune.columns_segment_policy != 0 ? 2 : 1;
   bool fits = false;
-  if (cudaError_t e = tridiag_cluster_fits(kernel, cfg, pl.max_smem, fits); e != cudaSuccess) return e;
+  if (!no_instance)
+    if (cudaError_t e = tridiag_cluster_fits(kernel, cfg, pl.max_smem, fits); e != cudaSuccess) return e;
   fits = fits && blocks <= INT_MAX;
   if (!fits)
     return tridiag_launch<T>(tridiag_segments_fallback<T>(lay, pl), workspace, a, b, c, d, x, lay, nrhs, rhs_stride,
