@@ -442,8 +442,12 @@ __device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx
 // left as y_j = d'_j - l'_j x_L - a'_j y_(j-1) (the x_R column r'_j in sc);
 // the two meet at equations C - 1 and C (a 2 x 2 solve each side does
 // itself), then each substitutes back towards its end. Half the chain of
-// segment_boundary_thomas for twice its threads. Every thread below
-// tridiag_boundary_twisted_threads(S) must call it (a named barrier).
+// segment_boundary_thomas for twice its threads. Every thread of the
+// block calls it (two __syncthreads), in a block of at least
+// tridiag_boundary_twisted_threads(S). (With named barriers for the 2 S
+// threads alone instead, compute-sanitizer's racecheck reported hazards
+// across the kernel's later __syncthreads, block Thomas join only; the
+// speed was the same: bench/results/h100-tune-tridiag-twisted.log.)
 __host__ __device__ constexpr int tridiag_boundary_twisted_threads(int systems) {
   return 2 * systems < 32 ? 32 : (2 * systems + 31) / 32 * 32;
 }
@@ -486,8 +490,7 @@ __device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Id
         sc[i] = ep, sa[i] = gp, sd[i] = dp;
     }
   }
-  int const nb = tridiag_boundary_twisted_threads(S);
-  asm volatile("bar.sync 1, %0;" ::"r"(nb) : "memory");
+  __syncthreads();
   // The other end's last equation: (e, d, g) of j = C (read by down) or
   // C - 1 (by up); then the middle unknown of this end as (D, L, R).
   T xd = T(0), xl = T(0), xr = T(0);
@@ -503,7 +506,7 @@ __device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Id
     xl = up ? go2 : gm;
     xr = up ? gm : go2;
   }
-  asm volatile("bar.sync 1, %0;" ::"r"(nb) : "memory");
+  __syncthreads();
   if (!ok) return;
   if (bad >= 0) record_breakdown(st.sinfo + sl, bad);
   // Back from the middle to this end: y_j = (d'_j, l'_j or r'_j) - e'_j y_(j -+ 1).
@@ -798,9 +801,8 @@ __global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
     // to segment_boundary_thomas for smaller blocks here, ptxas scheduled
     // the sweep's loads differently and f32 n = 4096 interleaved fell from
     // 70.7% of copy to 58.4%: bench/results/h100-tune-tridiag-twisted.log.)
-    if (t < tridiag_boundary_twisted_threads(S))
-      segment_boundary_twisted<T>(sa, sc, sd, idx, S, C, t < 2 * S && g * S + rem(t, S) < p.lay.count, t, s0, split,
-                                  st);
+    segment_boundary_twisted<T>(sa, sc, sd, idx, S, C, t < 2 * S && g * S + rem(t, S) < p.lay.count, t, s0, split,
+                                st);
   } else
     segment_boundary<T>(sa, sc, sd, idx, L, C, S, st);
   __syncthreads();  // sinfo holds the segment's breakdowns
