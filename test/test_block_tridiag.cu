@@ -830,6 +830,53 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
   sweep<float>(tridiag_algorithm::thomas_pcr, {100}, {37, 70}, t);
 }
 
+// f32's wide segments (8 chunks of 17-32 rows, 256 threads a block): chosen
+// with 16 segments, not with 4; solved at sizes that are not a multiple of
+// anything, with breakdowns, in place; and forced where the segments are
+// fewer.
+BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
+  auto plan = [](std::int64_t n, recur::device::tridiag_tuning const& t = {}) {
+    return recur::device::plan_tridiag<float>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
+                                              227 * 1024, t);
+  };
+  BOOST_TEST(plan(4096).columns_wide);
+  BOOST_TEST(plan(4096).columns_chunks == 8);
+  BOOST_TEST(plan(4096).columns_rows == 32);
+  BOOST_TEST(plan(4096).threads == 256);
+  BOOST_TEST(!plan(1024).columns_wide);
+  BOOST_TEST(!recur::device::plan_tridiag<double>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
+                                                  227 * 1024)
+                  .columns_wide);
+  recur::device::tridiag_tuning off;
+  off.columns_segment_wide = -1;
+  BOOST_TEST(!plan(4096, off).columns_wide);
+  recur::device::tridiag_tuning cols;  // the columns kernels for any batch
+  cols.columns = 2;
+  BOOST_TEST(plan(3841, cols).columns_wide);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {3841, 4000, 4096}, {1, 37, 100}, cols);
+  for (int join : {-1, 1, 2}) {
+    recur::device::tridiag_tuning t = cols;
+    t.columns_segment_join = join;
+    sweep<float>(tridiag_algorithm::thomas_pcr, {4000}, {37}, t);
+  }
+  recur::device::tridiag_tuning force;
+  force.columns = 2;
+  force.columns_segment_rows = 256;
+  force.columns_rows = 32;
+  force.columns_segment_wide = 1;
+  BOOST_TEST(plan(1024, force).columns_wide);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {700, 1024}, {37}, force);
+  for (std::int64_t n : {3900, 4096}) {
+    layout const lay = layout::interleaved(n, 37);
+    std::mt19937_64 g{std::uint64_t(n)};
+    system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+    break_three(s, lay);
+    BOOST_TEST(recur::device::plan_tridiag<float>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024, cols).columns_wide);
+    for (bool in_place : {false, true})
+      expect_three_broken(solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, cols}), lay);
+  }
+}
+
 // Two stages (the next tile's copies overlap the solve) solve the same systems;
 // many tiles per block exercise the persistent walk with both stage counts.
 BOOST_AUTO_TEST_CASE(two_stages_and_many_tiles) {

@@ -734,6 +734,9 @@ __device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Id
 // -> twisted: f32 n = 256 88.6 -> 88.9 / 89.0, 512 87.7 -> 88.1 / 88.2, 1024
 // 84.5 -> 85.0 / 84.8, 4096 68.8 -> 70.4 / 70.8; in f64 twisted was 1.7-5.8
 // points below PCR (bench/results/h100-tune-tridiag-twisted.log).
+// MaxThreads, MinBlocks: the launch bounds (MinBlocks 0 leaves it out).
+// f32's wide form (tridiag_segments_wide_kernel below) is 256 threads at
+// 2 blocks per SM, so 128 registers a thread and 6 rows fetched ahead.
 enum segment_boundary_kind : int {
   segment_boundary_by_pcr = 0,
   segment_boundary_by_thomas = 1,
@@ -744,8 +747,9 @@ inline constexpr int tridiag_segments_boundary =
     sizeof(T) == 4 ? segment_boundary_by_twisted : segment_boundary_by_pcr;
 
 template <class T, int R, int Join, int Ahead = tridiag_segments_ahead<T>,
-          int Boundary = tridiag_segments_boundary<T>>
-__global__ void __launch_bounds__(tridiag_columns_max_threads<T>)
+          int Boundary = tridiag_segments_boundary<T>, int MaxThreads = tridiag_columns_max_threads<T>,
+          int MinBlocks = 0>
+__global__ void __launch_bounds__(MaxThreads, MinBlocks)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;

@@ -247,6 +247,11 @@ struct tridiag_tuning {
   // ends (segment_boundary_twisted), -1 PCR with a lane per chunk (segments
   // of <= 16-row chunks).
   int columns_segment_boundary = 0;
+  // f32's wide segments (tridiag_launch_plan::columns_wide): 0 where the
+  // plan has 16 segments whose rows fit 8 chunks of 17-32 rows, 1 wherever
+  // the segments' chunks are of 17-32 rows, at most 8 per system and 256
+  // threads a block, -1 never.
+  int columns_segment_wide = 0;
   // The segmented kernel's cluster scheduling policy (a launch attribute):
   // cudaClusterSchedulingPolicy, 0 the driver's default, 1 spread, 2 load
   // balancing (the default here). tune_tridiag (H100, 2026-11-25, two
@@ -287,6 +292,9 @@ struct tridiag_launch_plan {
   int columns_systems = 0, columns_chunks = 0, columns_rows = 0;
   int columns_segments = 1;  // > 1: tridiag_segments_kernel, this many segments per system
   int columns_join = 0;      // and its join of the segments (kernels::segment_join_kind)
+  // f32: the segmented kernel's wide instance (chunks of 17-32 rows, <= 256
+  // threads a block, 128 registers a thread: 6 rows fetched ahead).
+  bool columns_wide = false;
   std::size_t smem = 0;
 };
 
@@ -405,11 +413,30 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
                                                    : -1;
     if (columns_ok && tune.phases > 1 && seg > 0 && n > seg && n < (std::int64_t(1) << 30)) {
       std::int64_t const G = std::min<std::int64_t>((n + seg - 1) / seg, 16), shortest = n / G;
-      std::int64_t const target = tune.columns_rows > 0 ? tune.columns_rows : 16;
-      std::int64_t const want = std::clamp<std::int64_t>((shortest + target - 1) / target, 1, 32);
-      std::int64_t const chunks = std::int64_t(std::bit_floor(std::uint64_t(std::min(want, shortest / 2))));
-      int const rows = int(((n + G - 1) / G + chunks - 1) / chunks);
+      auto shape = [&](std::int64_t target) {  // (chunks, rows) for chunks of about target rows
+        std::int64_t const want = std::clamp<std::int64_t>((shortest + target - 1) / target, 1, 32);
+        std::int64_t const ch = std::int64_t(std::bit_floor(std::uint64_t(std::max<std::int64_t>(
+            1, std::min(want, shortest / 2)))));
+        return std::pair<std::int64_t, int>{ch, int(((n + G - 1) / G + ch - 1) / ch)};
+      };
+      auto [chunks, rows] = shape(tune.columns_rows > 0 ? tune.columns_rows : 16);
+      // f32's wide segments: 8 chunks of 17-32 rows in a block of 256
+      // threads with 128 registers each (2 blocks per SM either way: shared
+      // memory), fetching 6 rows ahead instead of 2. tune_tridiag (H100,
+      // 2026-11-25, two processes), interleaved f32, % of copy, 16 chunks of
+      // 16 rows (512 threads) -> wide: n = 4096 70.3-70.8 -> 71.5-72.0; n =
+      // 1024 (4 segments) 85.0 -> 82.5, 512 88.2 -> 84.0 (not chosen there;
+      // n = 2048 and 3072 not measured; bench/results/h100-tune-tridiag-wide.log).
+      if constexpr (sizeof(T) == 4) {
+        if (tune.columns_segment_wide >= 0 && (tune.columns_segment_wide > 0 || (G >= 16 && tune.columns_rows == 0))) {
+          auto const [cw, rw] = tune.columns_segment_wide > 0 ? std::pair<std::int64_t, int>{chunks, rows} : shape(32);
+          bool const measured = cw == 8;  // (the shape measured: 256 threads a block)
+          if (cw <= 8 && (measured || tune.columns_segment_wide > 0) && rw > 16 && rw <= 32)
+            chunks = cw, rows = rw, pl.columns_wide = true;
+        }
+      }
       if (chunks >= 1 && columns_block(chunks, rows, int(G))) {
+        if (pl.columns_wide && pl.threads > 256) pl.columns_wide = false;
         pl.columns_segments = int(G);
         pl.columns_join = tune.columns_segment_join == 2  ? kernels::segment_join_by_scatter
                           : tune.columns_segment_join > 0 ? kernels::segment_join_by_pcr
@@ -419,6 +446,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
                                                           : kernels::segment_join_by_thomas;
         return pl;
       }
+      pl.columns_wide = false;
     }
     // Whole systems (n <= 1024).
     // bench/tune_tridiag on the H100, 2026-11-23, interleaved, % of copy,
@@ -861,10 +889,11 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
   bool const twist_short = pl.threads < K::tridiag_boundary_twisted_threads(S);
   if (bd == K::segment_boundary_by_twisted && twist_short) bd = K::segment_boundary_by_thomas;
   if (bd != bdef && pl.columns_rows <= 16) {
-    constexpr int A = K::tridiag_segments_ahead<T>;
     using Kf = decltype(kernel);
     auto pick = [&](auto B) -> Kf {
-      return by_join([](auto J) -> Kf { return K::tridiag_segments_kernel<T, 16, J, A, decltype(B)::value>; });
+      return by_join([](auto J) -> Kf {
+        return K::tridiag_segments_kernel<T, 16, J, K::tridiag_segments_ahead<T>, decltype(B)::value>;
+      });
     };
     using BP = std::integral_constant<int, K::segment_boundary_by_pcr>;
     using BT = std::integral_constant<int, K::segment_boundary_by_thomas>;
@@ -878,6 +907,14 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
       kernel = by_join([ahead](auto J) {
         return ahead == 3 ? kernels::tridiag_segments_kernel<T, 16, J, 3>
                           : kernels::tridiag_segments_kernel<T, 16, J, 5>;
+      });
+  }
+  if constexpr (sizeof(T) == 4) {
+    // The wide instance (the plan's columns_wide: chunks of 17-32 rows,
+    // <= 256 threads, twisted boundary, which needs 2 S <= threads).
+    if (pl.columns_wide && pl.columns_rows > 16 && pl.threads <= 256 && !twist_short)
+      kernel = by_join([](auto J) {
+        return kernels::tridiag_segments_kernel<T, 32, J, 6, kernels::segment_boundary_by_twisted, 256, 2>;
       });
   }
   std::int64_t const blocks = (lay.count + S - 1) / S * G;
