@@ -376,6 +376,25 @@ __device__ __forceinline__ void segment_boundary(T* sa, T* sc, T* sd, Idx idx, s
   }
 }
 
+// The 2 C boundary equations of system sl of a segment (first row s0), in
+// order: chunk q's first row (equation 2 q), then its last (2 q + 1);
+// slot(j): equation j's element of sa / sc / sd, row(j): its row of the
+// system.
+template <class Idx>
+struct boundary_eqs {
+  Idx idx;
+  chunk_split split;
+  int sl, s0;
+  __device__ int slot(int j) const {
+    int const q = j / 2;
+    return idx(q, (j & 1) ? split.len(q) - 1 : 0, sl);
+  }
+  __device__ int row(int j) const {
+    int const q = j / 2;
+    return s0 + ((j & 1) ? split.first(q) + split.len(q) - 1 : split.first(q));
+  }
+};
+
 // The same boundary equations solved by one thread per system (Thomas with
 // the x_L and x_R columns carried): the 2 C equations of system sl, in
 // order (chunk q's first row, then its last), normalised (b = 1), from the
@@ -390,14 +409,9 @@ __device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx
                                                         int s0, chunk_split split, segment_state<T> const& st) {
   if (!ok) return;
   int const m = 2 * C;
-  auto slot = [&](int j) {
-    int const q = j / 2;
-    return idx(q, (j & 1) ? split.len(q) - 1 : 0, sl);
-  };
-  auto row_of = [&](int j) {
-    int const q = j / 2;
-    return s0 + ((j & 1) ? split.first(q) + split.len(q) - 1 : split.first(q));
-  };
+  boundary_eqs<Idx> const eq{idx, split, sl, s0};
+  auto slot = [&](int j) { return eq.slot(j); };
+  auto row_of = [&](int j) { return eq.row(j); };
   T cp = T(0), dp = T(0), lp = T(0), rl = T(0);
   int bad = -1;
   for (int j = 0; j < m; ++j) {
@@ -456,14 +470,9 @@ __device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Id
                                                          int s0, chunk_split split, segment_state<T> const& st) {
   int const m = 2 * C, h = C, sl = t < S ? t : t - S;
   bool const up = t >= S;
-  auto slot = [&](int j) {
-    int const q = j / 2;
-    return idx(q, (j & 1) ? split.len(q) - 1 : 0, sl);
-  };
-  auto row_of = [&](int j) {
-    int const q = j / 2;
-    return s0 + ((j & 1) ? split.first(q) + split.len(q) - 1 : split.first(q));
-  };
+  boundary_eqs<Idx> const eq{idx, split, sl, s0};
+  auto slot = [&](int j) { return eq.slot(j); };
+  auto row_of = [&](int j) { return eq.row(j); };
   // Down: (cp, dp, lp) of y_j + cp y_(j+1) = dp - lp x_L. Up: (ap, dp, rp)
   // of y_j + ap y_(j-1) = dp - rp x_R; ep is cp or ap, the coupling carried.
   T ep = T(0), dp = T(0), gp = T(0);
