@@ -14,6 +14,7 @@
 // Each configuration is checked first (relative residual of 8 systems on the
 // host), then timed: 20 runs with CUDA events, the median reported. Bytes:
 // 5 words per unknown (a, b, c, d read, x written).
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -605,8 +606,20 @@ int main(int argc, char** argv) {
   SK(cusparseCreate(&h));
   // The issue's shapes, and two more of 2^26 unknowns (n = 32, 128) for the
   // short-system kernels' thresholds.
-  long long const shapes[][2] = {{512, 512},     {32, 1 << 21},   {64, 1 << 20},   {128, 1 << 19},
-                                 {256, 1 << 17}, {512, 1 << 16}, {1024, 1 << 15}, {4096, 8192}};
+  // TUNE_SHAPES="n:batch,..." replaces them (e.g. "2048:16384,3072:10922"
+  // for the sizes between the issue's), still within [min_n, max_n].
+  std::vector<std::array<long long, 2>> shapes{{512, 512},     {32, 1 << 21},   {64, 1 << 20},   {128, 1 << 19},
+                                               {256, 1 << 17}, {512, 1 << 16}, {1024, 1 << 15}, {4096, 8192}};
+  if (char const* env = std::getenv("TUNE_SHAPES")) {
+    shapes.clear();
+    for (char const* at = env; *at;) {
+      long long n = 0, batch = 0;
+      if (std::sscanf(at, "%lld:%lld", &n, &batch) == 2 && n > 0 && batch > 0) shapes.push_back({n, batch});
+      char const* comma = std::strchr(at, ',');
+      if (!comma) break;
+      at = comma + 1;
+    }
+  }
   for (auto const& s : shapes) {
     if (s[0] < min_n || s[0] > max_n || (s[0] == 512 && s[1] == 512 && min_n > 0)) continue;
     shape<float>(s[0], s[1], h);
