@@ -314,6 +314,13 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr bthomas", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_boundary = 1; });
     add("thomas_pcr bpcr", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_boundary = -1; });
     add("thomas_pcr btwisted", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_boundary = 2; });
+    // f32's wide segments forced on the plan's chunks, and on chunks of about 32 rows.
+    add("thomas_pcr wide", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_wide = 1; });
+    add("thomas_pcr wide32", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_segment_wide = 1;
+      t.columns_rows = 32;
+    });
+    add("thomas_pcr nowide", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_wide = -1; });
     add("thomas_pcr policy spread", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_policy = 1; });
     add("thomas_pcr policy balance", TA::thomas_pcr, [](tridiag_tuning& t) { t.columns_segment_policy = 2; });
     add("thomas_pcr segments512 sys16", TA::thomas_pcr, [](tridiag_tuning& t) {
@@ -433,14 +440,14 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
           },
           20);
       report(c.name, ty, P.lay, inter, ms, res, best);
-      if (std::strstr(c.name, " env ")) {
+      if (std::strstr(c.name, " env ") || std::strstr(c.name, "wide")) {
         int dev = 0, optin = 0;
         CK(cudaGetDevice(&dev));
         CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
         auto const pl = recur::device::plan_tridiag<T>(P.lay, c.alg, std::size_t(optin), c.t);
-        std::printf("  plan: segments %d join %d systems %d chunks %d rows %d threads %d smem %zu partition %d\n",
+        std::printf("  plan: segments %d join %d systems %d chunks %d rows %d threads %d smem %zu partition %d wide %d\n",
                     pl.columns_segments, pl.columns_join, pl.columns_systems, pl.columns_chunks, pl.columns_rows,
-                    pl.threads, pl.smem, int(pl.partition));
+                    pl.threads, pl.smem, int(pl.partition), int(pl.columns_wide));
       }
       cudaFree(temp);
     }

@@ -4,6 +4,7 @@
 // multiple of any tile, several right-hand sides, in place, unread ends, and
 // breakdown reported in info with NaN x.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <cstdint>
@@ -830,10 +831,11 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
   sweep<float>(tridiag_algorithm::thomas_pcr, {100}, {37, 70}, t);
 }
 
-// f32's wide segments (8 chunks of 17-32 rows, 256 threads a block): chosen
-// with 16 segments, not with 4; solved at sizes that are not a multiple of
-// anything, with breakdowns, in place; and forced where the segments are
-// fewer.
+// f32's wide segments (8 or 4 chunks of 17-32 rows, 256 or 128 threads a
+// block): chosen with 16 segments of 32-row chunks, not with 4 segments
+// nor where the chunks would be shorter; solved at sizes that are not a
+// multiple of anything (forced), with breakdowns, in place; and forced
+// where the segments are fewer.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
   auto plan = [](std::int64_t n, recur::device::tridiag_tuning const& t = {}) {
     return recur::device::plan_tridiag<float>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
@@ -843,7 +845,12 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
   BOOST_TEST(plan(4096).columns_chunks == 8);
   BOOST_TEST(plan(4096).columns_rows == 32);
   BOOST_TEST(plan(4096).threads == 256);
+  BOOST_TEST(plan(2048).columns_wide);  // 16 segments of 128 rows: 4 chunks of 32
+  BOOST_TEST(plan(2048).columns_chunks == 4);
+  BOOST_TEST(plan(2048).threads == 128);
   BOOST_TEST(!plan(1024).columns_wide);
+  BOOST_TEST(!plan(4000).columns_wide);  // chunks of 31-32 rows: 16 of 15-16 instead
+  BOOST_TEST(plan(4000).columns_chunks == 16);
   BOOST_TEST(!recur::device::plan_tridiag<double>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
                                                   227 * 1024)
                   .columns_wide);
@@ -852,10 +859,16 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
   BOOST_TEST(!plan(4096, off).columns_wide);
   recur::device::tridiag_tuning cols;  // the columns kernels for any batch
   cols.columns = 2;
-  BOOST_TEST(plan(3841, cols).columns_wide);
-  sweep<float>(tridiag_algorithm::thomas_pcr, {3841, 4000, 4096}, {1, 37, 100}, cols);
+  recur::device::tridiag_tuning wide32 = cols;  // wide on chunks of about 32 rows, any length
+  wide32.columns_rows = 32;
+  wide32.columns_segment_wide = 1;
+  BOOST_TEST(!plan(3841, cols).columns_wide);
+  BOOST_TEST(plan(3841, wide32).columns_wide);
+  BOOST_TEST(plan(3841, wide32).columns_rows == 31);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {2048, 4096}, {1, 37, 100}, cols);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {3841, 4000}, {1, 37, 100}, wide32);
   for (int join : {-1, 1, 2}) {
-    recur::device::tridiag_tuning t = cols;
+    recur::device::tridiag_tuning t = wide32;
     t.columns_segment_join = join;
     sweep<float>(tridiag_algorithm::thomas_pcr, {4000}, {37}, t);
   }
@@ -871,10 +884,41 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
     std::mt19937_64 g{std::uint64_t(n)};
     system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
     break_three(s, lay);
-    BOOST_TEST(recur::device::plan_tridiag<float>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024, cols).columns_wide);
+    recur::device::tridiag_tuning const& t = n == 4096 ? cols : wide32;
+    BOOST_TEST(recur::device::plan_tridiag<float>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024, t).columns_wide);
     for (bool in_place : {false, true})
-      expect_three_broken(solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, cols}), lay);
+      expect_three_broken(solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, t}), lay);
   }
+}
+
+// Between 16 segments of 128 rows (n = 2048) and of 256 (n = 4096): 256-row
+// segments (9 to 16 of them), 16 chunks of at most 16 rows; f64 at n = 2048
+// 4 chunks of 32 rows. Plans, and solves at those sizes (f32, f64).
+BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
+  auto plan = [](auto t, std::int64_t n) {
+    return recur::device::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
+                                                    227 * 1024);
+  };
+  for (auto const& [n, G, rows] : std::vector<std::array<int, 3>>{{2049, 9, 15}, {2560, 10, 16}, {3072, 12, 16},
+                                                                  {3584, 14, 16}, {3841, 16, 16}, {4000, 16, 16}}) {
+    BOOST_TEST_CONTEXT("n " << n) {
+      for (auto const& pl : {plan(0.0f, n), plan(0.0, n)}) {
+        BOOST_TEST(pl.columns_segments == G);
+        BOOST_TEST(pl.columns_chunks == 16);
+        BOOST_TEST(pl.columns_rows == rows);
+        BOOST_TEST(!pl.columns_wide);
+      }
+    }
+  }
+  BOOST_TEST(plan(0.0, 2048).columns_segments == 16);
+  BOOST_TEST(plan(0.0, 2048).columns_chunks == 4);
+  BOOST_TEST(plan(0.0, 2048).columns_rows == 32);
+  BOOST_TEST(plan(0.0, 4096).columns_chunks == 16);
+  BOOST_TEST(plan(0.0f, 5000).columns_segments == 16);  // (above 4096: n / 16 rows a segment, as before)
+  recur::device::tridiag_tuning cols;
+  cols.columns = 2;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {2049, 2560, 3000}, {1, 37}, cols);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {2048, 2049, 3072}, {1, 37}, cols);
 }
 
 // Two stages (the next tile's copies overlap the solve) solve the same systems;

@@ -408,9 +408,21 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     // tune_tridiag on the H100 (doc/performance.md cites the run).
     std::int64_t const seg_min_n =
         tune.columns_segment_min_n > 0 ? tune.columns_segment_min_n : 256;
-    int const seg = tune.columns_segment_rows != 0 ? tune.columns_segment_rows
-                    : n >= seg_min_n               ? tune.columns_segment_default
-                                                   : -1;
+    int seg = tune.columns_segment_rows != 0 ? tune.columns_segment_rows
+              : n >= seg_min_n               ? tune.columns_segment_default
+                                             : -1;
+    // Where 16 segments of the default length fall short (n > 2048), 256
+    // rows a segment up to 16 of them, instead of 16 segments of n / 16:
+    // at n = 2560, 3072 and 3584 those were 160-224 rows, cut into 8
+    // chunks of 20-28 rows, which ran the 32-row instance with a runtime
+    // chunk length; 256-row segments are 16 chunks of 16 rows (G = 10, 12,
+    // 14). tune_tridiag (H100, 2026-11-25), interleaved, % of copy,
+    // n / 16 -> 256-row segments: f32 n = 2560 48.1 -> 66.7, 3072 40.3 ->
+    // 58.2, 3584 41.7 -> 57.0; f64 48.3 -> 68.6, 38.6 -> 65.2, 40.2 -> 64.3
+    // (bench/results/h100-tune-tridiag-mid.log). From n = 3841 the count is
+    // 16 either way.
+    bool const seg256 = tune.columns_segment_rows == 0 && seg > 0 && n > 16 * std::int64_t(seg) && n <= 16 * 256;
+    if (seg256) seg = 256;
     if (columns_ok && tune.phases > 1 && seg > 0 && n > seg && n < (std::int64_t(1) << 30)) {
       std::int64_t const G = std::min<std::int64_t>((n + seg - 1) / seg, 16), shortest = n / G;
       auto shape = [&](std::int64_t target) {  // (chunks, rows) for chunks of about target rows
@@ -420,20 +432,38 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
         return std::pair<std::int64_t, int>{ch, int(((n + G - 1) / G + ch - 1) / ch)};
       };
       auto [chunks, rows] = shape(tune.columns_rows > 0 ? tune.columns_rows : 16);
-      // f32's wide segments: 8 chunks of 17-32 rows in a block of 256
-      // threads with 128 registers each (2 blocks per SM either way: shared
-      // memory), fetching 6 rows ahead instead of 2. tune_tridiag (H100,
-      // 2026-11-25, two processes), interleaved f32, % of copy, 16 chunks of
-      // 16 rows (512 threads) -> wide: n = 4096 70.3-70.8 -> 71.5-72.0; n =
-      // 1024 (4 segments) 85.0 -> 82.5, 512 88.2 -> 84.0 (not chosen there;
-      // n = 2048 and 3072 not measured; bench/results/h100-tune-tridiag-wide.log).
+      // (With 256-row segments, 16 chunks of at most 16 rows: shape's
+      // power of two at or below would cut a 229-255-row segment into 8
+      // chunks of 29-32, n = 4000 42.3 against 49.6 (f32).)
+      if (seg256 && tune.columns_rows == 0) chunks = 16, rows = int(((n + G - 1) / G + 15) / 16);
+      // f32's wide segments: 8 (or 4) chunks of 17-32 rows in a block of
+      // 256 (128) threads with 128 registers each, fetching 6 rows ahead
+      // instead of 2 (shared memory holds 2 (4) blocks per SM either way).
+      // tune_tridiag (H100, 2026-11-25, two processes), interleaved f32, %
+      // of copy, 16 chunks of 16 rows (512 threads) -> wide: n = 4096
+      // 70.3-70.8 -> 71.5-72.0; n = 1024 (4 segments) 85.0 -> 82.5, 512
+      // 88.2 -> 84.0 (not chosen there; bench/results/h100-tune-tridiag-wide.log).
+      // n = 2048 (16 segments of 128 rows), 8 chunks of 16 -> 4 of 32: 63.8
+      // -> 75.5 / 75.9; but with chunks shorter than 32 rows (the runtime
+      // length), n = 4000 42.3 against 49.6 for 16 chunks of 15-16 rows, and
+      // n = 2560-3584 (10-14 segments) no better than the rest
+      // (bench/results/h100-tune-tridiag-mid.log). So: 16 segments whose
+      // chunks are all 32 rows.
       if constexpr (sizeof(T) == 4) {
         if (tune.columns_segment_wide >= 0 && (tune.columns_segment_wide > 0 || (G >= 16 && tune.columns_rows == 0))) {
           auto const [cw, rw] = tune.columns_segment_wide > 0 ? std::pair<std::int64_t, int>{chunks, rows} : shape(32);
-          bool const measured = cw == 8;  // (the shape measured: 256 threads a block)
+          bool const measured = (cw == 8 || cw == 4) && rw == 32 && G * cw * rw == n;
           if (cw <= 8 && (measured || tune.columns_segment_wide > 0) && rw > 16 && rw <= 32)
             chunks = cw, rows = rw, pl.columns_wide = true;
         }
+      }
+      // f64, 16 segments of 128 rows (n = 2048): 4 chunks of 32 rows (64
+      // threads a block, 4 blocks per SM) instead of 8 of 16: tune_tridiag
+      // (H100, 2026-11-25), interleaved, % of copy: 66.5 -> 72.0; at n =
+      // 4096 (256-row segments) 8 chunks of 32 lost, 74.6 -> 64.9
+      // (bench/results/h100-tune-tridiag-mid.log).
+      if constexpr (sizeof(T) == 8) {
+        if (G >= 16 && tune.columns_rows == 0 && n == G * 128) chunks = 4, rows = 32;
       }
       if (chunks >= 1 && columns_block(chunks, rows, int(G))) {
         if (pl.columns_wide && pl.threads > 256) pl.columns_wide = false;
