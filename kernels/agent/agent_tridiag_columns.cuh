@@ -137,7 +137,11 @@ inline constexpr int tridiag_columns_lookahead = Lone && sizeof(T) == 4 ? 4 : tr
 // by the substitution. phases = 1: the same loads, no arithmetic but a sum.
 // Chain: chunk_sweeps without its backward sweep (the rows left for
 // columns_store's Chain form).
-template <class T, int R, bool Lone, int L = tridiag_columns_lookahead<T, Lone>, bool Chain = false>
+// Near: a chunk of R - 1 rows also runs with its length a constant (the
+// chunks of a segment whose rows are not a multiple of the chunks: lengths
+// R and R - 1).
+template <class T, int R, bool Lone, int L = tridiag_columns_lookahead<T, Lone>, bool Chain = false,
+          bool Near = false>
 __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p, T const* pd, std::int64_t o,
                                               int first, int len, chunk_span<T> k, int* info) {
   int const n = int(p.lay.n);
@@ -172,13 +176,19 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
   auto sweep = [&](auto len_c) {
     int const ln = len_c;
     constexpr bool full = !std::is_same_v<decltype(len_c), int>;
+    constexpr int LN = [](auto v) {  // the constant length (R, or R - 1), 0 for a runtime one
+      if constexpr (std::is_same_v<decltype(v), int>)
+        return 0;
+      else
+        return decltype(v)::value;
+    }(decltype(len_c){});
     bool const top = first == 0, bottom = first + ln == n;
     // Row j of the chunk (j counts up from 0 across the calls).
     auto fetch = [&](int j) {
       tridiag_equation<T> q{*pa, *pb, *pc, *pdd};
       pa += es, pb += es, pc += es, pdd += es;
       if (j == 0 && top) q.a = T(0);
-      if (full ? (j == R - 1 && bottom) : (bottom && j == ln - 1)) q.c = T(0);
+      if (full ? (j == LN - 1 && bottom) : (bottom && j == ln - 1)) q.c = T(0);
       return q;
     };
     tridiag_equation<T> ring[L];
@@ -197,6 +207,8 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
   };
   if (len == R)
     sweep(std::integral_constant<int, R>{});
+  else if (Near && len == R - 1)
+    sweep(std::integral_constant<int, R - 1>{});
   else
     sweep(len);
 }
@@ -206,7 +218,7 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
 // a system that broke down (ok false). phases = 1 stores d as it is.
 // Chain (the rows of chunk_sweeps' Chain form): from the last row up, each
 // x_i from x_(i+1).
-template <class T, int R, bool Chain = false>
+template <class T, int R, bool Chain = false, bool Near = false>
 __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const* kd, int len, T* px,
                                               std::int64_t es, bool ph1, bool ok) {
   T const xf = kd[0], xl = kd[len - 1], nan = std::numeric_limits<T>::quiet_NaN();
@@ -222,6 +234,9 @@ __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const*
     if (len == R) {
 #pragma unroll
       for (int i = R - 1; i >= 0; --i) up(i, R);
+    } else if (Near && len == R - 1) {
+#pragma unroll
+      for (int i = R - 2; i >= 0; --i) up(i, R - 1);
     } else {
 #pragma unroll 2
       for (int i = len - 1; i >= 0; --i) up(i, len);
@@ -236,6 +251,9 @@ __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const*
   if (len == R) {
 #pragma unroll
     for (int i = 0; i < R; ++i) store(i, R);
+  } else if (Near && len == R - 1) {
+#pragma unroll
+    for (int i = 0; i < R - 1; ++i) store(i, R - 1);
   } else {
 #pragma unroll 2
     for (int i = 0; i < len; ++i) store(i, len);
@@ -744,6 +762,8 @@ __device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Id
 // 84.5 -> 85.0 / 84.8, 4096 68.8 -> 70.4 / 70.8; in f64 twisted was 1.7-5.8
 // points below PCR (bench/results/h100-tune-tridiag-twisted.log).
 // MaxThreads, MinBlocks: the launch bounds (MinBlocks 0 leaves it out).
+// Near: chunks of R - 1 rows with a constant length too (columns_sweep), an
+// instance of its own for the plans whose chunks are R and R - 1 rows.
 // f32's wide form (tridiag_segments_wide_kernel below) is 256 threads at
 // 2 blocks per SM, so 128 registers a thread and 6 rows fetched ahead.
 enum segment_boundary_kind : int {
@@ -757,7 +777,7 @@ inline constexpr int tridiag_segments_boundary =
 
 template <class T, int R, int Join, int Ahead = tridiag_segments_ahead<T>,
           int Boundary = tridiag_segments_boundary<T>, int MaxThreads = tridiag_columns_max_threads<T>,
-          int MinBlocks = 0>
+          int MinBlocks = 0, bool Near = false>
 __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -805,7 +825,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   std::int64_t const r = blockIdx.y;  // the right-hand side (the dispatch offsets d and x past 65535)
   if (t < S) st.sinfo[t] = INT_MAX;
   __syncthreads();
-  if (mine) columns_sweep<T, R, false, Ahead, true>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
+  if (mine) columns_sweep<T, R, false, Ahead, true, Near>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
   __syncthreads();
   if constexpr (Boundary == segment_boundary_by_thomas)
     segment_boundary_thomas<T>(sa, sc, sd, idx, S, C, t < S && g * S + t < p.lay.count, t, s0, split, st);
@@ -846,7 +866,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   __syncthreads();
   if (mine) {
     int const broke = st.sinfo[s];
-    columns_store<T, R, true>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
+    columns_store<T, R, true, Near>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
     if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
   }
   if constexpr (Join != segment_join_by_scatter) asm volatile("barrier.cluster.wait.aligned;" ::: "memory");

@@ -901,9 +901,22 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
     using X = std::integral_constant<int, kernels::segment_join_by_scatter>;
     return pl.columns_join == X::value ? pick(X{}) : pl.columns_join == P::value ? pick(P{}) : pick(J{});
   };
+  // Chunks of 15 and 16 rows (a segment's rows not a multiple of its
+  // chunks): the instance that runs both lengths as constants (a 15-row
+  // chunk took the runtime-length path). tune_tridiag (H100, 2026-11-25,
+  // two processes each), interleaved, % of copy, without -> with: f32 n =
+  // 500 63.2 -> 85.9, 1000 60.6 -> 82.1, 2000 45.1 -> 52.7, 3000 46.3 ->
+  // 52.2, 4000 49.8 -> 56.5; f64 60.5 -> 79.5, 56.2 -> 71.8, 41.7 -> 53.1,
+  // 47.4 -> 63.5, 51.6 -> 72.5 (bench/results/h100-tune-tridiag-near.log).
+  int const n = int(lay.n), shortest = n / G / C, longest = ((n + G - 1) / G + C - 1) / C;
+  bool const near = pl.columns_rows == 16 && longest == 16 && shortest == 15;
   auto kernel = by_join([&](auto J) {
-    return pl.columns_rows <= 16 ? kernels::tridiag_segments_kernel<T, 16, J>
-                                 : kernels::tridiag_segments_kernel<T, 32, J>;
+    namespace K = kernels;
+    return near                  ? K::tridiag_segments_kernel<T, 16, J, K::tridiag_segments_ahead<T>,
+                                                              K::tridiag_segments_boundary<T>,
+                                                              K::tridiag_columns_max_threads<T>, 0, true>
+           : pl.columns_rows <= 16 ? K::tridiag_segments_kernel<T, 16, J>
+                                   : K::tridiag_segments_kernel<T, 32, J>;
   });
   // The boundary solve other than the type's default (the A/B instances,
   // 16-row chunks). The twisted one needs 2 S threads (not there with one
