@@ -56,22 +56,13 @@ struct probe_params {
   float* links;      // Sync 2, 3: a word per (group, segment)
 };
 
-__device__ void spin(unsigned long long ns) {
-  if (ns == 0) return;
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
-}
-
-// Item (g, j)'s rows into buf (3 words a row), then the spin.
-template <int R>
-__device__ __forceinline__ void sweep(probe_params const& p, long long g, int j, float* buf) {
-  constexpr int seg = kC * R;
+// Thread (s, q)'s chunk of item (g, j): its R rows of a, b, c, d in order,
+// kL rows in flight, row(i, a, b, c, d) for each.
+template <int R, class Row>
+__device__ __forceinline__ void walk_rows(probe_params const& p, long long g, int j, Row row) {
   int const t = int(threadIdx.x), s = t % kS, q = t / kS;
   long long const sys = g * kS + s, es = p.batch;
-  int const r0 = j * seg + q * R;
+  int const r0 = j * kC * R + q * R;
   float const* pa = p.a + r0 * es + sys;
   float const* pb = p.b + r0 * es + sys;
   float const* pc = p.c + r0 * es + sys;
@@ -82,7 +73,6 @@ __device__ __forceinline__ void sweep(probe_params const& p, long long g, int j,
     ra[u] = *pa, rb[u] = *pb, rc[u] = *pc, rd[u] = *pd;
     pa += es, pb += es, pc += es, pd += es;
   }
-  float v = 0.f;
 #pragma unroll
   for (int i = 0; i < R; ++i) {
     int const u = i % kL;
@@ -91,12 +81,23 @@ __device__ __forceinline__ void sweep(probe_params const& p, long long g, int j,
       ra[u] = *pa, rb[u] = *pb, rc[u] = *pc, rd[u] = *pd;
       pa += es, pb += es, pc += es, pd += es;
     }
+    row(i, a, b, c, d);
+  }
+}
+
+// Item (g, j)'s rows into buf (3 words a row), then the spin.
+template <int R>
+__device__ __forceinline__ void sweep(probe_params const& p, long long g, int j, float* buf) {
+  constexpr int seg = kC * R;
+  int const t = int(threadIdx.x), s = t % kS, q = t / kS;
+  float v = 0.f;
+  walk_rows<R>(p, g, j, [&](int i, float a, float b, float c, float d) {
     float const r = 1.f / (b + 2.f);
     v = (d - a * v) * r;
     int const k = (q * R + i) * kS + s;
     buf[k] = a * r, buf[seg * kS + k] = c * r, buf[2 * seg * kS + k] = v;
-  }
-  spin(p.spin_ns);
+  });
+  tune_spin_ns(p.spin_ns);
 }
 
 // Item (g, j)'s x from buf, peer (a word from another segment) added.
@@ -151,37 +152,18 @@ __device__ __forceinline__ float await_group(probe_params const& p, long long it
 // room for others.
 template <int R>
 __device__ __forceinline__ float chain_pass(probe_params const& p, long long g, int j, float x0, bool store) {
-  constexpr int seg = kC * R;
   int const t = int(threadIdx.x), s = t % kS, q = t / kS;
-  long long const sys = g * kS + s, es = p.batch;
-  int const r0 = j * seg + q * R;
-  float const* pa = p.a + r0 * es + sys;
-  float const* pb = p.b + r0 * es + sys;
-  float const* pc = p.c + r0 * es + sys;
-  float const* pd = p.d + r0 * es + sys;
-  float* px = p.x + r0 * es + sys;
-  float ra[kL], rb[kL], rc[kL], rd[kL];
-#pragma unroll
-  for (int u = 0; u < kL; ++u) {
-    ra[u] = *pa, rb[u] = *pb, rc[u] = *pc, rd[u] = *pd;
-    pa += es, pb += es, pc += es, pd += es;
-  }
+  long long const es = p.batch;
+  float* px = p.x + (j * kC * R + q * R) * es + g * kS + s;
   float v = x0;
-#pragma unroll
-  for (int i = 0; i < R; ++i) {
-    int const u = i % kL;
-    float const a = ra[u], b = rb[u], c = rc[u], d = rd[u];
-    if (i + kL < R) {
-      ra[u] = *pa, rb[u] = *pb, rc[u] = *pc, rd[u] = *pd;
-      pa += es, pb += es, pc += es, pd += es;
-    }
+  walk_rows<R>(p, g, j, [&](int, float a, float b, float c, float d) {
     float const r = 1.f / (b + 2.f);
     v = (d - a * v - c) * r;
     if (store) {
       *px = v;
       px += es;
     }
-  }
+  });
   return v;
 }
 
@@ -196,7 +178,7 @@ __global__ void __launch_bounds__(kThreads, Sync == 4 ? 4 : 2) groups_kernel(__g
     long long const item = item_s, g = item / p.G;
     int const j = int(item % p.G);
     float const v = chain_pass<R>(p, g, j, 0.f, false);
-    spin(p.spin_ns);
+    tune_spin_ns(p.spin_ns);
     __syncthreads();
     if (threadIdx.x == 0) {
       p.links[item] = v;

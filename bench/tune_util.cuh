@@ -17,16 +17,21 @@
     }                                                                                \
   } while (0)
 
-// Spins for `ns` nanoseconds: queued ahead of the start event so that the
+// Spins for `ns` nanoseconds (tune_spin_ns, also for kernels that stand
+// in for work by waiting); the kernel is queued ahead of the start event so that the
 // host's enqueue of the timed call (argument preparation, launches) is not
 // counted, as bench_common.cuh does.
-template <class = void>
-__global__ void tune_spin_kernel(unsigned long long ns) {
+__device__ inline void tune_spin_ns(unsigned long long ns) {
+  if (ns == 0) return;
   unsigned long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   do {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   } while (t - t0 < ns);
+}
+template <class = void>
+__global__ void tune_spin_kernel(unsigned long long ns) {
+  tune_spin_ns(ns);
 }
 
 // One warm-up launch, then `reps` timed ones (each behind a 50 us spin on
