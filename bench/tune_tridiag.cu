@@ -147,6 +147,105 @@ void report(char const* what, char const* ty, layout const& lay, bool inter, flo
   std::fflush(stdout);
 }
 
+// TUNE_FILL="F:rows:systems:chunk_rows:join:boundary:ahead,...": the
+// interleaved batch split in two, solved at once on two streams: the first
+// count - F systems with the default plan (high priority, launched first),
+// the last F with the segment plan given as TUNE_SEGMENTS spells it (low
+// priority) -- whether a second kernel of small clusters can use the SMs
+// that the default plan's clusters of 16 leave idle (15 clusters of 8 SMs
+// resident: 120 of 132; doc/performance.md). Same check (the 8 systems of
+// the residual include the last) and timing as the configurations.
+template <class T>
+void fill_runs(problem<T>& P, char const* ty, double best) {
+  char const* env = std::getenv("TUNE_FILL");
+  if (!env) return;
+  using TA = tridiag_algorithm;
+  std::string all = env;
+  int lo = 0, hi = 0;
+  CK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+  cudaStream_t sm, sf;
+  // TUNE_FILL_HIGH=1: the filler's stream at the high priority instead.
+  bool const swap = std::getenv("TUNE_FILL_HIGH") != nullptr;
+  CK(cudaStreamCreateWithPriority(&sm, cudaStreamNonBlocking, swap ? lo : hi));
+  CK(cudaStreamCreateWithPriority(&sf, cudaStreamNonBlocking, swap ? hi : lo));
+  cudaEvent_t e0, em, ef;
+  for (cudaEvent_t* e : {&e0, &em, &ef}) CK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+  for (std::size_t at = 0; at <= all.size();) {
+    std::size_t const end = std::min(all.find(',', at), all.size());
+    std::string const spec = all.substr(at, end - at);
+    at = end + 1;
+    long long F = 0;
+    int v[6] = {0, 0, 0, 0, 0, 0};
+    if (std::sscanf(spec.c_str(), "%lld:%d:%d:%d:%d:%d:%d", &F, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) < 1)
+      continue;
+    long long const B = P.lay.count, M = B - F;
+    if (F <= 0 || M <= 0 || P.lay.batch_stride != 1) continue;
+    layout const lm = layout::strided(P.lay.n, M, B, 1), lf = layout::strided(P.lay.n, F, B, 1);
+    tridiag_tuning tm{}, tf{};
+    tf.columns_min_count = 0;
+    tf.columns_segment_rows = v[0];
+    tf.columns_systems = v[1];
+    tf.columns_rows = v[2];
+    tf.columns_segment_join = v[3];
+    tf.columns_segment_boundary = v[4];
+    tf.columns_segment_ahead = v[5];
+    std::size_t bm = 0, bf = 0;
+    CK(recur::device::tridiag_solve<T>(nullptr, bm, P.a, P.b, P.c, P.d, P.x, lm, 1, 0, nullptr, TA::thomas_pcr,
+                                       sm, tm));
+    CK(recur::device::tridiag_solve<T>(nullptr, bf, P.a + M, P.b + M, P.c + M, P.d + M, P.x + M, lf, 1, 0, nullptr,
+                                       TA::thomas_pcr, sf, tf));
+    void *wm = nullptr, *wf = nullptr;
+    CK(cudaMalloc(&wm, bm + 1));
+    CK(cudaMalloc(&wf, bf + 1));
+    auto launch = [&] {
+      CK(cudaEventRecord(e0, 0));
+      CK(cudaStreamWaitEvent(sm, e0));
+      CK(cudaStreamWaitEvent(sf, e0));
+      CK(recur::device::tridiag_solve<T>(wm, bm, P.a, P.b, P.c, P.d, P.x, lm, 1, 0, nullptr, TA::thomas_pcr, sm,
+                                         tm));
+      CK(recur::device::tridiag_solve<T>(wf, bf, P.a + M, P.b + M, P.c + M, P.d + M, P.x + M, lf, 1, 0, nullptr,
+                                         TA::thomas_pcr, sf, tf));
+      CK(cudaEventRecord(em, sm));
+      CK(cudaEventRecord(ef, sf));
+      CK(cudaStreamWaitEvent(0, em));
+      CK(cudaStreamWaitEvent(0, ef));
+    };
+    CK(cudaMemset(P.x, 0xff, P.total * sizeof(T)));
+    launch();
+    CK(cudaDeviceSynchronize());
+    double const res = P.residual(P.x);
+    float const ms = median_ms(launch, 20);
+    // Each part alone, for the split's sake.
+    float const ms_m = median_ms(
+        [&] {
+          CK(recur::device::tridiag_solve<T>(wm, bm, P.a, P.b, P.c, P.d, P.x, lm, 1, 0, nullptr, TA::thomas_pcr,
+                                             0, tm));
+        },
+        20);
+    float const ms_f = median_ms(
+        [&] {
+          CK(recur::device::tridiag_solve<T>(wf, bf, P.a + M, P.b + M, P.c + M, P.d + M, P.x + M, lf, 1, 0,
+                                             nullptr, TA::thomas_pcr, 0, tf));
+        },
+        20);
+    std::string const name = "fill " + spec;
+    report(name.c_str(), ty, P.lay, true, ms, res, best);
+    int dev = 0, optin = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    auto const pl = recur::device::plan_tridiag<T>(lf, TA::thomas_pcr, std::size_t(optin), tf);
+    std::printf("  alone: first %lld systems %.4f ms, last %lld %.4f ms; filler plan: segments %d join %d systems %d "
+                "chunks %d rows %d threads %d smem %zu wide %d\n",
+                M, ms_m, F, ms_f, pl.columns_segments, pl.columns_join, pl.columns_systems, pl.columns_chunks,
+                pl.columns_rows, pl.threads, pl.smem, int(pl.columns_wide));
+    cudaFree(wm);
+    cudaFree(wf);
+  }
+  for (cudaEvent_t e : {e0, em, ef}) CK(cudaEventDestroy(e));
+  CK(cudaStreamDestroy(sm));
+  CK(cudaStreamDestroy(sf));
+}
+
 template <class T>
 void shape(long long n, long long batch, cusparseHandle_t h) {
   char const* ty = sizeof(T) == 4 ? "f32" : "f64";
@@ -451,6 +550,7 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
       }
       cudaFree(temp);
     }
+    if (inter) fill_runs<T>(P, ty, best);
   }
 }
 

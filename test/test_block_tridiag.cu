@@ -725,6 +725,13 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
       BOOST_TEST(plan.columns_join == (join < 0 ? 0 : join));
       sweep<float>(tridiag_algorithm::thomas_pcr, {65, 129, 200, 513, 1000, 4096}, {1, 37}, t);
       sweep<double>(tridiag_algorithm::thomas_pcr, {65, 300, 1000, 4096}, {1, 37}, t);
+      // Chunks of 14 and 15 rows (the 15-row instance): n = 899, 15
+      // segments of 59 or 60 rows, 4 chunks each; all 15 rows at 900.
+      BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(899, 37), tridiag_algorithm::thomas_pcr,
+                                                    227 * 1024, t)
+                     .columns_rows == 15);
+      sweep<float>(tridiag_algorithm::thomas_pcr, {899, 900}, {37}, t);
+      sweep<double>(tridiag_algorithm::thomas_pcr, {899}, {37}, t);
       t.columns_segment_rows = 16;  // one chunk per segment; 16 segments (a cluster's most) at n = 4096
       sweep<float>(tridiag_algorithm::thomas_pcr, {33, 100, 4096}, {1, 37}, t);
       t.columns_segment_rows = 512;  // 32 chunks of 16 rows
@@ -892,15 +899,17 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
 }
 
 // Between 16 segments of 128 rows (n = 2048) and of 256 (n = 4096): 256-row
-// segments (9 to 16 of them), 16 chunks of at most 16 rows; f64 at n = 2048
+// segments (9 to 16 of them), 16 chunks of at most 16 rows (15 and 16, or
+// 14 and 15: the 16- and 15-row instances); f64 at n = 2048
 // 4 chunks of 32 rows. Plans, and solves at those sizes (f32, f64).
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   auto plan = [](auto t, std::int64_t n) {
     return recur::device::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
                                                     227 * 1024);
   };
-  for (auto const& [n, G, rows] : std::vector<std::array<int, 3>>{{2049, 9, 15}, {2560, 10, 16}, {3072, 12, 16},
-                                                                  {3584, 14, 16}, {3841, 16, 16}, {4000, 16, 16}}) {
+  for (auto const& [n, G, rows] :
+       std::vector<std::array<int, 3>>{{2049, 9, 15}, {2560, 10, 16}, {3072, 12, 16}, {3584, 14, 16},
+                                       {3600, 15, 15}, {3841, 16, 16}, {4000, 16, 16}}) {
     BOOST_TEST_CONTEXT("n " << n) {
       for (auto const& pl : {plan(0.0f, n), plan(0.0, n)}) {
         BOOST_TEST(pl.columns_segments == G);
@@ -917,8 +926,10 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   BOOST_TEST(plan(0.0f, 5000).columns_segments == 16);  // (above 4096: n / 16 rows a segment, as before)
   recur::device::tridiag_tuning cols;
   cols.columns = 2;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {2049, 2560, 3000}, {1, 37}, cols);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {2048, 2049, 3072}, {1, 37}, cols);
+  // (Chunks of 14 and 15 rows at n = 2049, all 15 at 3600: the 15-row
+  // instance; 15 and 16 at 3000.)
+  sweep<float>(tridiag_algorithm::thomas_pcr, {2049, 2560, 3000, 3600}, {1, 37}, cols);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {2048, 2049, 3072, 3600}, {1, 37}, cols);
 }
 
 // Two stages (the next tile's copies overlap the solve) solve the same systems;

@@ -908,11 +908,27 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
   // 500 63.2 -> 85.9, 1000 60.6 -> 82.1, 2000 45.1 -> 52.7, 3000 46.3 ->
   // 52.2, 4000 49.8 -> 56.5; f64 60.5 -> 79.5, 56.2 -> 71.8, 41.7 -> 53.1,
   // 47.4 -> 63.5, 51.6 -> 72.5 (bench/results/h100-tune-tridiag-near.log).
+  // f32's with the scatter join (G > 8 segments) fetches 4 rows ahead, not
+  // 2: ptxas had hoisted fewer of its loads than the 16-row instance's
+  // (21 against 29 ahead of the first row's elimination in the SASS), and
+  // ncu counted the L1TEX scoreboard as its first stall (10.9 of 28.6
+  // cycles between issues, n = 4000) where the 16-row instance's was the
+  // barrier. tune_tridiag (H100, 2026-11-25, two processes), interleaved
+  // f32, % of copy, 2 -> 4 rows ahead: n = 1500 62.9 -> 73.4 / 74.3, 2000
+  // 52.5 -> 68.3 / 68.9, 3000 50.3 -> 53.1 / 53.6, 4000 56.3 -> 68.8 /
+  // 69.6; with the block Thomas join (G <= 8) it lost: n = 500 86.0 ->
+  // 83.8, 1000 82.0 -> 77.2 (bench/results/h100-tune-tridiag-near-ahead.log).
   int const n = int(lay.n), shortest = n / G / C, longest = ((n + G - 1) / G + C - 1) / C;
   bool const near = pl.columns_rows == 16 && longest == 16 && shortest == 15;
+  bool const near15 = pl.columns_rows == 15 && longest == 15 && shortest >= 14;  // EXPERIMENT
   auto kernel = by_join([&](auto J) {
     namespace K = kernels;
-    return near                  ? K::tridiag_segments_kernel<T, 16, J, K::tridiag_segments_ahead<T>,
+    constexpr int near_ahead =
+        sizeof(T) == 4 && J == K::segment_join_by_scatter ? 4 : K::tridiag_segments_ahead<T>;
+    return near                  ? K::tridiag_segments_kernel<T, 16, J, near_ahead,
+                                                              K::tridiag_segments_boundary<T>,
+                                                              K::tridiag_columns_max_threads<T>, 0, true>
+           : near15              ? K::tridiag_segments_kernel<T, 15, J, near_ahead,
                                                               K::tridiag_segments_boundary<T>,
                                                               K::tridiag_columns_max_threads<T>, 0, true>
            : pl.columns_rows <= 16 ? K::tridiag_segments_kernel<T, 16, J>
