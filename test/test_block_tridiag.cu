@@ -805,7 +805,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
 }
 
 // The same on small shapes, for compute-sanitizer (scripts/gpu-check):
-// 2 to 5 segments, a partial group, breakdowns.
+// 2 to 5 segments, chunks of 14 to 16 rows, a partial group, breakdowns.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
   for (int join : {-1, 1, 2})
   for (int boundary : {-1, 1, 2}) {
@@ -814,8 +814,10 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
     t.columns_segment_rows = 64;
     t.columns_segment_join = join;
     t.columns_segment_boundary = boundary;
-    sweep<float>(tridiag_algorithm::thomas_pcr, {130, 300}, {37}, t);
-    sweep<double>(tridiag_algorithm::thomas_pcr, {130}, {37}, t);
+    // (n = 299: 5 segments of 59 or 60 rows, chunks of 14 and 15; 300 all
+    // 15; 310 15 and 16: the 15- and 16-row instances' constant lengths.)
+    sweep<float>(tridiag_algorithm::thomas_pcr, {130, 299, 300, 310}, {37}, t);
+    sweep<double>(tridiag_algorithm::thomas_pcr, {130, 299, 310}, {37}, t);
     layout const lay = layout::interleaved(300, 37);
     std::mt19937_64 g{300};
     system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
