@@ -449,10 +449,10 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr small512", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 512; });
     add("thomas_pcr smem24K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 24 << 10; });
     // Segmented-kernel shapes from the environment, without a rebuild:
-    // TUNE_SEGMENTS="rows:systems:chunk_rows[:join[:boundary[:ahead]]],..."
+    // TUNE_SEGMENTS="rows:systems:chunk_rows[:join[:boundary[:ahead[:wide]]]],..."
     // (the tridiag_tuning fields columns_segment_rows, columns_systems,
     // columns_rows, columns_segment_join, columns_segment_boundary,
-    // columns_segment_ahead; 0 keeps
+    // columns_segment_ahead, columns_segment_wide; 0 keeps
     // a default), each run as "thomas_pcr env <spec>" (select with "env").
     if (char const* env = std::getenv("TUNE_SEGMENTS")) {
       static std::deque<std::string> env_names;
@@ -462,8 +462,8 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
         std::string const spec = all.substr(at, end - at);
         at = end + 1;
         if (spec.empty()) continue;
-        int v[6] = {0, 0, 0, 0, 0, 0};
-        std::sscanf(spec.c_str(), "%d:%d:%d:%d:%d:%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]);
+        int v[7] = {0, 0, 0, 0, 0, 0, 0};  // (the 7th: columns_segment_wide)
+        std::sscanf(spec.c_str(), "%d:%d:%d:%d:%d:%d:%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]);
         env_names.push_back("thomas_pcr env " + spec);
         add(env_names.back().c_str(), TA::thomas_pcr, [v](tridiag_tuning& t) {
           t.columns_segment_rows = v[0];
@@ -472,6 +472,7 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
           t.columns_segment_join = v[3];
           t.columns_segment_boundary = v[4];
           t.columns_segment_ahead = v[5];
+          t.columns_segment_wide = v[6];
         });
       }
     }

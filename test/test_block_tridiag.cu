@@ -778,7 +778,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
                  .columns_join == 2);
   BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
                                                  227 * 1024)
-                 .columns_join == 0);
+                 .columns_join == 1);  // (4 segments of 256 rows)
   // Chosen by default for a large interleaved batch from n = 256.
   BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
                                                 227 * 1024)
@@ -902,8 +902,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
 
 // Between 16 segments of 128 rows (n = 2048) and of 256 (n = 4096): 256-row
 // segments (9 to 16 of them), 16 chunks of at most 16 rows (15 and 16, or
-// 14 and 15: the 16- and 15-row instances); f64 at n = 2048
-// 4 chunks of 32 rows. Plans, and solves at those sizes (f32, f64).
+// 14 and 15: the 16- and 15-row instances); f64's 256-row segments from
+// n = 513. Plans, and solves at those sizes (f32, f64).
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   auto plan = [](auto t, std::int64_t n) {
     return recur::device::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
@@ -921,9 +921,20 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
       }
     }
   }
-  BOOST_TEST(plan(0.0, 2048).columns_segments == 16);
-  BOOST_TEST(plan(0.0, 2048).columns_chunks == 4);
-  BOOST_TEST(plan(0.0, 2048).columns_rows == 32);
+  // f64 from n = 513 where the chunks are then 14-16 rows: 256-row
+  // segments too (n = 1024: 4; 1800: 8 of 225 rows, chunks of 14 and 15;
+  // 2048: 8); not at 1100 (5 segments would make chunks of 13 and 14).
+  for (auto const& [n, G, rows] : std::vector<std::array<int, 3>>{{1024, 4, 16}, {1800, 8, 15}, {2048, 8, 16}}) {
+    BOOST_TEST_CONTEXT("f64 n " << n) {
+      BOOST_TEST(plan(0.0, n).columns_segments == G);
+      BOOST_TEST(plan(0.0, n).columns_chunks == 16);
+      BOOST_TEST(plan(0.0, n).columns_rows == rows);
+    }
+  }
+  BOOST_TEST(plan(0.0, 1100).columns_segments == 9);
+  BOOST_TEST(plan(0.0, 1100).columns_chunks == 8);
+  BOOST_TEST(plan(0.0f, 1024).columns_segments == 8);  // (f32 keeps 128-row segments)
+  BOOST_TEST(plan(0.0f, 2048).columns_segments == 16);
   BOOST_TEST(plan(0.0, 4096).columns_chunks == 16);
   BOOST_TEST(plan(0.0f, 5000).columns_segments == 16);  // (above 4096: n / 16 rows a segment, as before)
   recur::device::tridiag_tuning cols;
@@ -931,7 +942,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   // (Chunks of 14 and 15 rows at n = 2049, all 15 at 3600: the 15-row
   // instance; 15 and 16 at 3000.)
   sweep<float>(tridiag_algorithm::thomas_pcr, {2049, 2560, 3000, 3600}, {1, 37}, cols);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {2048, 2049, 3072, 3600}, {1, 37}, cols);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {1024, 1800, 2048, 2049, 3072, 3600}, {1, 37}, cols);
 }
 
 // Two stages (the next tile's copies overlap the solve) solve the same systems;

@@ -421,7 +421,22 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     // 58.2, 3584 41.7 -> 57.0; f64 48.3 -> 68.6, 38.6 -> 65.2, 40.2 -> 64.3
     // (bench/results/h100-tune-tridiag-mid.log). From n = 3841 the count is
     // 16 either way.
-    bool const seg256 = tune.columns_segment_rows == 0 && seg > 0 && n > 16 * std::int64_t(seg) && n <= 16 * 256;
+    // f64 takes them from n = 513 wherever its chunks are then 14-16 rows
+    // (n / G >= 224): 4 to 8 segments of 16 chunks (256 threads, 2 blocks
+    // per SM) instead of 5 to 16 segments of 8 chunks of about 16 rows (128
+    // threads). tune_tridiag (H100, 2026-11-25, two processes),
+    // interleaved f64, % of copy, 128-row -> 256-row segments: n = 512
+    // 89.1 -> 88.9 / 89.2 (not taken there), 1024 84.3 / 84.6 -> 87.1 / 87.2,
+    // 1500 63.7 / 63.9 -> 75.9 / 75.0, 2000 52.7 / 52.8 -> 76.1 / 75.2, 2048
+    // 72.2 / 72.1 -> 79.1 / 78.6 (there 16 segments of 4 chunks of 32 rows
+    // before, which had beaten 8 chunks of 16: 66.5 -> 72.0,
+    // h100-tune-tridiag-mid.log); f32 lost 1-2
+    // points at n = 512-1500 and gained 4 at 2000, so f32 keeps 128
+    // (bench/results/h100-tune-tridiag-f64-seg256.log).
+    bool const seg256_f64 = sizeof(T) == 8 && tune.columns_segment_rows == 0 && seg > 0 && n > 512 &&
+                            n <= 16 * 256 && n / ((n + 255) / 256) >= 224;
+    bool const seg256 =
+        seg256_f64 || (tune.columns_segment_rows == 0 && seg > 0 && n > 16 * std::int64_t(seg) && n <= 16 * 256);
     if (seg256) seg = 256;
     if (columns_ok && tune.phases > 1 && seg > 0 && n > seg && n < (std::int64_t(1) << 30)) {
       std::int64_t const G = std::min<std::int64_t>((n + seg - 1) / seg, 16), shortest = n / G;
@@ -456,14 +471,6 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
           if (cw <= 8 && (measured || tune.columns_segment_wide > 0) && rw > 16 && rw <= 32)
             chunks = cw, rows = rw, pl.columns_wide = true;
         }
-      }
-      // f64, 16 segments of 128 rows (n = 2048): 4 chunks of 32 rows (64
-      // threads a block, 4 blocks per SM) instead of 8 of 16: tune_tridiag
-      // (H100, 2026-11-25), interleaved, % of copy: 66.5 -> 72.0; at n =
-      // 4096 (256-row segments) 8 chunks of 32 lost, 74.6 -> 64.9
-      // (bench/results/h100-tune-tridiag-mid.log).
-      if constexpr (sizeof(T) == 8) {
-        if (G >= 16 && tune.columns_rows == 0 && n == G * 128) chunks = 4, rows = 32;
       }
       if (chunks >= 1 && columns_block(chunks, rows, int(G))) {
         if (pl.columns_wide && pl.threads > 256) pl.columns_wide = false;
