@@ -921,10 +921,11 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
       }
     }
   }
-  // f64 from n = 513 where the chunks are then 14-16 rows: 256-row
-  // segments too (n = 1024: 4; 1800: 8 of 225 rows, chunks of 14 and 15;
-  // 2048: 8); not at 1100 (5 segments would make chunks of 13 and 14).
-  for (auto const& [n, G, rows] : std::vector<std::array<int, 3>>{{1024, 4, 16}, {1800, 8, 15}, {2048, 8, 16}}) {
+  // f64 from n = 513 where the chunks are then 15-16 rows: 256-row
+  // segments too (n = 1024: 4; 1500: 6 of 250 rows, chunks of 15 and 16;
+  // 2048: 8); not at 1100 (5 segments would make chunks of 13 and 14) nor
+  // 1800 (8 of 225 rows: 14 and 15; 15 of 120 rows instead, chunks of 15).
+  for (auto const& [n, G, rows] : std::vector<std::array<int, 3>>{{1024, 4, 16}, {1500, 6, 16}, {2048, 8, 16}}) {
     BOOST_TEST_CONTEXT("f64 n " << n) {
       BOOST_TEST(plan(0.0, n).columns_segments == G);
       BOOST_TEST(plan(0.0, n).columns_chunks == 16);
@@ -933,6 +934,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   }
   BOOST_TEST(plan(0.0, 1100).columns_segments == 9);
   BOOST_TEST(plan(0.0, 1100).columns_chunks == 8);
+  BOOST_TEST(plan(0.0, 1800).columns_segments == 15);
+  BOOST_TEST(plan(0.0, 1800).columns_rows == 15);
   BOOST_TEST(plan(0.0f, 1024).columns_segments == 8);  // (f32 keeps 128-row segments)
   BOOST_TEST(plan(0.0f, 2048).columns_segments == 16);
   BOOST_TEST(plan(0.0, 4096).columns_chunks == 16);
@@ -942,7 +945,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   // (Chunks of 14 and 15 rows at n = 2049, all 15 at 3600: the 15-row
   // instance; 15 and 16 at 3000.)
   sweep<float>(tridiag_algorithm::thomas_pcr, {2049, 2560, 3000, 3600}, {1, 37}, cols);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {1024, 1800, 2048, 2049, 3072, 3600}, {1, 37}, cols);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {1024, 1500, 2048, 2049, 3072, 3600}, {1, 37}, cols);
 }
 
 // Two stages (the next tile's copies overlap the solve) solve the same systems;

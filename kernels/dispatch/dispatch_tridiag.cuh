@@ -421,8 +421,8 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     // 58.2, 3584 41.7 -> 57.0; f64 48.3 -> 68.6, 38.6 -> 65.2, 40.2 -> 64.3
     // (bench/results/h100-tune-tridiag-mid.log). From n = 3841 the count is
     // 16 either way.
-    // f64 takes them from n = 513 wherever its chunks are then 14-16 rows
-    // (n / G >= 224): 4 to 8 segments of 16 chunks (256 threads, 2 blocks
+    // f64 takes them from n = 513 wherever its chunks are then 15-16 rows
+    // (n / G >= 240): 4 to 8 segments of 16 chunks (256 threads, 2 blocks
     // per SM) instead of 5 to 16 segments of 8 chunks of about 16 rows (128
     // threads). tune_tridiag (H100, 2026-11-25, two processes),
     // interleaved f64, % of copy, 128-row -> 256-row segments: n = 512
@@ -430,11 +430,13 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     // 1500 63.7 / 63.9 -> 75.9 / 75.0, 2000 52.7 / 52.8 -> 76.1 / 75.2, 2048
     // 72.2 / 72.1 -> 79.1 / 78.6 (there 16 segments of 4 chunks of 32 rows
     // before, which had beaten 8 chunks of 16: 66.5 -> 72.0,
-    // h100-tune-tridiag-mid.log); f32 lost 1-2
-    // points at n = 512-1500 and gained 4 at 2000, so f32 keeps 128
+    // h100-tune-tridiag-mid.log); but with chunks of 14 and 15 rows
+    // (n = 1800: 8 segments of 225 rows) 71.0 -> 57.3, where 128-row
+    // segments are 15 of 120 rows, chunks all 15. f32 lost 1-2 points at n
+    // = 512-1500 and gained 4 at 2000, so f32 keeps 128
     // (bench/results/h100-tune-tridiag-f64-seg256.log).
     bool const seg256_f64 = sizeof(T) == 8 && tune.columns_segment_rows == 0 && seg > 0 && n > 512 &&
-                            n <= 16 * 256 && n / ((n + 255) / 256) >= 224;
+                            n <= 16 * 256 && n / ((n + 255) / 256) >= 240;
     bool const seg256 =
         seg256_f64 || (tune.columns_segment_rows == 0 && seg > 0 && n > 16 * std::int64_t(seg) && n <= 16 * 256);
     if (seg256) seg = 256;
