@@ -147,6 +147,23 @@ void report(char const* what, char const* ty, layout const& lay, bool inter, flo
   std::fflush(stdout);
 }
 
+// A segmented-kernel spec, "rows:systems:chunk_rows[:join[:boundary[:ahead[:wide]]]]"
+// (TUNE_SEGMENTS, TUNE_FILL): the tridiag_tuning fields columns_segment_rows,
+// columns_systems, columns_rows, columns_segment_join,
+// columns_segment_boundary, columns_segment_ahead, columns_segment_wide (0
+// keeps a default).
+void apply_segment_spec(tridiag_tuning& t, char const* spec) {
+  int v[7] = {0, 0, 0, 0, 0, 0, 0};
+  std::sscanf(spec, "%d:%d:%d:%d:%d:%d:%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]);
+  t.columns_segment_rows = v[0];
+  t.columns_systems = v[1];
+  t.columns_rows = v[2];
+  t.columns_segment_join = v[3];
+  t.columns_segment_boundary = v[4];
+  t.columns_segment_ahead = v[5];
+  t.columns_segment_wide = v[6];
+}
+
 // TUNE_FILL="F:rows:systems:chunk_rows:join:boundary:ahead,...": the
 // interleaved batch split in two, solved at once on two streams: the first
 // count - F systems with the default plan (high priority, launched first),
@@ -175,20 +192,14 @@ void fill_runs(problem<T>& P, char const* ty, double best) {
     std::string const spec = all.substr(at, end - at);
     at = end + 1;
     long long F = 0;
-    int v[6] = {0, 0, 0, 0, 0, 0};
-    if (std::sscanf(spec.c_str(), "%lld:%d:%d:%d:%d:%d:%d", &F, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) < 1)
-      continue;
+    if (std::sscanf(spec.c_str(), "%lld", &F) < 1) continue;
+    std::size_t const colon = spec.find(':');
     long long const B = P.lay.count, M = B - F;
     if (F <= 0 || M <= 0 || P.lay.batch_stride != 1) continue;
     layout const lm = layout::strided(P.lay.n, M, B, 1), lf = layout::strided(P.lay.n, F, B, 1);
     tridiag_tuning tm{}, tf{};
+    if (colon != std::string::npos) apply_segment_spec(tf, spec.c_str() + colon + 1);
     tf.columns_min_count = 0;
-    tf.columns_segment_rows = v[0];
-    tf.columns_systems = v[1];
-    tf.columns_rows = v[2];
-    tf.columns_segment_join = v[3];
-    tf.columns_segment_boundary = v[4];
-    tf.columns_segment_ahead = v[5];
     std::size_t bm = 0, bf = 0;
     CK(recur::device::tridiag_solve<T>(nullptr, bm, P.a, P.b, P.c, P.d, P.x, lm, 1, 0, nullptr, TA::thomas_pcr,
                                        sm, tm));
@@ -449,11 +460,8 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr small512", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 512; });
     add("thomas_pcr smem24K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 24 << 10; });
     // Segmented-kernel shapes from the environment, without a rebuild:
-    // TUNE_SEGMENTS="rows:systems:chunk_rows[:join[:boundary[:ahead[:wide]]]],..."
-    // (the tridiag_tuning fields columns_segment_rows, columns_systems,
-    // columns_rows, columns_segment_join, columns_segment_boundary,
-    // columns_segment_ahead, columns_segment_wide; 0 keeps
-    // a default), each run as "thomas_pcr env <spec>" (select with "env").
+    // TUNE_SEGMENTS="spec,spec,..." (apply_segment_spec's), each run as
+    // "thomas_pcr env <spec>" (select with "env").
     if (char const* env = std::getenv("TUNE_SEGMENTS")) {
       static std::deque<std::string> env_names;
       std::string all = env;
@@ -462,18 +470,8 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
         std::string const spec = all.substr(at, end - at);
         at = end + 1;
         if (spec.empty()) continue;
-        int v[7] = {0, 0, 0, 0, 0, 0, 0};  // (the 7th: columns_segment_wide)
-        std::sscanf(spec.c_str(), "%d:%d:%d:%d:%d:%d:%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]);
         env_names.push_back("thomas_pcr env " + spec);
-        add(env_names.back().c_str(), TA::thomas_pcr, [v](tridiag_tuning& t) {
-          t.columns_segment_rows = v[0];
-          t.columns_systems = v[1];
-          t.columns_rows = v[2];
-          t.columns_segment_join = v[3];
-          t.columns_segment_boundary = v[4];
-          t.columns_segment_ahead = v[5];
-          t.columns_segment_wide = v[6];
-        });
+        add(env_names.back().c_str(), TA::thomas_pcr, [spec](tridiag_tuning& t) { apply_segment_spec(t, spec.c_str()); });
       }
     }
     add("thomas_pcr rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 32; });
