@@ -20,7 +20,11 @@
 // join), 2 through global memory (ticket, counter, a peer's word read from
 // L2), 3 persistent blocks with two segments' buffers (the wait for a
 // group hidden behind the next segment's sweep), 4 no rows on chip (a
-// second read of the segment after the join, from L2 if still there). Bytes: 5 words per row per system; median of 20 runs (CUDA events)
+// second read of the segment after the join, from L2 if still there), 5
+// and 6 clusters of 4 or 8 blocks (2 or 4 SMs' worth, which pack the GPU)
+// with a ticket per cluster, a group's G / K clusters joined through global
+// memory as in 2 (probe_groups N,...: 256-row segments, these against 0
+// and 1). Bytes: 5 words per row per system; median of 20 runs (CUDA events)
 // against cudaMemcpy device to device in the same run.
 //
 //   build-gpu/bench/probe_groups
@@ -221,6 +225,17 @@ __global__ void __launch_bounds__(kThreads, Sync == 4 ? 4 : 2) groups_kernel(__g
     __syncthreads();
     item = item_s;
   }
+  if constexpr (Sync >= 5) {
+    // A ticket per cluster of K blocks (K = 4 or 8, 2 SMs' or 4 SMs'
+    // worth, which pack the GPU), its blocks' items K consecutive ones; a
+    // group's G / K clusters join through global memory as Sync 2.
+    namespace cg = cooperative_groups;
+    cg::cluster_group const cl = cg::this_cluster();
+    unsigned const rank = cl.block_rank();
+    if (rank == 0 && threadIdx.x == 0) item_s = atomicAdd(p.ticket, 1u);
+    cl.sync();
+    item = *cl.map_shared_rank(&item_s, 0) * (long long)cl.num_blocks() + rank;
+  }
   long long g = item / p.G;
   int j = int(item % p.G);
   if constexpr (Sync == 1) {
@@ -240,12 +255,56 @@ __global__ void __launch_bounds__(kThreads, Sync == 4 ? 4 : 2) groups_kernel(__g
     float const v = cl.map_shared_rank(sm, (j + 1) % p.G)[threadIdx.x];
     cl.sync();
     peer = v;
-  } else if constexpr (Sync == 2) {
+  } else if constexpr (Sync == 2 || Sync >= 5) {
     publish<R>(p, item, sm);
     peer = await_group(p, item);
   }
   __syncthreads();
   finish<R>(p, g, j, sm, peer);
+#endif
+}
+
+// Sync 7: the cluster's (as 1) with one of the 3 words a row kept in
+// registers (a thread's own rows, constant indices), 2 in shared memory:
+// 64 KB + 4 KB a block, 3 blocks per SM, so that a cluster of 16 needs
+// 5.3 SMs' worth of slots instead of 8.
+template <int R>
+__global__ void __launch_bounds__(kThreads, 3) cluster3_kernel(__grid_constant__ probe_params const p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  extern __shared__ __align__(16) float sm[];
+  constexpr int seg = kC * R;
+  cg::cluster_group const cl = cg::this_cluster();
+  unsigned cid;
+  asm("mov.u32 %0, %%clusterid.x;" : "=r"(cid));
+  long long const g = cid;
+  int const j = int(cl.block_rank());
+  int const t = int(threadIdx.x), s = t % kS, q = t / kS;
+  float vr[R];
+  float v = 0.f;
+  walk_rows<R>(p, g, j, [&](int i, float a, float b, float c, float d) {
+    float const r = 1.f / (b + 2.f);
+    v = (d - a * v) * r;
+    int const k = (q * R + i) * kS + s;
+    sm[k] = a * r, sm[seg * kS + k] = c * r, vr[i] = v;
+  });
+  tune_spin_ns(p.spin_ns);
+  __syncthreads();
+  cl.sync();
+  float const peer = cl.map_shared_rank(sm, (j + 1) % p.G)[threadIdx.x];
+  cl.sync();
+  if (t < kS) sm[t] += peer;
+  __syncthreads();
+  long long const es = p.batch;
+  float* px = p.x + (j * seg + q * R + R - 1) * es + g * kS + s;
+  float xs = 0.f;
+#pragma unroll
+  for (int i = R - 1; i >= 0; --i) {
+    int const k = (q * R + i) * kS + s;
+    xs = vr[i] - sm[k] - sm[seg * kS + k] * xs;
+    *px = xs;
+    px -= es;
+  }
 #endif
 }
 
@@ -255,13 +314,16 @@ void run(float* const* p, unsigned* ticket, float* links, int n, long long batch
   int const G = n / (kC * R);
   long long const groups = batch / kS, items = groups * G;
   if (Sync == 1 && G > 16) return;
-  auto kernel = groups_kernel<Sync, R>;
+  unsigned const K = Sync == 1 || Sync == 7 ? unsigned(G) : Sync == 5 ? 4u : 8u;  // cluster size
+  if (Sync == 7 && G > 16) return;
+  if ((Sync == 5 || Sync == 6) && (G % K != 0 || K >= unsigned(G))) return;
+  auto kernel = Sync == 7 ? cluster3_kernel<R> : groups_kernel<Sync < 7 ? Sync : 0, R>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem)));
-  if (Sync == 1) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  if (Sync == 1 || Sync >= 5) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int per_sm = 0;
-  std::size_t const smem = Sync == 4 ? 64 : kSmem;
+  std::size_t const smem = Sync == 4 ? 64 : Sync == 7 ? 2 * std::size_t(kC) * R * kS * sizeof(float) + 4096 : kSmem;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
   probe_params const pp{p[0], p[1], p[2], p[3], p[4], n, batch, G, items, spin_ns, ticket, links};
   cudaLaunchConfig_t cfg{};
@@ -270,15 +332,15 @@ void run(float* const* p, unsigned* ticket, float* links, int n, long long batch
   cfg.dynamicSmemBytes = smem;
   cudaLaunchAttribute attr[2];
   attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = unsigned(G);
+  attr[0].val.clusterDim.x = K;
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
   attr[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
   attr[1].val.clusterSchedulingPolicyPreference = cudaClusterSchedulingPolicyLoadBalancing;
   cfg.attrs = attr;
-  cfg.numAttrs = Sync == 1 ? 2 : 0;
+  cfg.numAttrs = Sync == 1 || Sync >= 5 ? 2 : 0;
   int resident = per_sm;
-  if (Sync == 1) CK(cudaOccupancyMaxActiveClusters(&resident, kernel, &cfg));
+  if (Sync == 1 || Sync >= 5) CK(cudaOccupancyMaxActiveClusters(&resident, kernel, &cfg));
   auto launch = [&] {
     if (Sync >= 2) CK(cudaMemsetAsync(ticket, 0, (1 + groups) * sizeof(unsigned)));
     CK(cudaLaunchKernelEx(&cfg, kernel, pp));
@@ -286,9 +348,10 @@ void run(float* const* p, unsigned* ticket, float* links, int n, long long batch
   float const ms = median_ms(launch, 20);
   CK(cudaGetLastError());
   double const gbs = 5.0 * 4 * double(n) * double(batch) / (ms * 1e6);
-  char const* name[] = {"none      ", "cluster   ", "global    ", "persistent", "reread    "};
+  char const* name[] = {"none      ", "cluster   ", "global    ", "persistent", "reread    ", "4s+global ",
+                        "8s+global ", "cluster 3/SM"};
   std::printf("n %5d  seg %3d  G %2d  sync %s  spin %5llu ns  %s %4d  %7.3f ms  %7.1f GB/s  %5.1f%% of copy\n", n,
-              kC * R, G, name[Sync], spin_ns, Sync == 1 ? "clusters resident" : "blocks per SM    ", resident, ms,
+              kC * R, G, name[Sync], spin_ns, Sync == 1 || Sync >= 5 ? "clusters resident" : "blocks per SM    ", resident, ms,
               gbs, 100 * gbs / copy_gbs);
 }
 
@@ -317,6 +380,9 @@ int main(int argc, char** argv) {
         if (n >= 256 && n % 256 == 0 && n <= 4096) {
           run<0, 32>(p, ticket, links, n, batch, spin_ns, copy_gbs);
           run<1, 32>(p, ticket, links, n, batch, spin_ns, copy_gbs);
+          run<5, 32>(p, ticket, links, n, batch, spin_ns, copy_gbs);
+          run<6, 32>(p, ticket, links, n, batch, spin_ns, copy_gbs);
+          run<7, 32>(p, ticket, links, n, batch, spin_ns, copy_gbs);
         }
         char const* comma = std::strchr(at, ',');
         if (!comma) break;
