@@ -147,14 +147,14 @@ void report(char const* what, char const* ty, layout const& lay, bool inter, flo
   std::fflush(stdout);
 }
 
-// A segmented-kernel spec, "rows:systems:chunk_rows[:join[:boundary[:ahead[:wide]]]]"
+// A segmented-kernel spec, "rows:systems:chunk_rows[:join[:boundary[:ahead[:wide[:dregs]]]]]"
 // (TUNE_SEGMENTS, TUNE_FILL): the tridiag_tuning fields columns_segment_rows,
 // columns_systems, columns_rows, columns_segment_join,
-// columns_segment_boundary, columns_segment_ahead, columns_segment_wide (0
-// keeps a default).
+// columns_segment_boundary, columns_segment_ahead, columns_segment_wide,
+// columns_segment_dregs (0 keeps a default).
 void apply_segment_spec(tridiag_tuning& t, char const* spec) {
-  int v[7] = {0, 0, 0, 0, 0, 0, 0};
-  std::sscanf(spec, "%d:%d:%d:%d:%d:%d:%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]);
+  int v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::sscanf(spec, "%d:%d:%d:%d:%d:%d:%d:%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
   t.columns_segment_rows = v[0];
   t.columns_systems = v[1];
   t.columns_rows = v[2];
@@ -162,6 +162,7 @@ void apply_segment_spec(tridiag_tuning& t, char const* spec) {
   t.columns_segment_boundary = v[4];
   t.columns_segment_ahead = v[5];
   t.columns_segment_wide = v[6];
+  t.columns_segment_dregs = v[7];
 }
 
 // TUNE_FILL="F:rows:systems:chunk_rows:join:boundary:ahead,...": the
@@ -246,9 +247,9 @@ void fill_runs(problem<T>& P, char const* ty, double best) {
     CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     auto const pl = recur::device::plan_tridiag<T>(lf, TA::thomas_pcr, std::size_t(optin), tf);
     std::printf("  alone: first %lld systems %.4f ms, last %lld %.4f ms; filler plan: segments %d join %d systems %d "
-                "chunks %d rows %d threads %d smem %zu wide %d\n",
+                "chunks %d rows %d threads %d smem %zu wide %d dregs %d\n",
                 M, ms_m, F, ms_f, pl.columns_segments, pl.columns_join, pl.columns_systems, pl.columns_chunks,
-                pl.columns_rows, pl.threads, pl.smem, int(pl.columns_wide));
+                pl.columns_rows, pl.threads, pl.smem, int(pl.columns_wide), int(pl.columns_dregs));
     cudaFree(wm);
     cudaFree(wf);
   }
@@ -543,9 +544,10 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
         CK(cudaGetDevice(&dev));
         CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
         auto const pl = recur::device::plan_tridiag<T>(P.lay, c.alg, std::size_t(optin), c.t);
-        std::printf("  plan: segments %d join %d systems %d chunks %d rows %d threads %d smem %zu partition %d wide %d\n",
-                    pl.columns_segments, pl.columns_join, pl.columns_systems, pl.columns_chunks, pl.columns_rows,
-                    pl.threads, pl.smem, int(pl.partition), int(pl.columns_wide));
+        std::printf(
+            "  plan: segments %d join %d systems %d chunks %d rows %d threads %d smem %zu partition %d wide %d dregs %d\n",
+            pl.columns_segments, pl.columns_join, pl.columns_systems, pl.columns_chunks, pl.columns_rows, pl.threads,
+            pl.smem, int(pl.partition), int(pl.columns_wide), int(pl.columns_dregs));
       }
       cudaFree(temp);
     }

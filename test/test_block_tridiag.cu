@@ -838,6 +838,33 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
   BOOST_TEST(plan.columns_chunks == 1);
   BOOST_TEST(plan.columns_rows == 25);
   sweep<float>(tridiag_algorithm::thomas_pcr, {100}, {37, 70}, t);
+  // d in registers (thomas_pcr_segments_dregs), forced: 128-row segments
+  // (f32 2 chunks of 64, f64 4 of 32), 2 to 5 of them.
+  recur::device::tridiag_tuning force;
+  force.columns = 2;
+  force.columns_segment_rows = 128;
+  force.columns_segment_dregs = 1;
+  auto const p32 =
+      recur::device::plan_tridiag<float>(layout::interleaved(512, 37), tridiag_algorithm::thomas_pcr, 227 * 1024, force);
+  auto const p64 = recur::device::plan_tridiag<double>(layout::interleaved(512, 37), tridiag_algorithm::thomas_pcr,
+                                                       227 * 1024, force);
+  BOOST_TEST(p32.columns_dregs);
+  BOOST_TEST(p32.columns_chunks == 2);
+  BOOST_TEST(p64.columns_dregs);
+  BOOST_TEST(p64.columns_chunks == 4);
+  BOOST_TEST(!recur::device::plan_tridiag<float>(layout::interleaved(500, 37), tridiag_algorithm::thomas_pcr,
+                                                 227 * 1024, force)
+                  .columns_dregs);  // (segments of 125 rows)
+  sweep<float>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, force);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, force);
+  layout const lay = layout::interleaved(512, 37);
+  std::mt19937_64 g{517};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+  break_three(s, lay);
+  for (bool in_place : {false, true}) {
+    expect_three_broken(solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, force}), lay);
+    expect_three_broken(solve_gpu<double>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, force}), lay);
+  }
 }
 
 // f32's wide segments (8 or 4 chunks of 17-32 rows, 256 or 128 threads a
@@ -845,8 +872,13 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
 // nor where the chunks would be shorter; solved at sizes that are not a
 // multiple of anything (forced), with breakdowns, in place; and forced
 // where the segments are fewer.
+// (With the d-in-registers segments off: they take n = 4096 by default.)
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
-  auto plan = [](std::int64_t n, recur::device::tridiag_tuning const& t = {}) {
+  recur::device::tridiag_tuning nodregs;
+  nodregs.columns_segment_dregs = -1;
+  auto plan = [nodregs](std::int64_t n, recur::device::tridiag_tuning const& t0 = {}) {
+    recur::device::tridiag_tuning t = t0;
+    if (t.columns_segment_dregs == 0) t.columns_segment_dregs = nodregs.columns_segment_dregs;
     return recur::device::plan_tridiag<float>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
                                               227 * 1024, t);
   };
@@ -868,6 +900,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
   BOOST_TEST(!plan(4096, off).columns_wide);
   recur::device::tridiag_tuning cols;  // the columns kernels for any batch
   cols.columns = 2;
+  cols.columns_segment_dregs = -1;
   recur::device::tridiag_tuning wide32 = cols;  // wide on chunks of about 32 rows, any length
   wide32.columns_rows = 32;
   wide32.columns_segment_wide = 1;
@@ -904,10 +937,14 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
 // segments (9 to 16 of them), 16 chunks of at most 16 rows (15 and 16, or
 // 14 and 15: the 16- and 15-row instances); f64's 256-row segments from
 // n = 513. Plans, and solves at those sizes (f32, f64).
+// (The 256-row segments of n = 2560, 3072, 3584 and 4096 go to the
+// d-in-registers instance by default: thomas_pcr_segments_dregs; here off.)
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   auto plan = [](auto t, std::int64_t n) {
+    recur::device::tridiag_tuning tune;
+    tune.columns_segment_dregs = -1;
     return recur::device::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
-                                                    227 * 1024);
+                                                    227 * 1024, tune);
   };
   for (auto const& [n, G, rows] :
        std::vector<std::array<int, 3>>{{2049, 9, 15}, {2560, 10, 16}, {3072, 12, 16}, {3584, 14, 16},
@@ -942,10 +979,66 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   BOOST_TEST(plan(0.0f, 5000).columns_segments == 16);  // (above 4096: n / 16 rows a segment, as before)
   recur::device::tridiag_tuning cols;
   cols.columns = 2;
+  cols.columns_segment_dregs = -1;
   // (Chunks of 14 and 15 rows at n = 2049, all 15 at 3600: the 15-row
   // instance; 15 and 16 at 3000.)
   sweep<float>(tridiag_algorithm::thomas_pcr, {2049, 2560, 3000, 3600}, {1, 37}, cols);
   sweep<double>(tridiag_algorithm::thomas_pcr, {1024, 1500, 2048, 2049, 3072, 3600}, {1, 37}, cols);
+}
+
+// Segments with each thread's d in registers (the segmented kernel's
+// DRegs, 3 blocks per SM): chosen for 256-row segments, at least 9 of them
+// (f32 4 chunks of 64 rows, f64 8 of 32, 128 threads, the scatter join);
+// not at n = 2048 nor where the segments are not all 256 rows; solved with
+// partial groups, breakdowns and x in place (forced on small shapes, for
+// compute-sanitizer, in thomas_pcr_segments_small).
+BOOST_AUTO_TEST_CASE(thomas_pcr_segments_dregs) {
+  auto plan = [](auto t, std::int64_t n, recur::device::tridiag_tuning const& tune = {}) {
+    return recur::device::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
+                                                    227 * 1024, tune);
+  };
+  for (int n : {2560, 3072, 3584, 4096}) {
+    BOOST_TEST_CONTEXT("n " << n) {
+      auto const p32 = plan(0.0f, n), p64 = plan(0.0, n);
+      for (auto const& pl : {p32, p64}) {
+        BOOST_TEST(pl.columns_dregs);
+        BOOST_TEST(pl.columns_segments == n / 256);
+        BOOST_TEST(pl.threads == 128);
+        BOOST_TEST(pl.columns_join == 2);
+        BOOST_TEST(!pl.columns_wide);
+      }
+      BOOST_TEST(p32.columns_chunks == 4);
+      BOOST_TEST(p32.columns_rows == 64);
+      BOOST_TEST(p64.columns_chunks == 8);
+      BOOST_TEST(p64.columns_rows == 32);
+      BOOST_TEST(p32.smem < 76 * 1024);  // 3 blocks per SM
+      BOOST_TEST(p64.smem < 76 * 1024);
+    }
+  }
+  for (int n : {1024, 2048, 2049, 3600, 4000, 5120}) {
+    BOOST_TEST_CONTEXT("n " << n) {
+      BOOST_TEST(!plan(0.0f, n).columns_dregs);
+      BOOST_TEST(!plan(0.0, n).columns_dregs);
+    }
+  }
+  recur::device::tridiag_tuning off, pcr_join;
+  off.columns_segment_dregs = -1;
+  pcr_join.columns_segment_join = 1;  // (DRegs has the scatter join only)
+  BOOST_TEST(!plan(0.0f, 4096, off).columns_dregs);
+  BOOST_TEST(!plan(0.0f, 4096, pcr_join).columns_dregs);
+  recur::device::tridiag_tuning cols;
+  cols.columns = 2;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {2560, 4096}, {1, 37}, cols);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {3072, 4096}, {1, 37}, cols);
+  layout const lay = layout::interleaved(4096, 37);
+  std::mt19937_64 g{4101};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+  break_three(s, lay);
+  for (bool in_place : {false, true}) {
+    expect_three_broken(solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, cols}), lay);
+    expect_three_broken(solve_gpu<double>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, cols}), lay);
+  }
+  // (Forced on small shapes: thomas_pcr_segments_small.)
 }
 
 // Two stages (the next tile's copies overlap the solve) solve the same systems;

@@ -99,6 +99,17 @@ constexpr std::size_t tridiag_segments_smem(int systems, int chunks, int rows, i
          std::size_t(systems) * ((8 + 2 * std::size_t(segments)) * sizeof(T) + sizeof(int));
 }
 
+// DRegs (tridiag_segments_kernel): d's rows in registers, only the chunks'
+// two end rows' d in shared memory.
+template <class T>
+constexpr std::size_t tridiag_segments_smem_dregs(int systems, int chunks, int rows, int segments) {
+  return tridiag_segments_smem<T>(systems, chunks, rows, segments) -
+         std::size_t(chunks) *
+             (std::size_t(systems) * std::size_t(tridiag_columns_pitch(rows)) +
+              std::size_t(tridiag_columns_skew<T>(systems)) - 2 * std::size_t(systems)) *
+             sizeof(T);
+}
+
 // Threads per block at most: f32 needs 1024 (32 systems x 32 chunks at
 // n = 512) and then has 64 registers; f64's 16 systems need 512, and at 64
 // registers it spilled ~500 bytes.
@@ -140,13 +151,15 @@ inline constexpr int tridiag_columns_lookahead = Lone && sizeof(T) == 4 ? 4 : tr
 // Near: a chunk of R - 1 rows also runs with its length a constant (the
 // chunks of a segment whose rows are not a multiple of the chunks: lengths
 // R and R - 1).
+// Pinned: the loads and the stores of a and c volatile, so that ptxas keeps
+// them in program order (the fetch of row i + L ahead of row i's stores).
 template <class T, int R, bool Lone, int L = tridiag_columns_lookahead<T, Lone>, bool Chain = false,
-          bool Near = false>
+          bool Near = false, bool Pinned = false>
 __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p, T const* pd, std::int64_t o,
                                               int first, int len, chunk_span<T> k, int* info) {
   int const n = int(p.lay.n);
   std::int64_t const es = p.lay.element_stride;
-  if (p.phases == 1) {
+  if (!Pinned && p.phases == 1) {  // (never with Pinned: only the segmented kernel's DRegs, phases 2)
     std::int64_t at = o;
     for (int i = 0; i < len; ++i, at += es) k.d[i] = p.a[at] + p.b[at] + p.c[at] + pd[at];
     return;
@@ -165,10 +178,11 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
   // against the walk's 82.4 and 78.8; h100-tune-tridiag-f64-form.log): its
   // f64 kernels had compiled differently from before this change anyway
   // (registers 114 -> 108, 116 -> 119; from the block_tridiag.cuh edits).
-  T const* pa = p.a + o;
-  T const* pb = p.b + o;
-  T const* pc = p.c + o;
-  T const* pdd = pd + o;
+  using TL = std::conditional_t<Pinned, T const volatile, T const>;
+  TL* pa = p.a + o;
+  TL* pb = p.b + o;
+  TL* pc = p.c + o;
+  TL* pdd = pd + o;
   // A chunk of exactly R rows (every chunk when C R = n) runs with its
   // length a constant: the row guards fold away (with a runtime length each
   // row was a branch, and every join register moves: 480 IMAD.MOV in the
@@ -200,7 +214,14 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
       if (i + L < ln) ring[i % L] = fetch(i + L);
       return v;
     };
-    chunk_ends<T> const e = chunk_sweeps<T, R, true, Chain>(first, ln, k, load, [&](int rw) { record_breakdown(info, rw); });
+    using TS = std::conditional_t<Pinned, T volatile, T>;
+    struct {
+      TS* a;
+      TS* c;
+      T* d;
+    } kk{k.a, k.c, k.d};
+    chunk_ends<T> const e =
+        chunk_sweeps<T, R, true, Chain>(first, ln, kk, load, [&](int rw) { record_breakdown(info, rw); });
     k.a[0] = e.first.a;
     k.c[0] = e.first.c;
     k.d[0] = e.first.d;
@@ -362,17 +383,19 @@ struct segment_lane {
 // substitution (which reads neither end row's a or c), and the segment's
 // two end equations in x_L, x_R go to st.link. idx(chunk, row, system):
 // the element of sa / sc / sd.
-template <class T, class Idx>
-__device__ __forceinline__ void segment_boundary(T* sa, T* sc, T* sd, Idx idx, segment_lane const& L, int C, int S,
-                                                 segment_state<T> const& st) {
+template <class T, class Idx, class IdxD>
+__device__ __forceinline__ void segment_boundary(T* sa, T* sc, T* sd, Idx idx, IdxD idxd, segment_lane const& L, int C,
+                                                 int S, segment_state<T> const& st) {
   tridiag_eq3<T> f0{T(0), T(0), T(0)}, f1{T(0), T(0), T(0)};
   boundary_cols<T, 2> g0{{T(0), T(0)}}, g1{{T(0), T(0)}};
-  int i0 = 0, i1 = 0;
+  int i0 = 0, i1 = 0, e0 = 0, e1 = 0;
   if (L.ok) {
     i0 = idx(L.seg_lane, 0, L.sl);
     i1 = idx(L.seg_lane, L.split.len(L.seg_lane) - 1, L.sl);
-    f0 = {sa[i0], sc[i0], sd[i0]};
-    f1 = {sa[i1], sc[i1], sd[i1]};
+    e0 = idxd(L.seg_lane, 0, L.sl);
+    e1 = idxd(L.seg_lane, L.split.len(L.seg_lane) - 1, L.sl);
+    f0 = {sa[i0], sc[i0], sd[e0]};
+    f1 = {sa[i1], sc[i1], sd[e1]};
     if (L.seg_lane == 0) g0.v[0] = f0.a, f0.a = T(0);
     if (L.seg_lane == C - 1) g1.v[1] = f1.c, f1.c = T(0);
   }
@@ -387,8 +410,8 @@ __device__ __forceinline__ void segment_boundary(T* sa, T* sc, T* sd, Idx idx, s
       L.width, &g0, &g1);
   if (L.ok) {
     int const sl = L.sl;
-    sa[i0] = g0.v[0], sc[i0] = g0.v[1], sd[i0] = f0.d;
-    sa[i1] = g1.v[0], sc[i1] = g1.v[1], sd[i1] = f1.d;
+    sa[i0] = g0.v[0], sc[i0] = g0.v[1], sd[e0] = f0.d;
+    sa[i1] = g1.v[0], sc[i1] = g1.v[1], sd[e1] = f1.d;
     if (L.seg_lane == 0) st.link[sl] = g0.v[0], st.link[S + sl] = g0.v[1], st.link[2 * S + sl] = f0.d;
     if (L.seg_lane == C - 1) st.link[3 * S + sl] = g1.v[0], st.link[4 * S + sl] = g1.v[1], st.link[5 * S + sl] = f1.d;
   }
@@ -398,14 +421,19 @@ __device__ __forceinline__ void segment_boundary(T* sa, T* sc, T* sd, Idx idx, s
 // order: chunk q's first row (equation 2 q), then its last (2 q + 1);
 // slot(j): equation j's element of sa / sc / sd, row(j): its row of the
 // system.
-template <class Idx>
+template <class Idx, class IdxD>
 struct boundary_eqs {
   Idx idx;
+  IdxD idxd;  // the same for d's element
   chunk_split split;
   int sl, s0;
   __device__ int slot(int j) const {
     int const q = j / 2;
     return idx(q, (j & 1) ? split.len(q) - 1 : 0, sl);
+  }
+  __device__ int dslot(int j) const {
+    int const q = j / 2;
+    return idxd(q, (j & 1) ? split.len(q) - 1 : 0, sl);
   }
   __device__ int row(int j) const {
     int const q = j / 2;
@@ -422,20 +450,22 @@ struct boundary_eqs {
 // end as x = d - sa x_L - sc x_R, as segment_boundary leaves them. The
 // block's other threads wait at the barrier after it: against PCR's 2 C
 // lanes per system for log2(2 C) steps, each equation is combined once.
-template <class T, class Idx>
-__device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx idx, int S, int C, bool ok, int sl,
-                                                        int s0, chunk_split split, segment_state<T> const& st) {
+template <class T, class Idx, class IdxD>
+__device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx idx, IdxD idxd, int S, int C, bool ok,
+                                                        int sl, int s0, chunk_split split,
+                                                        segment_state<T> const& st) {
   if (!ok) return;
   int const m = 2 * C;
-  boundary_eqs<Idx> const eq{idx, split, sl, s0};
+  boundary_eqs<Idx, IdxD> const eq{idx, idxd, split, sl, s0};
   auto slot = [&](int j) { return eq.slot(j); };
+  auto dslot = [&](int j) { return eq.dslot(j); };
   auto row_of = [&](int j) { return eq.row(j); };
   T cp = T(0), dp = T(0), lp = T(0), rl = T(0);
   int bad = -1;
   for (int j = 0; j < m; ++j) {
-    int const i = slot(j);
+    int const i = slot(j), e = dslot(j);
     T a = sa[i], c = sc[i];
-    T const d = sd[i];
+    T const d = sd[e];
     T gl = T(0), gr = T(0);
     if (j == 0) gl = a, a = T(0);
     if (j == m - 1) gr = c, c = T(0);
@@ -446,23 +476,23 @@ __device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx
     dp = (d - a * dp) * r;
     lp = (gl - a * lp) * r;
     rl = gr * r;  // the x_R column: 0 before the last equation
-    sc[i] = cp, sa[i] = lp, sd[i] = dp;
+    sc[i] = cp, sa[i] = lp, sd[e] = dp;
   }
   if (bad >= 0) record_breakdown(st.sinfo + sl, bad);
   // Backward: (d, l, r) of equation j = (d', l', r') - c' (d, l, r) of j + 1.
   T xd = dp, xl = lp, xr = rl;
   {
     int const i = slot(m - 1);
-    sa[i] = xl, sc[i] = xr, sd[i] = xd;
+    sa[i] = xl, sc[i] = xr, sd[dslot(m - 1)] = xd;
     st.link[3 * S + sl] = xl, st.link[4 * S + sl] = xr, st.link[5 * S + sl] = xd;
   }
   for (int j = m - 2; j >= 0; --j) {
-    int const i = slot(j);
+    int const i = slot(j), e = dslot(j);
     T const c = sc[i];
-    xd = sd[i] - c * xd;
+    xd = sd[e] - c * xd;
     xl = sa[i] - c * xl;
     xr = -c * xr;
-    sa[i] = xl, sc[i] = xr, sd[i] = xd;
+    sa[i] = xl, sc[i] = xr, sd[e] = xd;
   }
   st.link[sl] = xl, st.link[S + sl] = xr, st.link[2 * S + sl] = xd;
 }
@@ -483,13 +513,15 @@ __device__ __forceinline__ void segment_boundary_thomas(T* sa, T* sc, T* sd, Idx
 __host__ __device__ constexpr int tridiag_boundary_twisted_threads(int systems) {
   return 2 * systems < 32 ? 32 : (2 * systems + 31) / 32 * 32;
 }
-template <class T, class Idx>
-__device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Idx idx, int S, int C, bool ok, int t,
-                                                         int s0, chunk_split split, segment_state<T> const& st) {
+template <class T, class Idx, class IdxD>
+__device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Idx idx, IdxD idxd, int S, int C, bool ok,
+                                                         int t, int s0, chunk_split split,
+                                                         segment_state<T> const& st) {
   int const m = 2 * C, h = C, sl = t < S ? t : t - S;
   bool const up = t >= S;
-  boundary_eqs<Idx> const eq{idx, split, sl, s0};
+  boundary_eqs<Idx, IdxD> const eq{idx, idxd, split, sl, s0};
   auto slot = [&](int j) { return eq.slot(j); };
+  auto dslot = [&](int j) { return eq.dslot(j); };
   auto row_of = [&](int j) { return eq.row(j); };
   // Down: (cp, dp, lp) of y_j + cp y_(j+1) = dp - lp x_L. Up: (ap, dp, rp)
   // of y_j + ap y_(j-1) = dp - rp x_R; ep is cp or ap, the coupling carried.
@@ -498,9 +530,9 @@ __device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Id
   if (ok) {
     for (int k = 0; k < h; ++k) {
       int const j = up ? m - 1 - k : k;
-      int const i = slot(j);
+      int const i = slot(j), e = dslot(j);
       T a = sa[i], c = sc[i];
-      T const d = sd[i];
+      T const d = sd[e];
       T g = T(0);  // the x_L (down) or x_R (up) column
       if (!up && j == 0) g = a, a = T(0);
       if (up && j == m - 1) g = c, c = T(0);
@@ -512,9 +544,9 @@ __device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Id
       dp = (d - near * dp) * r;
       gp = (g - near * gp) * r;
       if (up)
-        sa[i] = ep, sc[i] = gp, sd[i] = dp;
+        sa[i] = ep, sc[i] = gp, sd[e] = dp;
       else
-        sc[i] = ep, sa[i] = gp, sd[i] = dp;
+        sc[i] = ep, sa[i] = gp, sd[e] = dp;
     }
   }
   __syncthreads();
@@ -523,7 +555,7 @@ __device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Id
   T xd = T(0), xl = T(0), xr = T(0);
   if (ok) {
     int const i = slot(up ? h - 1 : h);
-    T const eo = up ? sc[i] : sa[i], d_o = sd[i], go = up ? sa[i] : sc[i];
+    T const eo = up ? sc[i] : sa[i], d_o = sd[dslot(up ? h - 1 : h)], go = up ? sa[i] : sc[i];
     T const den = T(1) - ep * eo;
     if (bad < 0 && !usable_pivot(den)) bad = row_of(h);
     T const r = pivot_rcp(den);
@@ -539,17 +571,17 @@ __device__ __forceinline__ void segment_boundary_twisted(T* sa, T* sc, T* sd, Id
   // Back from the middle to this end: y_j = (d'_j, l'_j or r'_j) - e'_j y_(j -+ 1).
   {
     int const i = slot(up ? h : h - 1);
-    sa[i] = xl, sc[i] = xr, sd[i] = xd;
+    sa[i] = xl, sc[i] = xr, sd[dslot(up ? h : h - 1)] = xd;
   }
   for (int k = h - 2; k >= 0; --k) {
-    int const i = slot(up ? m - 1 - k : k);
+    int const i = slot(up ? m - 1 - k : k), di = dslot(up ? m - 1 - k : k);
     T const e = up ? sa[i] : sc[i], g = up ? sc[i] : sa[i];
-    xd = sd[i] - e * xd;
+    xd = sd[di] - e * xd;
     if (up)
       xl = -e * xl, xr = g - e * xr;
     else
       xl = g - e * xl, xr = -e * xr;
-    sa[i] = xl, sc[i] = xr, sd[i] = xd;
+    sa[i] = xl, sc[i] = xr, sd[di] = xd;
   }
   if (up)
     st.link[3 * S + sl] = xl, st.link[4 * S + sl] = xr, st.link[5 * S + sl] = xd;
@@ -710,14 +742,16 @@ __device__ __forceinline__ void segment_join_scatter(Cluster const& cluster, seg
 
 // x_L and x_R substituted into the segment's end rows (whose slots hold
 // their spikes since segment_boundary).
-template <class T, class Idx>
-__device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Idx idx, segment_lane const& L, int S,
-                                             segment_state<T> const& st) {
+template <class T, class Idx, class IdxD>
+__device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Idx idx, IdxD idxd, segment_lane const& L,
+                                             int S, segment_state<T> const& st) {
   if (L.ok) {
     T const xL = st.xlr[L.sl], xR = st.xlr[S + L.sl];
-    int const i0 = idx(L.seg_lane, 0, L.sl), i1 = idx(L.seg_lane, L.split.len(L.seg_lane) - 1, L.sl);
-    sd[i0] = sd[i0] - sa[i0] * xL - sc[i0] * xR;
-    sd[i1] = sd[i1] - sa[i1] * xL - sc[i1] * xR;
+    int const last = L.split.len(L.seg_lane) - 1;
+    int const i0 = idx(L.seg_lane, 0, L.sl), i1 = idx(L.seg_lane, last, L.sl);
+    int const e0 = idxd(L.seg_lane, 0, L.sl), e1 = idxd(L.seg_lane, last, L.sl);
+    sd[e0] = sd[e0] - sa[i0] * xL - sc[i0] * xR;
+    sd[e1] = sd[e1] - sa[i1] * xL - sc[i1] * xR;
   }
 }
 
@@ -764,8 +798,25 @@ __device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Id
 // MaxThreads, MinBlocks: the launch bounds (MinBlocks 0 leaves it out).
 // Near: chunks of R - 1 rows with a constant length too (columns_sweep), an
 // instance of its own for the plans whose chunks are R and R - 1 rows.
-// f32's wide form (tridiag_segments_wide_kernel below) is 256 threads at
+// f32's wide form (the dispatch's instance with R = 32) is 256 threads at
 // 2 blocks per SM, so 128 registers a thread and 6 rows fetched ahead.
+// DRegs: every chunk exactly R rows (the dispatch's plan makes them so), and
+// each thread's d of its interior rows kept in registers (T[R], constant
+// indices) instead of shared memory, only the chunks' two end rows' d there
+// (the boundary solve's, C x S x 2 words): a third less shared memory a
+// block (tridiag_segments_smem_dregs), so that 3 blocks fit an SM instead
+// of 2, for R registers more a thread. bench/probe_groups (H100, f32, no
+// solve, 16 segments of 256 rows, 2 us of work in place of the solve):
+// clusters of 16 blocks at 2 per SM, 15 resident, 71.6% of copy; at 3 per
+// SM (a word of the 3 in registers), 22 resident, 81.9%
+// (bench/results/h100-probe-groups.log, run 4). Its sweep is Pinned
+// (columns_sweep): without, ptxas sank the loads towards their use once
+// the chunk's d held registers (loads in bursts, then 8 rows eliminated
+// with none in flight; ncu: long-scoreboard stalls per issued instruction
+// 4.1 -> 7.8 at the same occupancy), and the instance ran 10-20 points
+// below the one it replaces (bench/results/h100-tune-tridiag-dregs.log
+// runs 1-3). The dispatch's instances: f32 R = 64 (4 chunks, 128 threads,
+// 168 registers), f64 R = 32 (8 chunks), both 128 threads at 3 per SM.
 enum segment_boundary_kind : int {
   segment_boundary_by_pcr = 0,
   segment_boundary_by_thomas = 1,
@@ -777,10 +828,11 @@ inline constexpr int tridiag_segments_boundary =
 
 template <class T, int R, int Join, int Ahead = tridiag_segments_ahead<T>,
           int Boundary = tridiag_segments_boundary<T>, int MaxThreads = tridiag_columns_max_threads<T>,
-          int MinBlocks = 0, bool Near = false>
+          int MinBlocks = 0, bool Near = false, bool DRegs = false>
 __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  static_assert(!(DRegs && Near), "DRegs: every chunk R rows");
   namespace cg = cooperative_groups;
   cg::cluster_group const cluster = cg::this_cluster();
   extern __shared__ __align__(16) unsigned char columns_smem[];
@@ -789,7 +841,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   T* const sa = reinterpret_cast<T*>(columns_smem);
   T* const sc = sa + C * CS;
   T* const sd = sc + C * CS;
-  segment_state<T> const st = segment_state<T>::carve(sd + C * CS, S, G);
+  segment_state<T> const st = segment_state<T>::carve(sd + (DRegs ? 2 * C * S : C * CS), S, G);
   int const n = int(p.lay.n);
   chunk_split const segs{p.segment_rows, n - p.segment_rows * G};
   // S, C and the boundary lanes are powers of two (the dispatch's plan for
@@ -808,11 +860,18 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   asm("mov.u32 %0, %%clusterid.x;" : "=r"(cid));
   std::int64_t const g = cid;
   auto idx = [=](int chunk, int row, int sys) { return chunk * CS + sys * P + row; };
+  // d's element: as a and c's, or (DRegs) of the chunk's first or last row only.
+  auto const idxd = [=] {
+    if constexpr (DRegs)
+      return [=](int chunk, int row, int sys) { return (chunk * S + sys) * 2 + (row != 0); };
+    else
+      return idx;
+  }();
   int const s0 = segs.first(j), sl = segs.len(j);
   chunk_split const split{quot(sl, C), rem(sl, C)};
   std::int64_t const sys = g * S + s;
   bool const mine = owner && sys < p.lay.count;
-  int const first = owner ? s0 + split.first(q) : 0, len = owner ? split.len(q) : 0;
+  int const first = owner ? s0 + split.first(q) : 0, len = DRegs ? R : owner ? split.len(q) : 0;
   std::int64_t const o = sys * p.lay.batch_stride + std::int64_t(first) * es;
   chunk_span<T> const k{sa + idx(q, 0, s), sc + idx(q, 0, s), sd + idx(q, 0, s)};
   segment_lane L;
@@ -825,19 +884,28 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   std::int64_t const r = blockIdx.y;  // the right-hand side (the dispatch offsets d and x past 65535)
   if (t < S) st.sinfo[t] = INT_MAX;
   __syncthreads();
-  if (mine) columns_sweep<T, R, false, Ahead, true, Near>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
+  T dreg[DRegs ? R : 1];  // DRegs: the chunk's d
+  if constexpr (DRegs) {
+    if (mine) {
+      columns_sweep<T, R, false, Ahead, true, false, true>(p, p.d + r * p.rhs_stride, o, first, R,
+                                                           chunk_span<T>{k.a, k.c, dreg}, st.sinfo + s);
+      sd[idxd(q, 0, s)] = dreg[0];
+      sd[idxd(q, R - 1, s)] = dreg[R - 1];
+    }
+  } else if (mine)
+    columns_sweep<T, R, false, Ahead, true, Near>(p, p.d + r * p.rhs_stride, o, first, len, k, st.sinfo + s);
   __syncthreads();
   if constexpr (Boundary == segment_boundary_by_thomas)
-    segment_boundary_thomas<T>(sa, sc, sd, idx, S, C, t < S && g * S + t < p.lay.count, t, s0, split, st);
+    segment_boundary_thomas<T>(sa, sc, sd, idx, idxd, S, C, t < S && g * S + t < p.lay.count, t, s0, split, st);
   else if constexpr (Boundary == segment_boundary_by_twisted) {
     // (The dispatch launches this with >= 2 S threads only. With a branch
     // to segment_boundary_thomas for smaller blocks here, ptxas scheduled
     // the sweep's loads differently and f32 n = 4096 interleaved fell from
     // 70.7% of copy to 58.4%: bench/results/h100-tune-tridiag-twisted.log.)
-    segment_boundary_twisted<T>(sa, sc, sd, idx, S, C, t < 2 * S && g * S + rem(t, S) < p.lay.count, t, s0, split,
+    segment_boundary_twisted<T>(sa, sc, sd, idx, idxd, S, C, t < 2 * S && g * S + rem(t, S) < p.lay.count, t, s0, split,
                                 st);
   } else
-    segment_boundary<T>(sa, sc, sd, idx, L, C, S, st);
+    segment_boundary<T>(sa, sc, sd, idx, idxd, L, C, S, st);
   __syncthreads();  // sinfo holds the segment's breakdowns
   if (t < S) st.sbad[t] = st.sinfo[t];
   cluster.sync();  // every segment's links published
@@ -862,11 +930,16 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
     __syncthreads();  // xlr and sinfo set
   }
-  segment_ends<T>(sa, sc, sd, idx, L, S, st);
+  segment_ends<T>(sa, sc, sd, idx, idxd, L, S, st);
   __syncthreads();
   if (mine) {
     int const broke = st.sinfo[s];
-    columns_store<T, R, true, Near>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
+    if constexpr (DRegs) {
+      dreg[0] = sd[idxd(q, 0, s)];
+      dreg[R - 1] = sd[idxd(q, R - 1, s)];
+      columns_store<T, R, true>(k.a, k.c, dreg, R, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
+    } else
+      columns_store<T, R, true, Near>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
     if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
   }
   if constexpr (Join != segment_join_by_scatter) asm volatile("barrier.cluster.wait.aligned;" ::: "memory");

@@ -252,6 +252,12 @@ struct tridiag_tuning {
   // the segments' chunks are of 17-32 rows, at most 8 per system and 256
   // threads a block, -1 never.
   int columns_segment_wide = 0;
+  // Segments with each thread's d in registers (tridiag_launch_plan::
+  // columns_dregs; the segmented kernel's DRegs, 3 blocks per SM): 0 where
+  // measured (256-row segments, at least 9 of them), 1 wherever its chunks
+  // fit (64 rows in f32, 32 in f64, a power of two >= 2 of them a segment,
+  // at most 128 threads a block, the scatter join), -1 never.
+  int columns_segment_dregs = 0;
   // The segmented kernel's cluster scheduling policy (a launch attribute):
   // cudaClusterSchedulingPolicy, 0 the driver's default, 1 spread, 2 load
   // balancing (the default here). tune_tridiag (H100, 2026-11-25, two
@@ -295,6 +301,9 @@ struct tridiag_launch_plan {
   // f32: the segmented kernel's wide instance (chunks of 17-32 rows, <= 256
   // threads a block, 128 registers a thread: 6 rows fetched ahead).
   bool columns_wide = false;
+  // The segmented kernel's DRegs instance: d in registers, 3 blocks per SM,
+  // every chunk 64 rows (f32) or 32 (f64), the scatter join.
+  bool columns_dregs = false;
   std::size_t smem = 0;
 };
 
@@ -381,6 +390,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     bool const columns_ok = tune.columns > 0 && tune.phases >= 1 && tune.max_steps < 0 && tune.stages == 1 &&
                             (tune.columns > 1 || columns_wanted);
     // sys systems of `rows` rows per chunk, `chunks` chunks per block.
+    int max_rows = 32;  // (64: f32's segments with d in registers, 4 chunks)
     auto columns_block = [&](std::int64_t chunks, int rows, int segments) {
       int sys = tune.columns_systems > 0 ? tune.columns_systems : int(128 / sizeof(T));
       auto smem = [&](int s2) {
@@ -392,7 +402,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       };
       if (segments > 1) sys = int(std::bit_floor(unsigned(std::max(sys, 1))));  // the segmented kernel shifts by S
       while (sys > 1 && !fits_block(sys) && (tune.columns_systems == 0 || tune.columns > 1)) sys /= 2;
-      if (rows > 32 || !fits_block(sys)) return false;
+      if (rows > max_rows || !fits_block(sys)) return false;
       pl.solver = kernels::tile_solver::thomas_pcr;
       pl.columns_systems = sys;
       pl.columns_chunks = int(chunks);
@@ -474,10 +484,36 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
             chunks = cw, rows = rw, pl.columns_wide = true;
         }
       }
+      // Each thread's d in registers (the segmented kernel's DRegs): a
+      // third less shared memory a block, so 3 blocks per SM instead of 2,
+      // and a cluster of 16 blocks packs the GPU better (22 resident against
+      // 15). Chunks of 64 rows in f32 (4 of them, 128 threads, 168
+      // registers: 62 of them the chunk's d), 32 in f64 (8 chunks, 128
+      // threads), every one full. tune_tridiag (H100, 2026-11-25),
+      // interleaved, % of copy, the plan before -> DRegs: f32 n = 2560 67.0
+      // -> 74.5, 3072 58.6 -> 78.9, 3584 58.8 -> 72.0, 4096 71.6 -> 78.7;
+      // f64 68.9 -> 74.8, 65.1 -> 79.3, 64.9 -> 72.0, 74.4 -> 78.9; at
+      // n = 2048 (f32: 16 segments of 2 chunks; f64: 8 segments) 75.6 ->
+      // 76.0 and 79.1 -> 78.5, not taken (bench/results/h100-tune-tridiag-dregs.log).
+      constexpr int dregs_rows = sizeof(T) == 4 ? 64 : 32;
+      std::int64_t const dregs_chunks = shortest / dregs_rows;
+      bool const dregs_fit = n % G == 0 && shortest % dregs_rows == 0 && dregs_chunks >= 2 &&
+                             dregs_chunks <= (sizeof(T) == 4 ? 4 : 8) &&
+                             std::has_single_bit(std::uint64_t(dregs_chunks)) &&
+                             (tune.columns_segment_join == 0 || tune.columns_segment_join == 2);
+      bool const dregs =
+          dregs_fit && tune.columns_segment_dregs >= 0 &&
+          (tune.columns_segment_dregs > 0 ||
+           (shortest == 256 && G >= 9 && tune.columns_rows == 0 && tune.columns_segment_wide == 0));
+      if (dregs) chunks = dregs_chunks, rows = dregs_rows, max_rows = 64, pl.columns_wide = false;
       if (chunks >= 1 && columns_block(chunks, rows, int(G))) {
         if (pl.columns_wide && pl.threads > 256) pl.columns_wide = false;
+        if (dregs) {
+          pl.columns_dregs = true;
+          pl.smem = kernels::tridiag_segments_smem_dregs<T>(pl.columns_systems, int(chunks), rows, int(G));
+        }
         pl.columns_segments = int(G);
-        pl.columns_join = tune.columns_segment_join == 2  ? kernels::segment_join_by_scatter
+        pl.columns_join = tune.columns_segment_join == 2 || dregs ? kernels::segment_join_by_scatter
                           : tune.columns_segment_join > 0 ? kernels::segment_join_by_pcr
                           : tune.columns_segment_join < 0 ? kernels::segment_join_by_thomas
                           : sizeof(T) == 8 && G <= 4      ? kernels::segment_join_by_pcr
@@ -486,6 +522,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
         return pl;
       }
       pl.columns_wide = false;
+      pl.columns_dregs = false;
     }
     // Whole systems (n <= 1024).
     // bench/tune_tridiag on the H100, 2026-11-23, interleaved, % of copy,
@@ -985,6 +1022,22 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
         return kernels::tridiag_segments_kernel<T, 32, J, 6, kernels::segment_boundary_by_twisted, 256, 2>;
       });
   }
+  // d in registers (the plan's columns_dregs: 3 blocks per SM, the scatter
+  // join; f32 twisted boundary, f64 PCR, as their defaults). Rows fetched
+  // ahead, tune_tridiag (H100, 2026-11-25), interleaved n = 4096, % of
+  // copy: f32 8 78.0, 12 78.0, 16 75.2; f64 3 77.4, 4 79.2, 5 79.8, 6
+  // 78.7, 8 67.0 (n = 3072: 4 78.4, 5 78.8); f64's boundary by Thomas 77.5,
+  // twisted 79.0 (bench/results/h100-tune-tridiag-dregs.log).
+  bool dregs_bad = false;
+  if (pl.columns_dregs) {
+    constexpr int X = K::segment_join_by_scatter;
+    if constexpr (sizeof(T) == 4)
+      kernel = K::tridiag_segments_kernel<T, 64, X, 8, K::segment_boundary_by_twisted, 128, 3, false, true>;
+    else
+      kernel = K::tridiag_segments_kernel<T, 32, X, 5, K::segment_boundary_by_pcr, 128, 3, false, true>;
+    dregs_bad = pl.columns_rows != (sizeof(T) == 4 ? 64 : 32) || pl.threads > 128 || pl.columns_join != X ||
+                lay.n % G != 0 || lay.n / G != std::int64_t(C) * pl.columns_rows || (sizeof(T) == 4 && twist_short);
+  }
   std::int64_t const blocks = (lay.count + S - 1) / S * G;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(blocks, INT_MAX)), unsigned(std::min<std::int64_t>(nrhs, 65535)));
@@ -1001,7 +1054,7 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
   cfg.attrs = attr;
   cfg.numAttrs = pl.tune.columns_segment_policy != 0 ? 2 : 1;
   bool fits = false;
-  if (!no_instance)
+  if (!no_instance && !dregs_bad)
     if (cudaError_t e = tridiag_cluster_fits(kernel, cfg, pl.max_smem, fits); e != cudaSuccess) return e;
   fits = fits && blocks <= INT_MAX;
   if (!fits)
