@@ -462,7 +462,7 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
     add("thomas_pcr smem24K", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_smem = 24 << 10; });
     // Segmented-kernel shapes from the environment, without a rebuild:
     // TUNE_SEGMENTS="spec,spec,..." (apply_segment_spec's), each run as
-    // "thomas_pcr env <spec>" (select with "env").
+    // "thomas_pcr env <spec>" (select with "env"), for any batch count.
     if (char const* env = std::getenv("TUNE_SEGMENTS")) {
       static std::deque<std::string> env_names;
       std::string all = env;
@@ -472,7 +472,10 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
         at = end + 1;
         if (spec.empty()) continue;
         env_names.push_back("thomas_pcr env " + spec);
-        add(env_names.back().c_str(), TA::thomas_pcr, [spec](tridiag_tuning& t) { apply_segment_spec(t, spec.c_str()); });
+        add(env_names.back().c_str(), TA::thomas_pcr, [spec](tridiag_tuning& t) {
+          apply_segment_spec(t, spec.c_str());
+          t.columns_min_count = 0;  // (small batches too)
+        });
       }
     }
     add("thomas_pcr rows32", TA::thomas_pcr, [](tridiag_tuning& t) { t.thomas_pcr_rows = 32; });
