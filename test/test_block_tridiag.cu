@@ -468,6 +468,19 @@ void expect_three_broken(std::pair<std::vector<T>, std::vector<std::int32_t>> co
   BOOST_TEST(std::isfinite(double(got.first[lay.offset(n - 1, 2)])));
 }
 
+// break_three's systems (random otherwise, from seed) solved by Thomas-PCR
+// with tune, f32 and f64, x apart from d and in place.
+void expect_three_broken_both(layout const& lay, std::uint64_t seed, recur::device::tridiag_tuning const& tune) {
+  std::mt19937_64 g{seed};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+  break_three(s, lay);
+  for (bool in_place : {false, true}) {
+    run_args const r{tridiag_algorithm::thomas_pcr, lay, 1, in_place, tune};
+    expect_three_broken(solve_gpu<float>(s, r), lay);
+    expect_three_broken(solve_gpu<double>(s, r), lay);
+  }
+}
+
 // x and info of the direct form against the tile's: bitwise in f64 (spike =
 // false: the same arithmetic), or (spike = true: the several-warp kernel's
 // boundary equations by warp and spikes; and f32, below) the same
@@ -828,43 +841,33 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
   // One chunk of 17-32 rows per system: fewer threads than the twisted
   // boundary solve (f32's default) needs, and no Thomas instance of that
   // chunk length: the fallback plan solves it.
+  auto plan_at = [](auto ty, std::int64_t n, recur::device::tridiag_tuning const& tune) {
+    return recur::device::plan_tridiag<decltype(ty)>(layout::interleaved(n, 37), tridiag_algorithm::thomas_pcr,
+                                                     227 * 1024, tune);
+  };
   recur::device::tridiag_tuning t;
   t.columns = 2;
   t.columns_segment_rows = 32;
   t.columns_rows = 32;
-  auto const plan =
-      recur::device::plan_tridiag<float>(layout::interleaved(100, 37), tridiag_algorithm::thomas_pcr, 227 * 1024, t);
+  auto const plan = plan_at(0.0f, 100, t);
   BOOST_TEST(plan.columns_segments == 4);
   BOOST_TEST(plan.columns_chunks == 1);
   BOOST_TEST(plan.columns_rows == 25);
   sweep<float>(tridiag_algorithm::thomas_pcr, {100}, {37, 70}, t);
   // d in registers (thomas_pcr_segments_dregs), forced: 128-row segments
   // (f32 2 chunks of 64, f64 4 of 32), 2 to 5 of them.
-  recur::device::tridiag_tuning force;
-  force.columns = 2;
+  recur::device::tridiag_tuning force = t;
   force.columns_segment_rows = 128;
+  force.columns_rows = 0;
   force.columns_segment_dregs = 1;
-  auto const p32 =
-      recur::device::plan_tridiag<float>(layout::interleaved(512, 37), tridiag_algorithm::thomas_pcr, 227 * 1024, force);
-  auto const p64 = recur::device::plan_tridiag<double>(layout::interleaved(512, 37), tridiag_algorithm::thomas_pcr,
-                                                       227 * 1024, force);
-  BOOST_TEST(p32.columns_dregs);
-  BOOST_TEST(p32.columns_chunks == 2);
-  BOOST_TEST(p64.columns_dregs);
-  BOOST_TEST(p64.columns_chunks == 4);
-  BOOST_TEST(!recur::device::plan_tridiag<float>(layout::interleaved(500, 37), tridiag_algorithm::thomas_pcr,
-                                                 227 * 1024, force)
-                  .columns_dregs);  // (segments of 125 rows)
+  BOOST_TEST(plan_at(0.0f, 512, force).columns_dregs);
+  BOOST_TEST(plan_at(0.0f, 512, force).columns_chunks == 2);
+  BOOST_TEST(plan_at(0.0, 512, force).columns_dregs);
+  BOOST_TEST(plan_at(0.0, 512, force).columns_chunks == 4);
+  BOOST_TEST(!plan_at(0.0f, 500, force).columns_dregs);  // (segments of 125 rows)
   sweep<float>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, force);
   sweep<double>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, force);
-  layout const lay = layout::interleaved(512, 37);
-  std::mt19937_64 g{517};
-  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
-  break_three(s, lay);
-  for (bool in_place : {false, true}) {
-    expect_three_broken(solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, force}), lay);
-    expect_three_broken(solve_gpu<double>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, force}), lay);
-  }
+  expect_three_broken_both(layout::interleaved(512, 37), 517, force);
 }
 
 // f32's wide segments (8 or 4 chunks of 17-32 rows, 256 or 128 threads a
@@ -1030,14 +1033,7 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_dregs) {
   cols.columns = 2;
   sweep<float>(tridiag_algorithm::thomas_pcr, {2560, 4096}, {1, 37}, cols);
   sweep<double>(tridiag_algorithm::thomas_pcr, {3072, 4096}, {1, 37}, cols);
-  layout const lay = layout::interleaved(4096, 37);
-  std::mt19937_64 g{4101};
-  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
-  break_three(s, lay);
-  for (bool in_place : {false, true}) {
-    expect_three_broken(solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, cols}), lay);
-    expect_three_broken(solve_gpu<double>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, cols}), lay);
-  }
+  expect_three_broken_both(layout::interleaved(4096, 37), 4101, cols);
   // (Forced on small shapes: thomas_pcr_segments_small.)
 }
 
