@@ -131,7 +131,7 @@ bool config_wanted(char const* name) {
   for (std::size_t at = 0;;) {
     std::size_t const bar = f.find('|', at);
     std::string const part = f.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
-    if (!part.empty() && nm.find(part) != std::string::npos) return true;
+    if (!part.empty() && (part[0] == '=' ? nm == part.substr(1) : nm.find(part) != std::string::npos)) return true;
     if (bar == std::string::npos) return false;
     at = bar + 1;
   }
@@ -334,7 +334,10 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
       }
     }
   }
+  // TUNE_LAYOUT="inter" or "contig": our configurations on that layout only.
+  char const* only = std::getenv("TUNE_LAYOUT");
   for (bool inter : {false, true}) {
+    if (only && !std::strstr(only, inter ? "inter" : "contig")) continue;
     problem<T> P(inter ? layout::interleaved(n, batch) : layout::contiguous(n, batch));
     struct cfg {
       char const* name;
@@ -456,6 +459,31 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
       t.columns = 0;
       t.phases = 1;
     });
+    add("thomas_pcr dcol", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_columns = 1; });
+    add("thomas_pcr dcol off", TA::thomas_pcr, [](tridiag_tuning& t) { t.direct_columns = -1; });
+    add("thomas_pcr dcol off burst off", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.direct_columns = -1;
+      t.columns_burst = -1;
+    });
+    add("thomas_pcr burst", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_burst = 1;
+      t.direct_columns = -1;
+    });
+    add("thomas_pcr burst sys4", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_burst = 1;
+      t.direct_columns = -1;
+      t.columns_systems = 4;
+    });
+    add("thomas_pcr burst sys16", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_burst = 1;
+      t.direct_columns = -1;
+      t.columns_systems = 16;
+    });
+    add("thomas_pcr burst loadstore", TA::thomas_pcr, [](tridiag_tuning& t) {
+      t.columns_burst = 1;
+      t.direct_columns = -1;
+      t.phases = 1;
+    });
     add("thomas_pcr nosmall", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_tiles = 0; });
     add("thomas_pcr small256", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 256; });
     add("thomas_pcr small512", TA::thomas_pcr, [](tridiag_tuning& t) { t.small_batch_threads = 512; });
@@ -542,15 +570,18 @@ void shape(long long n, long long batch, cusparseHandle_t h) {
           },
           20);
       report(c.name, ty, P.lay, inter, ms, res, best);
-      if (std::strstr(c.name, " env ") || std::strstr(c.name, "wide")) {
+      if (std::strstr(c.name, " env ") || std::strstr(c.name, "wide") || std::strstr(c.name, "burst") || std::strstr(c.name, "dcol") ||
+          std::strcmp(c.name, "thomas_pcr") == 0) {
         int dev = 0, optin = 0;
         CK(cudaGetDevice(&dev));
         CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
         auto const pl = recur::device::plan_tridiag<T>(P.lay, c.alg, std::size_t(optin), c.t);
         std::printf(
-            "  plan: segments %d join %d systems %d chunks %d rows %d threads %d smem %zu partition %d wide %d dregs %d\n",
+            "  plan: segments %d join %d systems %d chunks %d rows %d threads %d smem %zu partition %d wide %d dregs %d "
+            "burst %d direct %d/%d%s\n",
             pl.columns_segments, pl.columns_join, pl.columns_systems, pl.columns_chunks, pl.columns_rows, pl.threads,
-            pl.smem, int(pl.partition), int(pl.columns_wide), int(pl.columns_dregs));
+            pl.smem, int(pl.partition), int(pl.columns_wide), int(pl.columns_dregs), int(pl.columns_burst), pl.direct_rows,
+            pl.direct_lanes, pl.direct_columns ? " columns" : "");
       }
       cudaFree(temp);
     }
@@ -713,6 +744,13 @@ int main(int argc, char** argv) {
   long long const max_n = argc > 3 ? std::atoll(argv[3]) : 1ll << 40;
   if (argc > 4) config_filter = argv[4];
   copy_gbs = tune_copy_ceiling_gbs();
+  // TUNE_COLD=1: every timed call reads its inputs from DRAM (L2 evicted
+  // before it, untimed), as the bench's do; else they stay in L2 wherever
+  // one set fits (512 x 512: 5 MB in f32), which reads about 1.3 us faster.
+  if (std::getenv("TUNE_COLD")) {
+    tune_cold_enable();
+    std::printf("cold: L2 evicted before every timed call\n");
+  }
   cusparseHandle_t h;
   SK(cusparseCreate(&h));
   // The issue's shapes, and two more of 2^26 unknowns (n = 32, 128) for the

@@ -391,17 +391,20 @@ BOOST_AUTO_TEST_CASE(thomas_pcr) {
   sweep<float>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 3, 37});
   sweep<double>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 5});
   sweep<float>(tridiag_algorithm::thomas_pcr, {4, 63, 64, 65, 95, 96, 97, 2049}, {2});
-  // Several warps per system (the boundary system in shared memory), and one.
+  // Several warps per system (the boundary system in shared memory), and one
+  // (the tile also on the small interleaved batches).
   recur::device::tridiag_tuning t;
+  t.direct_columns = -1;
+  t.columns_burst = -1;
   for (int rows : {2, 4, 8}) {
     t.thomas_pcr_rows = rows;
     sweep<float>(tridiag_algorithm::thomas_pcr, {1, 2, 3, 65, 130, 255, 256, 1000, 4096}, {1, 9}, t);
     sweep<double>(tridiag_algorithm::thomas_pcr, {129, 1000}, {9}, t);
   }
-  t = {};
+  t.thomas_pcr_rows = 16;
   t.thomas_pcr_max_threads = 32;
   sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {3}, t);
-  t = {};
+  t.thomas_pcr_max_threads = 256;
   t.thomas_pcr_smem = 48 << 10;  // several long systems per tile
   sweep<float>(tridiag_algorithm::thomas_pcr, {256, 513, 1000}, {9}, t);
   sweep<double>(tridiag_algorithm::thomas_pcr, {256, 513}, {9}, t);
@@ -426,6 +429,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_register_path) {
         s.b[lay.offset(n - 1, 5)] = 0;  // the last row
       }
       run_args r{tridiag_algorithm::thomas_pcr, lay, 3};
+      r.tune.direct_columns = -1;  // (the tile, not the small interleaved batches' forms)
+      r.tune.columns_burst = -1;
       r.tune.thomas_pcr_regs = 2;  // wherever the chunks fit
       auto const regs = solve_gpu<float>(s, r);
       r.tune.thomas_pcr_regs = 0;
@@ -655,6 +660,116 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct_segments) {
   t.direct_lanes = 8;
   sweep<double>(tridiag_algorithm::thomas_pcr, {64}, {1, 5, 1000}, t);
   sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64}, {1, 5, 1000});
+}
+
+// The direct form through shared memory (tridiag_direct_columns_kernel:
+// a 32-byte sector of systems a block, n = Lanes R) forced onto the
+// contiguous layout: bitwise the direct form itself (the same chunks and
+// arithmetic), with two right-hand sides 16 bytes apart (the direct form's
+// condition), in place, partial blocks and breakdowns.
+template <class T>
+void direct_columns_match_direct(std::int64_t n, std::int64_t count) {
+  layout const lay = layout::contiguous(n, count);
+  std::int64_t const v = 16 / sizeof(T), span = span_of(lay);
+  std::mt19937_64 g{std::uint64_t(n * 11 + count)};
+  run_args r{tridiag_algorithm::thomas_pcr, lay, 2};
+  r.rhs_pad = v + (v - span % v) % v;  // rhs_stride a multiple of 16 bytes, not the dense one
+  system_set s = random_dominant(std::size_t(span), std::size_t(span + r.rhs_pad + span), g);
+  break_three(s, lay);
+  for (bool in_place : {false, true}) {
+    r.in_place = in_place;
+    r.tune.direct_columns = 1;
+    auto const pl = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
+    BOOST_TEST(pl.direct_columns, "n " << n);
+    auto const dc = solve_gpu<T>(s, r);
+    r.tune.direct_columns = -1;
+    auto const pd = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
+    BOOST_TEST((!pd.direct_columns && pd.direct_rows == pl.direct_rows && pd.direct_lanes == pl.direct_lanes),
+               "n " << n);
+    auto const dir = solve_gpu<T>(s, r);
+    BOOST_TEST((dc.second == dir.second), "n " << n);
+    BOOST_TEST(std::memcmp(dc.first.data(), dir.first.data(), dir.first.size() * sizeof(T)) == 0,
+               "n " << n << " count " << count << (in_place ? " in place" : ""));
+    expect_three_broken(dc, lay);
+  }
+}
+
+// The columns kernel's burst instance (whole systems, chunks of 16 rows
+// fetched at once) against the same kernel fetching a few rows ahead with
+// the same chunks and blocks: bitwise, on an interleaved batch, in place,
+// two right-hand sides, breakdowns.
+template <class T>
+void burst_matches_columns(std::int64_t n, std::int64_t count) {
+  layout const lay = layout::interleaved(n, count);
+  std::mt19937_64 g{std::uint64_t(n * 13 + count)};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
+  break_three(s, lay);
+  for (bool in_place : {false, true}) {
+    run_args r{tridiag_algorithm::thomas_pcr, lay, 2, in_place};
+    r.tune.direct_columns = -1;
+    r.tune.columns_burst = 1;
+    auto const pb = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
+    BOOST_TEST((pb.columns_burst && pb.columns_rows == 16 && pb.columns_chunks == n / 16), "n " << n);
+    auto const burst = solve_gpu<T>(s, r);
+    r.tune.columns_burst = -1;
+    r.tune.columns = 2;
+    r.tune.columns_rows = 16;
+    r.tune.columns_segment_rows = -1;
+    r.tune.columns_systems = pb.columns_systems;
+    auto const pc = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
+    BOOST_TEST((!pc.columns_burst && pc.columns_chunks == pb.columns_chunks &&
+                pc.columns_systems == pb.columns_systems),
+               "n " << n);
+    auto const cols = solve_gpu<T>(s, r);
+    BOOST_TEST((burst.second == cols.second), "n " << n);
+    BOOST_TEST(std::memcmp(burst.first.data(), cols.first.data(), cols.first.size() * sizeof(T)) == 0,
+               "n " << n << " count " << count << (in_place ? " in place" : ""));
+    expect_three_broken(burst, lay);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
+  for (std::int64_t n : {32, 64, 128, 256, 512}) {
+    direct_columns_match_direct<float>(n, 37);
+    direct_columns_match_direct<float>(n, 1001);
+  }
+  for (std::int64_t n : {16, 32, 64, 128, 256}) direct_columns_match_direct<double>(n, 37);
+  for (std::int64_t n : {16, 48, 96, 512}) burst_matches_columns<float>(n, 37);
+  for (std::int64_t n : {48, 512}) burst_matches_columns<double>(n, 37);
+  // Residuals on every layout, forced (partial blocks, two right-hand
+  // sides, in place: the sweep's own check).
+  recur::device::tridiag_tuning dc, bu;
+  dc.direct_columns = 1;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64, 512}, {1, 37}, dc);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {16, 256}, {1, 37}, dc);
+  bu.direct_columns = -1;
+  bu.columns_burst = 1;
+  sweep<float>(tridiag_algorithm::thomas_pcr, {16, 96, 512}, {1, 37}, bu);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {48, 512}, {1, 37}, bu);
+  expect_three_broken_both(layout::interleaved(512, 37), 519, {});  // f32 direct columns, f64 burst
+  expect_three_broken_both(layout::interleaved(256, 37), 257, {});  // both direct columns
+  // What is chosen by default: small interleaved batches only.
+  auto plan = [](auto t, layout const& lay) {
+    return recur::device::plan_tridiag<decltype(t)>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024);
+  };
+  auto const zhang = plan(0.0f, layout::interleaved(512, 512));
+  BOOST_TEST(zhang.direct_columns);
+  BOOST_TEST(zhang.direct_lanes == 32);
+  BOOST_TEST(zhang.threads == 256);
+  BOOST_TEST(plan(0.0, layout::interleaved(256, 512)).direct_columns);
+  BOOST_TEST(plan(0.0f, layout::interleaved(64, 100)).direct_lanes == 4);
+  auto const f64 = plan(0.0, layout::interleaved(512, 512));
+  BOOST_TEST((!f64.direct_columns && f64.columns_burst && f64.columns_systems == 4 && f64.columns_chunks == 32));
+  BOOST_TEST(plan(0.0f, layout::interleaved(48, 100)).columns_burst);
+  auto const none = [&](auto t, layout const& lay) {
+    auto const pl = plan(t, lay);
+    return !pl.direct_columns && !pl.columns_burst;
+  };
+  BOOST_TEST(none(0.0f, layout::interleaved(512, 2048)));  // (the columns kernel)
+  BOOST_TEST(none(0.0f, layout::contiguous(512, 512)));     // (the direct form)
+  BOOST_TEST(none(0.0f, layout::interleaved(300, 700)));    // (the tile)
+  BOOST_TEST(none(0.0f, layout::interleaved(1024, 512)));
+  BOOST_TEST(none(0.0f, layout::strided(512, 512, 1024, 2)));  // (systems not side by side)
 }
 
 // Thomas-PCR on adjacent systems with full-line rows

@@ -221,6 +221,16 @@ BOOST_AUTO_TEST_CASE(algorithm_support) {
   BOOST_TEST((pick(16, sizeof(double)) == tridiag_algorithm::thomas_pcr));
   BOOST_TEST((pick(48, sizeof(float)) == tridiag_algorithm::thomas));
   BOOST_TEST((pick(63, sizeof(double)) == tridiag_algorithm::thomas));
+  // Short interleaved systems of a small batch: Thomas-PCR where n is a
+  // multiple of 16 (the direct form through shared memory, or the columns
+  // kernel's burst instance), else Thomas.
+  auto const pick_inter = [](std::int64_t n, std::size_t bytes) {
+    return recur::resolve_tridiag_algorithm(recur::cuda{test_stream()}, layout::interleaved(n, 1000), bytes);
+  };
+  BOOST_TEST((pick_inter(64, sizeof(float)) == tridiag_algorithm::thomas_pcr));
+  BOOST_TEST((pick_inter(48, sizeof(float)) == tridiag_algorithm::thomas_pcr));
+  BOOST_TEST((pick_inter(16, sizeof(double)) == tridiag_algorithm::thomas_pcr));
+  BOOST_TEST((pick_inter(63, sizeof(double)) == tridiag_algorithm::thomas));
 }
 
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<cuda_backend, float>(); }

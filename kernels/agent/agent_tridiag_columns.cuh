@@ -281,9 +281,14 @@ __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const*
   }
 }
 
-template <class T, int R, bool Lone = false>
-__global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
+// Burst: every row of a chunk fetched at once (L = R), at most 256 threads
+// a block -- for small batches, where the solve is one block's latency and
+// the rows fetched a few at a time were that many trips to memory
+// (tridiag_launch_plan::columns_burst).
+template <class T, int R, bool Lone = false, bool Burst = false>
+__global__ void __launch_bounds__(Burst ? 256 : tridiag_columns_threads<T, Lone>)
     tridiag_columns_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
+  constexpr int L = Burst ? R : tridiag_columns_lookahead<T, Lone>;
   extern __shared__ __align__(16) unsigned char columns_smem[];
   int const S = p.systems, C = p.chunks, P = p.pitch;
   int const CS = S * P + tridiag_columns_skew<T>(S);  // one chunk's rows, all S systems
@@ -308,7 +313,7 @@ __global__ void __launch_bounds__(tridiag_columns_threads<T, Lone>)
     __syncthreads();
     std::int64_t const o = sys * p.lay.batch_stride + std::int64_t(first) * es;
     chunk_span<T> const k{sa + idx(q, 0, s), sc + idx(q, 0, s), sd + idx(q, 0, s)};
-    if (mine) columns_sweep<T, R, Lone>(p, p.d + r * p.rhs_stride, o, first, len, k, sinfo + s);
+    if (mine) columns_sweep<T, R, Lone, L>(p, p.d + r * p.rhs_stride, o, first, len, k, sinfo + s);
     __syncthreads();
     // The boundary systems: segment j of warp w takes system w * per_warp + j,
     // then every warps * per_warp-th after it.

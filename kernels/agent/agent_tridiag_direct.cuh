@@ -276,4 +276,126 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
 }
 
 
+// Systems side by side (the interleaved layout, batch_stride 1): the direct
+// form fed through shared memory. A block takes S adjacent systems (a
+// 32-byte sector of every row: 8 in f32, 4 in f64; more where Lanes S < 32
+// threads would be less than a warp) of n = Lanes R rows. Its threads copy
+// the S x n tile of a, b, c, d into shared memory (thread t: system t % S,
+// rows t / S + j Lanes, so a warp reads whole sectors and every thread's R
+// loads per array are issued at once), then each segment of Lanes lanes
+// takes one system, reads its chunks into registers and solves it as
+// tridiag_direct_kernel does (chunk_sweeps, warp_boundary_pcr: the same
+// arithmetic, so x and info are bitwise the direct form's); x goes back
+// through d's slots in shared memory to the copy's threads, which store it
+// a sector per row again.
+//
+// Why: for a small interleaved batch (512 x 512) the solve is about one
+// block's latency. The columns kernel fetched each chunk's rows a few at a
+// time (the tile: 11.1 us, tune_tridiag with cold inputs); fetching them
+// all at once in it gave 9.1 us, with its sweep, the shared-memory
+// boundary solve and the store each taking about as long as the loads
+// (ncu). The direct form keeps the whole solve in registers and shuffles.
+// x may alias d: a block reads all of its systems' d before any x is
+// written, and no other block reads them.
+template <class T>
+constexpr int tridiag_direct_columns_systems(int lanes) {
+  return int(32 / sizeof(T)) > 32 / lanes ? int(32 / sizeof(T)) : 32 / lanes;
+}
+
+// Elements per system and array in shared memory: each chunk's R rows and
+// one spare (so the solve's lanes, chunk l at l (R + 1), fall on distinct
+// banks), rounded up to 32 / S more than a multiple of a 128-byte
+// wavefront's elements (so the copy's rows of the S systems, at s P + row,
+// do too).
+template <class T>
+constexpr int tridiag_direct_columns_pitch(int rows, int lanes, int systems) {
+  int const words = 128 / int(sizeof(T)), rw = words / systems > 0 ? words / systems : 1;
+  int const need = lanes * (rows + 1);
+  return (need - rw + words - 1) / words * words + rw;
+}
+
+template <class T>
+constexpr std::size_t tridiag_direct_columns_smem(int rows, int lanes, int S) {
+  return 4 * std::size_t(S) * std::size_t(tridiag_direct_columns_pitch<T>(rows, lanes, S)) * sizeof(T) +
+         std::size_t(S) * sizeof(int);
+}
+
+template <class T, int R, int Lanes>
+__global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lanes)
+    tridiag_direct_columns_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
+  constexpr int S = tridiag_direct_columns_systems<T>(Lanes);
+  static_assert(S * Lanes % 32 == 0);
+  constexpr int P = tridiag_direct_columns_pitch<T>(R, Lanes, S), SP = S * P, per_warp = 32 / Lanes;
+  extern __shared__ __align__(16) unsigned char direct_columns_smem[];
+  T* const sm = reinterpret_cast<T*>(direct_columns_smem);  // a, b, c, d (then x): S systems of P each
+  int* const sinfo = reinterpret_cast<int*>(sm + 4 * SP);
+  int const t = int(threadIdx.x), lane = t & 31, w = t >> 5;
+  int const cs = t % S, cr = t / S;                                  // the copy's system and first row
+  int const ss = w * per_warp + lane / Lanes, sl = lane % Lanes;     // the solve's system and chunk
+  int const sbase = ss * P + sl * (R + 1);  // chunk sl's rows: pos(row) = row + row / R
+  std::int64_t const es = p.lay.element_stride, count = p.lay.count, groups = (count + S - 1) / S;
+  std::int64_t const step = std::int64_t(Lanes) * es;
+  auto cpos = [&](int j) {
+    int const row = cr + j * Lanes;
+    return cs * P + row + row / R;
+  };
+  for (std::int64_t item = blockIdx.x; item < groups * p.nrhs; item += gridDim.x) {
+    std::int64_t const g = p.nrhs == 1 ? item : item / p.nrhs, r = item - g * p.nrhs;
+    std::int64_t const sys = g * S + cs;
+    bool const live = sys < count;
+    std::int64_t const o = sys * p.lay.batch_stride + std::int64_t(cr) * es, orhs = o + r * p.rhs_stride;
+    T va[R], vb[R], vc[R], vd[R];
+    if (live) {
+      T const *pa = p.a + o, *pb = p.b + o, *pc = p.c + o, *pd = p.d + orhs;
+#pragma unroll
+      for (int j = 0; j < R; ++j) {
+        va[j] = *pa, vb[j] = *pb, vc[j] = *pc, vd[j] = *pd;
+        pa += step, pb += step, pc += step, pd += step;
+      }
+    } else {  // identity rows: the solve's shuffles stay defined
+#pragma unroll
+      for (int j = 0; j < R; ++j) va[j] = T(0), vb[j] = T(1), vc[j] = T(0), vd[j] = T(0);
+    }
+    if (t < S) sinfo[t] = INT_MAX;
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      int const q = cpos(j);
+      sm[q] = va[j], sm[SP + q] = vb[j], sm[2 * SP + q] = vc[j], sm[3 * SP + q] = vd[j];
+    }
+    __syncthreads();
+    chunk_regs<T, R> m;
+    T bv[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      m.a[i] = sm[sbase + i], bv[i] = sm[SP + sbase + i], m.c[i] = sm[2 * SP + sbase + i];
+      m.d[i] = sm[3 * SP + sbase + i];
+    }
+    if (sl == 0) m.a[0] = T(0);             // a[0] and c[n-1] are not the caller's
+    if (sl == Lanes - 1) m.c[R - 1] = T(0);  // to give
+    int* const info = sinfo + ss;
+    chunk_ends<T> const e = chunk_sweeps<T, R>(
+        sl * R, R, m, [&](int i) { return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]}; },
+        [&](int row) { record_breakdown(info, row); });
+    tridiag_eq3<T> f0 = e.first, f1 = e.last;
+    warp_boundary_pcr(
+        f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes);
+    __syncwarp();
+    int const broke = *info;
+    T const xf = f0.d, xl = f1.d, nan = std::numeric_limits<T>::quiet_NaN();
+#pragma unroll
+    for (int i = 0; i < R; ++i) {  // direct_store's expressions
+      T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
+      sm[3 * SP + sbase + i] = broke == INT_MAX ? xi : nan;
+    }
+    __syncthreads();
+    if (live) {
+      T* px = p.x + orhs;
+#pragma unroll
+      for (int j = 0; j < R; ++j, px += step) *px = sm[3 * SP + cpos(j)];
+      if (p.info && cr == 0 && r == p.nrhs - 1) p.info[sys] = sinfo[cs] == INT_MAX ? 0 : sinfo[cs];
+    }
+    __syncthreads();  // shared memory and sinfo are reused by the next item
+  }
+}
+
 }  // namespace recur::kernels

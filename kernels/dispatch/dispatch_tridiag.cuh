@@ -190,6 +190,36 @@ struct tridiag_tuning {
   // (any layout; the tests force it).
   int columns = 1;
   std::int64_t columns_min_count = 2048;
+  // Small interleaved batches (fewer than columns_min_count systems: the
+  // solve is about one block's latency, and every block is resident at
+  // once), measured with cold inputs (tune_tridiag TUNE_COLD=1: L2 evicted
+  // before each call, as the bench's inputs are) on the H100, 2026-11-25,
+  // us (bench/results/h100-tune-tridiag-small-cold.log):
+  //
+  // - direct_columns: n = Lanes R (R = 16 in f32, 8 in f64; Lanes a power
+  //   of two 2..32): the direct form fed through shared memory
+  //   (agent_tridiag_direct.cuh's tridiag_direct_columns_kernel). 0 there
+  //   (with `columns` at its default 1; 0 or 2 leave the tile or the
+  //   columns kernel as they were), 1 wherever n fits (any layout and
+  //   count), -1 never. The tile / columns_burst / this: f32 512 x 512 10.9 / 9.0 /
+  //   7.6, 256 x 512 10.3 / 7.3 / 6.1, 128 x 1024 8.1 / 7.0 / 5.8, 64 x 512
+  //   6.9 / 6.6 / 5.4 (Thomas's tile 10.2), 512 x 128 10.6 / 8.4 / 7.1,
+  //   512 x 2000 16.4 / 14.3 / 12.7; f64 256 x 512 10.5 / 8.9 / 7.3. With
+  //   L2 warm, f32 512 x 512 6.5 us against the contiguous layout's direct
+  //   form 5.3. At large batches the columns and segmented kernels win (f32
+  //   512 x 65536: 67.3% of copy against 88.0%). 4 systems a block instead
+  //   of 8 (f32 512 x 512: 128 blocks of 128 threads) took 7.8-8.1 us.
+  // - columns_burst: n a multiple of 16 up to 512 that direct_columns does
+  //   not take (f64 n = 512, n = 48, 96, ...): the columns kernel on whole
+  //   systems, a 32-byte sector of systems a block (8 in f32, 4 in f64;
+  //   columns_systems when set), chunks of 16 rows whose rows are all
+  //   fetched at once (tridiag_launch_plan::columns_burst). 0 there (with
+  //   `columns` 1, as above), 1 wherever it fits (any layout), -1 never. The tile / this: f64 512 x
+  //   512 16.2 / 10.9, 512 x 128 15.2 / 8.8, 512 x 2000 45.4 / 25.0. Chunks
+  //   of runtime length fetched at once lost (f32 n = 300, chunks of 15
+  //   and 16 rows: 17.2 against the tile's 11.5), hence multiples of 16.
+  int direct_columns = 0;
+  int columns_burst = 0;
   // Target rows per chunk: 0 chooses (16; 32 for f32 n > 256, whose 512
   // threads of 32 rows beat 1024 of 16: n = 512 61.2% of copy against
   // 54.1%), -1 takes the tile's chunks (min(32, n / 2)).
@@ -293,6 +323,8 @@ struct tridiag_launch_plan {
   int direct_warps = 1;  // and this many warps per system
   int direct_lanes = 32;  // or (one warp) this many lanes per system
   bool direct_spike = false;  // several warps: each solves its boundary equations (spikes)
+  // tridiag_direct_columns_kernel (direct_rows, direct_lanes; threads, smem).
+  bool direct_columns = false;
   // > 0: agent_tridiag_columns.cuh with this many systems per block, chunks
   // per system and rows per chunk at most (<= 32).
   int columns_systems = 0, columns_chunks = 0, columns_rows = 0;
@@ -304,6 +336,9 @@ struct tridiag_launch_plan {
   // The segmented kernel's DRegs instance: d in registers, 3 blocks per SM,
   // every chunk 64 rows (f32) or 32 (f64), the scatter join.
   bool columns_dregs = false;
+  // The columns kernel's burst instance (whole systems, chunks of <= 16
+  // rows fetched at once, <= 256 threads a block).
+  bool columns_burst = false;
   std::size_t smem = 0;
 };
 
@@ -385,14 +420,40 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       partitioned();
       return pl;
     }
+    // A small interleaved batch of n = Lanes R: the direct form through
+    // shared memory (agent_tridiag_direct.cuh's tridiag_direct_columns_kernel).
+    if (constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>; tune.direct_columns >= 0) {
+      std::int64_t const lanes = n % gr == 0 ? n / gr : 0;
+      bool const fit = lanes >= 2 && lanes <= 32 && std::has_single_bit(std::uint64_t(lanes)) && tune.phases > 1 &&
+                       tune.max_steps < 0 && tune.stages == 1;
+      bool const want = tune.direct_columns > 0 || (tune.columns == 1 && !rows_fast && lay.batch_stride == 1 &&
+                                                    lay.count < tune.columns_min_count);
+      int const S = kernels::tridiag_direct_columns_systems<T>(int(std::clamp<std::int64_t>(lanes, 1, 32)));
+      std::size_t const smem = fit ? kernels::tridiag_direct_columns_smem<T>(int(gr), int(lanes), S) : 0;
+      if (fit && want && smem <= max_smem) {
+        pl.solver = kernels::tile_solver::thomas_pcr;
+        pl.direct_rows = int(gr);
+        pl.direct_lanes = int(lanes);
+        pl.direct_columns = true;
+        pl.threads = S * int(lanes);
+        pl.smem = smem;
+        pl.supported = true;
+        return pl;
+      }
+    }
     // Adjacent systems, full 128-byte rows (agent_tridiag_columns.cuh).
     bool const columns_wanted = !rows_fast && lay.batch_stride == 1 && lay.count >= tune.columns_min_count;
+    // A small interleaved batch: whole systems, every chunk's rows fetched
+    // at once (the solve is about one block's latency).
+    bool const burst = n % 16 == 0 && n <= 16 * 32 && tune.columns_burst >= 0 &&
+                       (tune.columns_burst > 0 || (tune.columns == 1 && !rows_fast && lay.batch_stride == 1 &&
+                                                   lay.count < tune.columns_min_count));
     bool const columns_ok = tune.columns > 0 && tune.phases >= 1 && tune.max_steps < 0 && tune.stages == 1 &&
-                            (tune.columns > 1 || columns_wanted);
+                            (tune.columns > 1 || columns_wanted || burst);
     // sys systems of `rows` rows per chunk, `chunks` chunks per block.
     int max_rows = 32;  // (64: f32's segments with d in registers, 4 chunks)
-    auto columns_block = [&](std::int64_t chunks, int rows, int segments) {
-      int sys = tune.columns_systems > 0 ? tune.columns_systems : int(128 / sizeof(T));
+    auto columns_block = [&](std::int64_t chunks, int rows, int segments, int line = 128) {
+      int sys = tune.columns_systems > 0 ? tune.columns_systems : int(line / int(sizeof(T)));
       auto smem = [&](int s2) {
         return segments > 1 ? kernels::tridiag_segments_smem<T>(s2, int(chunks), rows, segments)
                          : kernels::tridiag_columns_smem<T>(s2, int(chunks), rows);
@@ -450,7 +511,15 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     bool const seg256 =
         seg256_f64 || (tune.columns_segment_rows == 0 && seg > 0 && n > 16 * std::int64_t(seg) && n <= 16 * 256);
     if (seg256) seg = 256;
-    if (columns_ok && tune.phases > 1 && seg > 0 && n > seg && n < (std::int64_t(1) << 30)) {
+    if (columns_ok && burst) {
+      std::int64_t const chunks = n / 16;
+      int const sys = tune.columns_systems > 0 ? tune.columns_systems : int(32 / sizeof(T));
+      if ((sys * chunks + 31) / 32 * 32 <= 256 && columns_block(chunks, 16, 1, 32)) {
+        pl.columns_burst = true;
+        return pl;
+      }
+    }
+    if (columns_ok && !burst && tune.phases > 1 && seg > 0 && n > seg && n < (std::int64_t(1) << 30)) {
       std::int64_t const G = std::min<std::int64_t>((n + seg - 1) / seg, 16), shortest = n / G;
       auto shape = [&](std::int64_t target) {  // (chunks, rows) for chunks of about target rows
         std::int64_t const want = std::clamp<std::int64_t>((shortest + target - 1) / target, 1, 32);
@@ -530,7 +599,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     // 44.4, 512 61.2 (32-row chunks) / 48.6, 1024 49.4 / 37.2; f64 n = 64
     // 89.2 / 70.4 (Thomas), 256 82.5 / 59.3, 512 70.0 / 41.4, 1024 53.9 /
     // 39.8 (bench/results/h100-tune-tridiag-columns-4.log).
-    if (columns_ok && n <= 1024) {
+    if (columns_ok && !burst && n <= 1024) {
       std::int64_t const most = std::max<std::int64_t>(1, std::min<std::int64_t>(32, n / 2));
       std::int64_t const target = tune.columns_rows != 0 ? tune.columns_rows : sizeof(T) == 4 && n > 256 ? 32 : 16;
       std::int64_t const chunks =
@@ -840,6 +909,45 @@ cudaError_t tridiag_launch_direct(int rows, int warps, bool spike, int lanes, T 
   return cudaErrorNotSupported;
 }
 
+// agent_tridiag_direct.cuh's tridiag_direct_columns_kernel: persistent
+// blocks of S systems, as many as are resident at once.
+template <class T>
+cudaError_t tridiag_launch_direct_columns(tridiag_launch_plan const& pl, T const* a, T const* b, T const* c,
+                                          T const* d, T* x, layout const& lay, std::int64_t nrhs,
+                                          std::int64_t rhs_stride, std::int32_t* info, cudaStream_t stream) {
+  constexpr int R = kernels::tridiag_direct_group_rows<T>;
+  if (pl.direct_rows != R) return cudaErrorNotSupported;
+  kernels::tridiag_direct_params<T> const p{a, b, c, d, x, info, lay, nrhs, rhs_stride};
+  auto go = [&]<int Lanes>() -> cudaError_t {
+    constexpr int S = kernels::tridiag_direct_columns_systems<T>(Lanes), threads = S * Lanes;
+    auto const kernel = kernels::tridiag_direct_columns_kernel<T, R, Lanes>;
+    constexpr std::size_t smem = kernels::tridiag_direct_columns_smem<T>(R, Lanes, S);
+    if constexpr (smem > 48 * 1024)
+      if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+          e != cudaSuccess)
+        return e;
+    std::int64_t resident = 0;
+    if (cudaError_t e = tridiag_resident_blocks(kernel, threads, smem, resident); e != cudaSuccess) return e;
+    std::int64_t const groups = (lay.count + S - 1) / S;
+    std::int64_t const blocks = std::min({groups * nrhs, resident, std::int64_t(1) << 30});
+    kernel<<<unsigned(blocks), threads, smem, stream>>>(p);
+    return cudaGetLastError();
+  };
+  switch (pl.direct_lanes) {
+    case 2:
+      return go.template operator()<2>();
+    case 4:
+      return go.template operator()<4>();
+    case 8:
+      return go.template operator()<8>();
+    case 16:
+      return go.template operator()<16>();
+    case 32:
+      return go.template operator()<32>();
+  }
+  return cudaErrorNotSupported;
+}
+
 // Whether the columns kernel's block has its SM to itself (shared memory
 // over half the device's opt-in limit) with at most 512 threads.
 inline bool tunes_lone(tridiag_launch_plan const& pl) {
@@ -864,6 +972,7 @@ cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, T const* a, T 
     if (tunes_lone(pl))
       kernel = pl.columns_rows <= 16 ? kernels::tridiag_columns_kernel<T, 16, true>
                                      : kernels::tridiag_columns_kernel<T, 32, true>;
+  if (pl.columns_burst) kernel = kernels::tridiag_columns_kernel<T, 16, false, true>;
   if (pl.smem > 48 * 1024)
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.max_smem));
         e != cudaSuccess)
@@ -1162,6 +1271,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, T con
     kernels::tridiag_global_thomas_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
     return cudaGetLastError();
   }
+  if (pl.direct_columns)
+    return tridiag_launch_direct_columns<T>(pl, a, b, c, d, x, lay, nrhs, rhs_stride, info, stream);
   if (pl.columns_segments > 1)
     return tridiag_launch_segments<T>(pl, workspace, a, b, c, d, x, lay, nrhs, rhs_stride, info, stream);
   if (pl.columns_systems > 0) return tridiag_launch_columns<T>(pl, a, b, c, d, x, lay, nrhs, rhs_stride, info, stream);

@@ -32,7 +32,11 @@ tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_byte
     // 80.3% of copy against Thomas's 64.1%, f64 89.2% against 70.4%) or on
     // segments of a warp from global memory (agent_tridiag_direct.cuh;
     // contiguous 64 x 2^20, 2026-11-24: f32 95.6%, f64 97.1%, where the
-    // 2026-11-23 bench had Thomas at 67.0% and 74.8%).
+    // 2026-11-23 bench had Thomas at 67.0% and 74.8%); and for small
+    // interleaved batches where n is a multiple of 16 (the direct form
+    // through shared memory, or the columns kernel's burst instance:
+    // tridiag_tuning::direct_columns; 64 x 512 f32, cold inputs, 5.4 us
+    // against Thomas's 10.2).
     if (lay.n < 128) {
       auto const pl = plan(tridiag_algorithm::thomas_pcr);
       if (pl.columns_systems > 0 || (pl.direct_rows > 0 && pl.direct_lanes < 32)) return tridiag_algorithm::thomas_pcr;
