@@ -207,8 +207,13 @@ struct tridiag_tuning {
   //   512 x 2000 16.4 / 14.3 / 12.7; f64 256 x 512 10.5 / 8.9 / 7.3. With
   //   L2 warm, f32 512 x 512 6.5 us against the contiguous layout's direct
   //   form 5.3. At large batches the columns and segmented kernels win (f32
-  //   512 x 65536: 67.3% of copy against 88.0%). 4 systems a block instead
-  //   of 8 (f32 512 x 512: 128 blocks of 128 threads) took 7.8-8.1 us.
+  //   512 x 65536: 67.3% of copy against 88.0%). Also measured at f32
+  //   512 x 512 and not kept: 4 systems a block instead of 8 (128 blocks
+  //   of 128 threads) 7.8-8.1 us; the copy by 16-byte vectors (4 systems
+  //   of a row a thread) 7.6-7.8, no change; a cluster of G blocks each
+  //   copying n / G rows of 128-byte lines, the systems cut into segments
+  //   joined through distributed shared memory, 8.1 (G = 2) to 9.9 us
+  //   (doc/experiments/tridiag-small-cluster.patch).
   // - columns_burst: n a multiple of 16 up to 512 that direct_columns does
   //   not take (f64 n = 512, n = 48, 96, ...): the columns kernel on whole
   //   systems, a 32-byte sector of systems a block (8 in f32, 4 in f64;
