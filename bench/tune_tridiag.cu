@@ -7,7 +7,11 @@
 //
 //   build/bench/tune_tridiag [type filter, e.g. f32] [smallest n] [largest n] [configs]   (one H100 run: about a minute)
 //   configs: '|'-separated substrings of the configuration names to run (e.g. "columns|lanes"; the
-//   default configuration "thomas_pcr" and cuSPARSE always run)
+//   default configuration "thomas_pcr" and cuSPARSE always run); "=name" matches that name only
+//   environment: TUNE_SHAPES="n:batch,...", TUNE_SEGMENTS (apply_segment_spec), TUNE_FILL,
+//   TUNE_LAYOUT="inter" or "contig" (our configurations on that layout only), TUNE_COLD=1 (L2
+//   evicted before every timed call, as the bench's rotated inputs are; small shapes read ~1 us
+//   faster warm)
 //   build/bench/tune_tridiag steps      the per-step time breakdown (differential method) of CR, PCR,
 //                                       RD, the hybrids, register-packed CR and the P-scheme
 //

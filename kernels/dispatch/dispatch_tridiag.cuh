@@ -201,28 +201,29 @@ struct tridiag_tuning {
   //   (agent_tridiag_direct.cuh's tridiag_direct_columns_kernel). 0 there
   //   (with `columns` at its default 1; 0 or 2 leave the tile or the
   //   columns kernel as they were), 1 wherever n fits (any layout and
-  //   count), -1 never. The tile / columns_burst / this: f32 512 x 512 10.9 / 9.0 /
-  //   7.6, 256 x 512 10.3 / 7.3 / 6.1, 128 x 1024 8.1 / 7.0 / 5.8, 64 x 512
-  //   6.9 / 6.6 / 5.4 (Thomas's tile 10.2), 512 x 128 10.6 / 8.4 / 7.1,
-  //   512 x 2000 16.4 / 14.3 / 12.7; f64 256 x 512 10.5 / 8.9 / 7.3. With
-  //   L2 warm, f32 512 x 512 6.5 us against the contiguous layout's direct
-  //   form 5.3. At large batches the columns and segmented kernels win (f32
-  //   512 x 65536: 67.3% of copy against 88.0%). Also measured at f32
-  //   512 x 512 and not kept: 4 systems a block instead of 8 (128 blocks
-  //   of 128 threads) 7.8-8.1 us; the copy by 16-byte vectors (4 systems
-  //   of a row a thread) 7.6-7.8, no change; a cluster of G blocks each
-  //   copying n / G rows of 128-byte lines, the systems cut into segments
-  //   joined through distributed shared memory, 8.1 (G = 2) to 9.9 us
-  //   (doc/experiments/tridiag-small-cluster.patch).
+  //   count), -1 never. The tile / columns_burst / this: f32 512 x 512
+  //   11.1 / 9.1 / 7.6, 256 x 512 10.4 / 7.5 / 6.1, 128 x 1024 8.4 / 7.2 /
+  //   5.9, 64 x 512 7.0 / 6.6 / 5.5 (Thomas's tile 10.4), 512 x 128 10.8 /
+  //   8.6 / 7.2, 512 x 2000 16.5 / 14.4 / 12.4; f64 256 x 512 10.6 / 8.7 /
+  //   7.1. With L2 warm, f32 512 x 512 6.6 us against the contiguous
+  //   layout's direct form 5.2. At large batches the columns and segmented
+  //   kernels win (f32 512 x 65536: 67.3% of copy against 88.0%). Also
+  //   measured at f32 512 x 512 and not kept: 4 systems a block instead of
+  //   8 (128 blocks of 128 threads) 7.8-8.1 us; the copy by 16-byte vectors
+  //   (4 systems of a row a thread) 7.6-7.8, no change; a cluster of G
+  //   blocks each copying n / G rows of 128-byte lines, the systems cut
+  //   into segments joined through distributed shared memory, 8.1 (G = 2)
+  //   to 9.9 us (doc/experiments/tridiag-small-cluster.patch).
   // - columns_burst: n a multiple of 16 up to 512 that direct_columns does
   //   not take (f64 n = 512, n = 48, 96, ...): the columns kernel on whole
   //   systems, a 32-byte sector of systems a block (8 in f32, 4 in f64;
   //   columns_systems when set), chunks of 16 rows whose rows are all
   //   fetched at once (tridiag_launch_plan::columns_burst). 0 there (with
-  //   `columns` 1, as above), 1 wherever it fits (any layout), -1 never. The tile / this: f64 512 x
-  //   512 16.2 / 10.9, 512 x 128 15.2 / 8.8, 512 x 2000 45.4 / 25.0. Chunks
-  //   of runtime length fetched at once lost (f32 n = 300, chunks of 15
-  //   and 16 rows: 17.2 against the tile's 11.5), hence multiples of 16.
+  //   `columns` 1, as above), 1 wherever it fits (any layout), -1 never.
+  //   The tile / this: f64 512 x 512 16.4 / 11.0, 512 x 128 15.4 / 8.9,
+  //   512 x 2000 45.7 / 25.1; f32 48 x 1000 7.0 / 6.8. Chunks of runtime
+  //   length fetched at once lost (f32 n = 300, chunks of 15 and 16 rows:
+  //   17.2 against the tile's 11.5, the log's run 0), hence multiples of 16.
   int direct_columns = 0;
   int columns_burst = 0;
   // Target rows per chunk: 0 chooses (16; 32 for f32 n > 256, whose 512
