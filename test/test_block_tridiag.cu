@@ -683,8 +683,10 @@ void direct_columns_match_direct(std::int64_t n, std::int64_t count) {
     BOOST_TEST(pl.direct_columns, "n " << n);
     auto const dc = solve_gpu<T>(s, r);
     r.tune.direct_columns = -1;
+    r.tune.direct_spike = pl.direct_lanes > 32 ? 1 : 0;  // (two warps a system: joined by spikes)
     auto const pd = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
-    BOOST_TEST((!pd.direct_columns && pd.direct_rows == pl.direct_rows && pd.direct_lanes == pl.direct_lanes),
+    BOOST_TEST((!pd.direct_columns && pd.direct_rows == pl.direct_rows &&
+                pd.direct_lanes * pd.direct_warps == pl.direct_lanes && pd.direct_spike == (pl.direct_lanes > 32)),
                "n " << n);
     auto const dir = solve_gpu<T>(s, r);
     BOOST_TEST((dc.second == dir.second), "n " << n);
@@ -733,7 +735,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
     direct_columns_match_direct<float>(n, 37);
     direct_columns_match_direct<float>(n, 1001);
   }
-  for (std::int64_t n : {16, 32, 64, 128, 256}) direct_columns_match_direct<double>(n, 37);
+  for (std::int64_t n : {16, 32, 64, 128, 256, 512}) direct_columns_match_direct<double>(n, 37);
+  direct_columns_match_direct<double>(512, 1001);  // (two warps a system)
   for (std::int64_t n : {16, 48, 96, 512}) burst_matches_columns<float>(n, 37);
   for (std::int64_t n : {48, 512}) burst_matches_columns<double>(n, 37);
   // Residuals on every layout, forced (partial blocks, two right-hand
@@ -741,13 +744,14 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
   recur::device::tridiag_tuning dc, bu;
   dc.direct_columns = 1;
   sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64, 512}, {1, 37}, dc);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {16, 256}, {1, 37}, dc);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {16, 256, 512}, {1, 37}, dc);
   bu.direct_columns = -1;
   bu.columns_burst = 1;
   sweep<float>(tridiag_algorithm::thomas_pcr, {16, 96, 512}, {1, 37}, bu);
   sweep<double>(tridiag_algorithm::thomas_pcr, {48, 512}, {1, 37}, bu);
-  expect_three_broken_both(layout::interleaved(512, 37), 519, {});  // f32 direct columns, f64 burst
-  expect_three_broken_both(layout::interleaved(256, 37), 257, {});  // both direct columns
+  expect_three_broken_both(layout::interleaved(512, 37), 519, {});  // direct columns (f64: two warps a system)
+  expect_three_broken_both(layout::interleaved(256, 37), 257, {});
+  expect_three_broken_both(layout::interleaved(96, 37), 97, {});  // burst
   // What is chosen by default: small interleaved batches only.
   auto plan = [](auto t, layout const& lay) {
     return recur::device::plan_tridiag<decltype(t)>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024);
@@ -759,7 +763,9 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
   BOOST_TEST(plan(0.0, layout::interleaved(256, 512)).direct_columns);
   BOOST_TEST(plan(0.0f, layout::interleaved(64, 100)).direct_lanes == 4);
   auto const f64 = plan(0.0, layout::interleaved(512, 512));
-  BOOST_TEST((!f64.direct_columns && f64.columns_burst && f64.columns_systems == 4 && f64.columns_chunks == 32));
+  BOOST_TEST((f64.direct_columns && f64.direct_rows == 8 && f64.direct_lanes == 64 && f64.threads == 256));
+  auto const b64 = plan(0.0, layout::interleaved(96, 100));
+  BOOST_TEST((!b64.direct_columns && b64.columns_burst && b64.columns_systems == 4 && b64.columns_chunks == 6));
   BOOST_TEST(plan(0.0f, layout::interleaved(48, 100)).columns_burst);
   auto const none = [&](auto t, layout const& lay) {
     auto const pl = plan(t, lay);

@@ -314,24 +314,30 @@ constexpr int tridiag_direct_columns_pitch(int rows, int lanes, int systems) {
   return (need - rw + words - 1) / words * words + rw;
 }
 
+// (Lanes > 32: Lanes / 32 warps a system, each warp's two end equations in
+// x_L, x_R, 6 words, beside the rows: direct_warp_spikes.)
 template <class T>
 constexpr std::size_t tridiag_direct_columns_smem(int rows, int lanes, int S) {
   return 4 * std::size_t(S) * std::size_t(tridiag_direct_columns_pitch<T>(rows, lanes, S)) * sizeof(T) +
-         std::size_t(S) * sizeof(int);
+         (lanes > 32 ? 6 * std::size_t(S) * std::size_t(lanes / 32) * sizeof(T) : 0) + std::size_t(S) * sizeof(int);
 }
 
 template <class T, int R, int Lanes>
 __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lanes)
     tridiag_direct_columns_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
   constexpr int S = tridiag_direct_columns_systems<T>(Lanes);
-  static_assert(S * Lanes % 32 == 0);
-  constexpr int P = tridiag_direct_columns_pitch<T>(R, Lanes, S), SP = S * P, per_warp = 32 / Lanes;
+  static_assert(S * Lanes % 32 == 0 && (Lanes <= 32 || Lanes % 32 == 0));
+  constexpr int W = Lanes > 32 ? Lanes / 32 : 1;  // warps a system
+  constexpr int P = tridiag_direct_columns_pitch<T>(R, Lanes, S), SP = S * P;
+  constexpr int per_warp = Lanes > 32 ? 1 : 32 / Lanes;
   extern __shared__ __align__(16) unsigned char direct_columns_smem[];
   T* const sm = reinterpret_cast<T*>(direct_columns_smem);  // a, b, c, d (then x): S systems of P each
-  int* const sinfo = reinterpret_cast<int*>(sm + 4 * SP);
+  T* const link = sm + 4 * SP;                               // W > 1: each warp's end equations, 6 words
+  int* const sinfo = reinterpret_cast<int*>(link + (W > 1 ? 6 * S * W : 0));
   int const t = int(threadIdx.x), lane = t & 31, w = t >> 5;
-  int const cs = t % S, cr = t / S;                                  // the copy's system and first row
-  int const ss = w * per_warp + lane / Lanes, sl = lane % Lanes;     // the solve's system and chunk
+  int const cs = t % S, cr = t / S;  // the copy's system and first row
+  // The solve's system and chunk (W > 1: warp w % W of system w / W).
+  int const ss = W > 1 ? w / W : w * per_warp + lane / Lanes, sl = W > 1 ? (w % W) * 32 + lane : lane % Lanes;
   int const sbase = ss * P + sl * (R + 1);  // chunk sl's rows: pos(row) = row + row / R
   std::int64_t const es = p.lay.element_stride, count = p.lay.count, groups = (count + S - 1) / S;
   std::int64_t const step = std::int64_t(Lanes) * es;
@@ -377,11 +383,41 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
         sl * R, R, m, [&](int i) { return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]}; },
         [&](int row) { record_breakdown(info, row); });
     tridiag_eq3<T> f0 = e.first, f1 = e.last;
-    warp_boundary_pcr(
-        f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes);
-    __syncwarp();
+    T xf, xl;
+    if constexpr (W == 1) {
+      warp_boundary_pcr(
+          f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes);
+      __syncwarp();
+      xf = f0.d, xl = f1.d;
+    } else {  // tridiag_direct_group_kernel's spikes: each warp its 64, then the block Thomas over the W warps
+      int const wh = w % W;
+      boundary_cols<T, 2> g0, g1;
+      direct_warp_spikes<T, R>(f0, f1, g0, g1, lane, wh * 32, info, link + 6 * (ss * W + wh));
+      __syncthreads();
+      if (t < S) {  // system t (spike_forward, spike_backward)
+        spike_carry<T> kc;
+        for (int v = 0; v < W; ++v) {
+          T* const q = link + 6 * (t * W + v);
+          bool ok = true;
+          spike_elim<T> const el = spike_forward(spike_link<T>{q[0], q[1], q[2], q[3], q[4], q[5]}, kc, ok);
+          if (!ok) record_breakdown(sinfo + t, v * 32 * R);
+          q[0] = el.c0, q[1] = el.d0, q[2] = el.c1, q[3] = el.d1;
+        }
+        T xr = T(0);  // the next warp's first unknown
+        for (int v = W - 1; v >= 0; --v) {
+          T* const q = link + 6 * (t * W + v);
+          spike_backward(spike_elim<T>{q[0], q[1], q[2], q[3]}, xr, q[4], q[5]);
+          xr = q[4];
+        }
+      }
+      __syncthreads();
+      T const xL = wh > 0 ? link[6 * (ss * W + wh - 1) + 5] : T(0);
+      T const xR = wh + 1 < W ? link[6 * (ss * W + wh + 1) + 4] : T(0);
+      xf = f0.d - g0.v[0] * xL - g0.v[1] * xR;
+      xl = f1.d - g1.v[0] * xL - g1.v[1] * xR;
+    }
     int const broke = *info;
-    T const xf = f0.d, xl = f1.d, nan = std::numeric_limits<T>::quiet_NaN();
+    T const nan = std::numeric_limits<T>::quiet_NaN();
 #pragma unroll
     for (int i = 0; i < R; ++i) {  // direct_store's expressions
       T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;

@@ -197,7 +197,9 @@ struct tridiag_tuning {
   // us (bench/results/h100-tune-tridiag-small-cold.log):
   //
   // - direct_columns: n = Lanes R (R = 16 in f32, 8 in f64; Lanes a power
-  //   of two 2..32): the direct form fed through shared memory
+  //   of two 2..32; and f64 n = 512, Lanes = 64: two warps a system,
+  //   joined as tridiag_direct_group_kernel's spikes join its warps): the
+  //   direct form fed through shared memory
   //   (agent_tridiag_direct.cuh's tridiag_direct_columns_kernel). 0 there
   //   (with `columns` at its default 1; 0 or 2 leave the tile or the
   //   columns kernel as they were), 1 wherever n fits (any layout and
@@ -205,7 +207,10 @@ struct tridiag_tuning {
   //   11.1 / 9.1 / 7.6, 256 x 512 10.4 / 7.5 / 6.1, 128 x 1024 8.4 / 7.2 /
   //   5.9, 64 x 512 7.0 / 6.6 / 5.5 (Thomas's tile 10.4), 512 x 128 10.8 /
   //   8.6 / 7.2, 512 x 2000 16.5 / 14.4 / 12.4; f64 256 x 512 10.6 / 8.7 /
-  //   7.1. With L2 warm, f32 512 x 512 6.6 us against the contiguous
+  //   7.1; f64 512 x 512 (two warps) 16.1 / 10.9 / 9.9, 512 x 128 15.2 /
+  //   8.8 / 8.1, 512 x 2000 45.2 / 25.0 / 24.4 (the log's run 3). (Two
+  //   warps of 8-row chunks in f32 at n = 512: 8.1-8.4 against one warp's
+  //   7.5-7.6.) With L2 warm, f32 512 x 512 6.6 us against the contiguous
   //   layout's direct form 5.2. At large batches the columns and segmented
   //   kernels win (f32 512 x 65536: 67.3% of copy against 88.0%). Also
   //   measured at f32 512 x 512 and not kept: 4 systems a block instead of
@@ -215,15 +220,15 @@ struct tridiag_tuning {
   //   into segments joined through distributed shared memory, 8.1 (G = 2)
   //   to 9.9 us (doc/experiments/tridiag-small-cluster.patch).
   // - columns_burst: n a multiple of 16 up to 512 that direct_columns does
-  //   not take (f64 n = 512, n = 48, 96, ...): the columns kernel on whole
+  //   not take (n = 48, 96, 160, ...): the columns kernel on whole
   //   systems, a 32-byte sector of systems a block (8 in f32, 4 in f64;
   //   columns_systems when set), chunks of 16 rows whose rows are all
   //   fetched at once (tridiag_launch_plan::columns_burst). 0 there (with
   //   `columns` 1, as above), 1 wherever it fits (any layout), -1 never.
-  //   The tile / this: f64 512 x 512 16.4 / 11.0, 512 x 128 15.4 / 8.9,
-  //   512 x 2000 45.7 / 25.1; f32 48 x 1000 7.0 / 6.8. Chunks of runtime
-  //   length fetched at once lost (f32 n = 300, chunks of 15 and 16 rows:
-  //   17.2 against the tile's 11.5, the log's run 0), hence multiples of 16.
+  //   The tile / this: f32 48 x 1000 7.0 / 6.8, f64 8.2 / 7.5; f64 96 x
+  //   1000 9.3 / 8.2. Chunks of runtime length fetched at once lost (f32
+  //   n = 300, chunks of 15 and 16 rows: 17.2 against the tile's 11.5, the
+  //   log's run 0), hence multiples of 16.
   int direct_columns = 0;
   int columns_burst = 0;
   // Target rows per chunk: 0 chooses (16; 32 for f32 n > 256, whose 512
@@ -428,13 +433,15 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     }
     // A small interleaved batch of n = Lanes R: the direct form through
     // shared memory (agent_tridiag_direct.cuh's tridiag_direct_columns_kernel).
+    // f64 n = 512 as 2 warps of 8-row chunks a system (Lanes = 64).
     if (constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>; tune.direct_columns >= 0) {
       std::int64_t const lanes = n % gr == 0 ? n / gr : 0;
-      bool const fit = lanes >= 2 && lanes <= 32 && std::has_single_bit(std::uint64_t(lanes)) && tune.phases > 1 &&
-                       tune.max_steps < 0 && tune.stages == 1;
+      bool const fit = lanes >= 2 && (lanes <= 32 || (lanes == 64 && gr == 8)) &&
+                       std::has_single_bit(std::uint64_t(lanes)) && tune.phases > 1 && tune.max_steps < 0 &&
+                       tune.stages == 1;
       bool const want = tune.direct_columns > 0 || (tune.columns == 1 && !rows_fast && lay.batch_stride == 1 &&
                                                     lay.count < tune.columns_min_count);
-      int const S = kernels::tridiag_direct_columns_systems<T>(int(std::clamp<std::int64_t>(lanes, 1, 32)));
+      int const S = kernels::tridiag_direct_columns_systems<T>(int(std::clamp<std::int64_t>(lanes, 1, 64)));
       std::size_t const smem = fit ? kernels::tridiag_direct_columns_smem<T>(int(gr), int(lanes), S) : 0;
       if (fit && want && smem <= max_smem) {
         pl.solver = kernels::tile_solver::thomas_pcr;
@@ -921,10 +928,11 @@ template <class T>
 cudaError_t tridiag_launch_direct_columns(tridiag_launch_plan const& pl, T const* a, T const* b, T const* c,
                                           T const* d, T* x, layout const& lay, std::int64_t nrhs,
                                           std::int64_t rhs_stride, std::int32_t* info, cudaStream_t stream) {
-  constexpr int R = kernels::tridiag_direct_group_rows<T>;
-  if (pl.direct_rows != R) return cudaErrorNotSupported;
+  constexpr int GR = kernels::tridiag_direct_group_rows<T>;
+  bool const two_warps = pl.direct_rows == 8 && pl.direct_lanes == 64;
+  if (pl.direct_rows != GR && !two_warps) return cudaErrorNotSupported;
   kernels::tridiag_direct_params<T> const p{a, b, c, d, x, info, lay, nrhs, rhs_stride};
-  auto go = [&]<int Lanes>() -> cudaError_t {
+  auto go = [&]<int Lanes, int R = kernels::tridiag_direct_group_rows<T>>() -> cudaError_t {
     constexpr int S = kernels::tridiag_direct_columns_systems<T>(Lanes), threads = S * Lanes;
     auto const kernel = kernels::tridiag_direct_columns_kernel<T, R, Lanes>;
     constexpr std::size_t smem = kernels::tridiag_direct_columns_smem<T>(R, Lanes, S);
@@ -950,6 +958,10 @@ cudaError_t tridiag_launch_direct_columns(tridiag_launch_plan const& pl, T const
       return go.template operator()<16>();
     case 32:
       return go.template operator()<32>();
+    case 64:
+      if constexpr (sizeof(T) == 8)
+        if (two_warps) return go.template operator()<64, 8>();
+      break;
   }
   return cudaErrorNotSupported;
 }
