@@ -213,8 +213,9 @@ BOOST_AUTO_TEST_CASE(algorithm_support) {
         }
   // Short contiguous systems of n = Lanes R go to Thomas-PCR on segments of
   // a warp (f32 R = 16, f64 R = 8); other short ones to Thomas.
-  auto const pick = [](std::int64_t n, std::size_t bytes) {
-    return recur::resolve_tridiag_algorithm(recur::cuda{test_stream()}, layout::contiguous(n, 1000), bytes);
+  auto const pick = [](std::int64_t n, std::size_t bytes, bool inter = false) {
+    return recur::resolve_tridiag_algorithm(recur::cuda{test_stream()},
+                                            inter ? layout::interleaved(n, 1000) : layout::contiguous(n, 1000), bytes);
   };
   BOOST_TEST((pick(64, sizeof(float)) == tridiag_algorithm::thomas_pcr));
   BOOST_TEST((pick(64, sizeof(double)) == tridiag_algorithm::thomas_pcr));
@@ -224,13 +225,10 @@ BOOST_AUTO_TEST_CASE(algorithm_support) {
   // Short interleaved systems of a small batch: Thomas-PCR where n is a
   // multiple of 16 (the direct form through shared memory, or the columns
   // kernel's burst instance), else Thomas.
-  auto const pick_inter = [](std::int64_t n, std::size_t bytes) {
-    return recur::resolve_tridiag_algorithm(recur::cuda{test_stream()}, layout::interleaved(n, 1000), bytes);
-  };
-  BOOST_TEST((pick_inter(64, sizeof(float)) == tridiag_algorithm::thomas_pcr));
-  BOOST_TEST((pick_inter(48, sizeof(float)) == tridiag_algorithm::thomas_pcr));
-  BOOST_TEST((pick_inter(16, sizeof(double)) == tridiag_algorithm::thomas_pcr));
-  BOOST_TEST((pick_inter(63, sizeof(double)) == tridiag_algorithm::thomas));
+  BOOST_TEST((pick(64, sizeof(float), true) == tridiag_algorithm::thomas_pcr));
+  BOOST_TEST((pick(48, sizeof(float), true) == tridiag_algorithm::thomas_pcr));
+  BOOST_TEST((pick(16, sizeof(double), true) == tridiag_algorithm::thomas_pcr));
+  BOOST_TEST((pick(63, sizeof(double), true) == tridiag_algorithm::thomas));
 }
 
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<cuda_backend, float>(); }
