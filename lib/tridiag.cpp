@@ -40,7 +40,7 @@ constexpr tridiag_algorithm all_algorithms[] = {
     tridiag_algorithm::automatic,  tridiag_algorithm::thomas,    tridiag_algorithm::cr,
     tridiag_algorithm::pcr,        tridiag_algorithm::rd,        tridiag_algorithm::cr_pcr,
     tridiag_algorithm::cr_rd,      tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme,
-    tridiag_algorithm::thomas_pcr,
+    tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_split,
 };
 
 bool is_algorithm(tridiag_algorithm a) {
@@ -279,6 +279,8 @@ char const* to_string(tridiag_algorithm a) noexcept {
       return "pscheme";
     case tridiag_algorithm::thomas_pcr:
       return "thomas_pcr";
+    case tridiag_algorithm::cr_split:
+      return "cr_split";
   }
   return "unknown";
 }

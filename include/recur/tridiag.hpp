@@ -57,6 +57,7 @@ enum class tridiag_algorithm {
   cr_packed,   // register-packed CR (Davidson and Owens 2011)
   pscheme,     // forward elimination as Moebius and affine recurrences (Wakatani 2012)
   thomas_pcr,  // chunks of rows by Thomas, their boundary rows by PCR (Laszlo et al. 2016)
+  cr_split,    // cyclic reduction with Goeddeke and Strzodka's split storage (conflict-free levels)
 };
 
 // "auto", "thomas", "cr", ... as accepted by parse_tridiag_algorithm.

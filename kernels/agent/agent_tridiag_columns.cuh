@@ -56,7 +56,6 @@ struct tridiag_columns_params {
   int chunks;   // C, per system (<= 32, every chunk >= 2 rows unless n = 1)
   int width;    // lanes per system in the boundary solve: bit_ceil(C)
   int pitch;    // shared-memory elements per chunk and array (tridiag_columns_pitch)
-  int phases;   // 1: read a, b, c, d and write x only (no solve: the copy's share of the time)
   int segments;  // tridiag_segments_kernel only: segments per system (chunk_split of n), the cluster's size
   int segment_rows;  // and n / segments (the kernel's one runtime division, done on the host)
 };
@@ -145,7 +144,7 @@ inline constexpr int tridiag_columns_lookahead = Lone && sizeof(T) == 4 ? 4 : tr
 // L rows ahead and eliminated into k (chunk_sweeps). Row 0's slot then
 // takes the first boundary equation; the last row's slot already holds the
 // second (the forward sweep's last row). Neither slot's old value is needed
-// by the substitution. phases = 1: the same loads, no arithmetic but a sum.
+// by the substitution.
 // Chain: chunk_sweeps without its backward sweep (the rows left for
 // columns_store's Chain form).
 // Near: a chunk of R - 1 rows also runs with its length a constant (the
@@ -159,11 +158,6 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
                                               int first, int len, chunk_span<T> k, int* info) {
   int const n = int(p.lay.n);
   std::int64_t const es = p.lay.element_stride;
-  if (!Pinned && p.phases == 1) {  // (never with Pinned: only the segmented kernel's DRegs, phases 2)
-    std::int64_t at = o;
-    for (int i = 0; i < len; ++i, at += es) k.d[i] = p.a[at] + p.b[at] + p.c[at] + pd[at];
-    return;
-  }
   // Four pointers walk the rows (one 64-bit add each per row); every row's
   // a and c are loaded (a[0] and c[n - 1] exist, though the caller need not
   // set them) and the two the solve must ignore are zeroed after the load.
@@ -236,18 +230,18 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
 
 // The substitution and the store of a chunk: x_first, x_last in the end
 // slots of d, the interior rows by chunk_substitute's expressions; NaN for
-// a system that broke down (ok false). phases = 1 stores d as it is.
+// a system that broke down (ok false).
 // Chain (the rows of chunk_sweeps' Chain form): from the last row up, each
 // x_i from x_(i+1).
 template <class T, int R, bool Chain = false, bool Near = false>
 __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const* kd, int len, T* px,
-                                              std::int64_t es, bool ph1, bool ok) {
+                                              std::int64_t es, bool ok) {
   T const xf = kd[0], xl = kd[len - 1], nan = std::numeric_limits<T>::quiet_NaN();
   if constexpr (Chain) {
     T xs = xl;
     px += std::int64_t(len - 1) * es;
     auto up = [&](int i, int ln) {  // i = ln - 1, ..., 0: px walks the rows up
-      T const xi = ph1 ? kd[i] : i == ln - 1 ? xl : i == 0 ? xf : kd[i] - ka[i] * xf - kc[i] * xs;
+      T const xi = i == ln - 1 ? xl : i == 0 ? xf : kd[i] - ka[i] * xf - kc[i] * xs;
       xs = xi;
       *px = ok ? xi : nan;
       px -= es;
@@ -265,7 +259,7 @@ __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const*
     return;
   }
   auto store = [&](int i, int ln) {  // in order of i: px walks the rows
-    T const xi = ph1 ? kd[i] : i == 0 ? xf : i == ln - 1 ? xl : kd[i] - ka[i] * xf - kc[i] * xl;
+    T const xi = i == 0 ? xf : i == ln - 1 ? xl : kd[i] - ka[i] * xf - kc[i] * xl;
     *px = ok ? xi : nan;
     px += es;
   };
@@ -317,7 +311,7 @@ __global__ void __launch_bounds__(Burst ? 256 : tridiag_columns_threads<T, Lone>
     __syncthreads();
     // The boundary systems: segment j of warp w takes system w * per_warp + j,
     // then every warps * per_warp-th after it.
-    for (int base = w * per_warp; p.phases > 1 && base < S; base += warps * per_warp) {
+    for (int base = w * per_warp; base < S; base += warps * per_warp) {
       int const sl = base + lane / wd;
       bool const ok = sl < S && seg_lane < C && g * S + sl < p.lay.count;
       tridiag_eq3<T> f0{T(0), T(0), T(0)}, f1{T(0), T(0), T(0)};
@@ -343,7 +337,7 @@ __global__ void __launch_bounds__(Burst ? 256 : tridiag_columns_threads<T, Lone>
     __syncthreads();
     if (mine) {
       int const broke = sinfo[s];
-      columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, p.phases == 1, broke == INT_MAX);
+      columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, broke == INT_MAX);
       if (p.info && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
     }
     __syncthreads();  // shared memory and sinfo are reused by the next item
@@ -942,9 +936,9 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     if constexpr (DRegs) {
       dreg[0] = sd[idxd(q, 0, s)];
       dreg[R - 1] = sd[idxd(q, R - 1, s)];
-      columns_store<T, R, true>(k.a, k.c, dreg, R, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
+      columns_store<T, R, true>(k.a, k.c, dreg, R, p.x + o + r * p.rhs_stride, es, broke == INT_MAX);
     } else
-      columns_store<T, R, true, Near>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, false, broke == INT_MAX);
+      columns_store<T, R, true, Near>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, broke == INT_MAX);
     if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
   }
   if constexpr (Join != segment_join_by_scatter) asm volatile("barrier.cluster.wait.aligned;" ::: "memory");

@@ -13,8 +13,8 @@
 //   interleaved tile) are both free of bank conflicts.
 // Several right-hand sides are solved one after the other, each with its own
 // copy of the matrix (read again; from L2 when the batch is small).
-// Blocks are persistent and, with two stages, copy the next tile while they
-// solve the current one, so loads stay in flight through the solve.
+// Blocks are persistent: each walks tiles, and many small blocks per SM
+// overlap one's copies with another's solve.
 //
 // The global-memory Thomas (one thread per system, c' in a workspace) is
 // here too: the fallback for systems too long for shared memory.
@@ -70,15 +70,11 @@ struct tridiag_tile_params {
                        // warps), the group scans of rd, cr_rd and pscheme, cr_split's reduced levels; else 0
   int switch_size;     // cr_pcr, cr_rd, cr_packed: PCR (RD) below this many equations
   bool rows_fast;      // the copy runs along rows (element_stride == 1)
-  int stages;          // 1, or 2: the next tile's copies overlap this one's solve
-  int phases;          // 2: load, solve, store; 1: load and store only (per-phase timing)
-  int max_steps;       // the group solvers run only their first max_steps steps (< 0: all; step_gate)
 };
 
 // Dynamic shared memory of a tile: four columns per system, the systems'
 // breakdown rows and, for a multi-warp Thomas-PCR, four columns of the
-// boundary system per system; rounded up to 16 bytes so the next stage
-// stays aligned.
+// boundary system per system; rounded up to 16 bytes.
 template <class T>
 constexpr std::size_t tridiag_tile_smem(int systems, int ld, int red_ld = 0) {
   std::size_t const info = (std::size_t(systems) * sizeof(int) + sizeof(T) - 1) / sizeof(T) * sizeof(T);
@@ -87,8 +83,8 @@ constexpr std::size_t tridiag_tile_smem(int systems, int ld, int red_ld = 0) {
 
 template <class T>
 struct tridiag_tile_agent {
-  // One tile's shared memory: the four columns of every system and the
-  // systems' breakdown rows. The block owns `stages` of them.
+  // The tile's shared memory: the four columns of every system and the
+  // systems' breakdown rows.
   struct buffer {
     T* a;
     T* b;
@@ -104,10 +100,9 @@ struct tridiag_tile_agent {
   __device__ tridiag_tile_agent(tridiag_tile_params<T> const& params, unsigned char* s)
       : p(params), smem(s) {}
 
-  __device__ buffer stage(int i) const {
+  __device__ buffer tile() const {
     std::size_t const col = std::size_t(p.systems) * p.ld;
-    unsigned char* const s = smem + i * tridiag_tile_smem<T>(p.systems, p.ld, p.red_ld);
-    T* base = reinterpret_cast<T*>(s);
+    T* base = reinterpret_cast<T*>(smem);
     std::size_t const info = (std::size_t(p.systems) * sizeof(int) + sizeof(T) - 1) / sizeof(T);
     return {base,
             base + col,
@@ -180,7 +175,6 @@ struct tridiag_tile_agent {
     std::size_t const o = std::size_t(k) * p.ld;
     tridiag_rows<T> const sys{buf.a + o, buf.b + o, buf.c + o, buf.d + o};
     int* info = active ? buf.info + k : nullptr;
-    step_gate gate{p.max_steps};
     if constexpr (Solver == tile_solver::thomas) {
       if (active) {
         int const r = thread_thomas(sys, n);
@@ -195,79 +189,51 @@ struct tridiag_tile_agent {
       if constexpr (Solver == tile_solver::thomas_pcr)
         group_thomas_pcr(sys, red, n, rank, p.group_threads, active, info);
       else
-        group_cr_split(sys, red, n, rank, p.group_threads, active, info, &gate);
+        group_cr_split(sys, red, n, rank, p.group_threads, active, info);
     } else if constexpr (Solver == tile_solver::cr_pcr) {
-      group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, info, identity_rows{}, &gate);
+      group_cr_pcr(sys, n, p.switch_size, rank, p.group_threads, active, info);
     } else if constexpr (Solver == tile_solver::cr_packed) {
-      group_cr_packed<T, cr_packed_rows>(sys, n, p.switch_size, rank, p.group_threads, active, info, &gate);
+      group_cr_packed<T, cr_packed_rows>(sys, n, p.switch_size, rank, p.group_threads, active, info);
     } else {
       void* const scratch = buf.red + std::size_t(k) * 4 * p.red_ld;
       if constexpr (Solver == tile_solver::rd) {
-        group_rd(sys, n, 1, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch),
-                 identity_rows{}, &gate);
+        group_rd(sys, n, 1, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch));
       } else if constexpr (Solver == tile_solver::cr_rd) {
         group_cr_frame(
             sys, n, p.switch_size, rank, p.group_threads, active, info,
             [&](int m, int s) {
-              group_rd(sys, m, s, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch),
-                       identity_rows{}, &gate);
-            },
-            identity_rows{}, &gate);
+              group_rd(sys, m, s, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch));
+            });
       } else {
         static_assert(Solver == tile_solver::pscheme);
-        group_pscheme(sys, n, rank, p.group_threads, active, info, scratch, &gate);
+        group_pscheme(sys, n, rank, p.group_threads, active, info, scratch);
       }
     }
   }
 
-  // The block walks work items w = tile * nrhs + r (grid-stride). With two
-  // stages the copies of the next item are in flight while this one is
-  // solved and stored.
+  // The block walks work items w = tile * nrhs + r (grid-stride): copy,
+  // solve, store.
   template <tile_solver Solver>
   __device__ void run() const {
     std::int64_t const items = p.tiles * p.nrhs;
-    auto tile_of = [&](std::int64_t w, std::int64_t& k0, int& g, std::int64_t& rhs) {
-      std::int64_t const tile = w / p.nrhs;
-      k0 = tile * p.systems;
-      g = static_cast<int>(min(std::int64_t(p.systems), p.lay.count - k0));
-      rhs = (w - tile * p.nrhs) * p.rhs_stride;
-    };
-    std::int64_t w = blockIdx.x;
-    if (w >= items) return;
-    std::int64_t k0, rhs;
-    int g;
-    tile_of(w, k0, g, rhs);
-    issue_load(stage(0), k0, g, rhs);
-    __pipeline_commit();
-    for (int cur = 0; w < items; w += gridDim.x, cur ^= (p.stages - 1)) {
-      std::int64_t const next = w + gridDim.x;
-      std::int64_t nk0 = 0, nrhs_off = 0;
-      int ng = 0;
-      if (p.stages > 1 && next < items) {
-        tile_of(next, nk0, ng, nrhs_off);
-        issue_load(stage(cur ^ 1), nk0, ng, nrhs_off);
-      }
-      __pipeline_commit();  // possibly empty: keeps one group per item
-      __pipeline_wait_prior(1);
+    buffer const buf = tile();
+    for (std::int64_t w = blockIdx.x; w < items; w += gridDim.x) {
+      std::int64_t const t = w / p.nrhs, k0 = t * p.systems, rhs = (w - t * p.nrhs) * p.rhs_stride;
+      int const g = static_cast<int>(min(std::int64_t(p.systems), p.lay.count - k0));
+      issue_load(buf, k0, g, rhs);
+      __pipeline_commit();
+      __pipeline_wait_prior(0);
       __syncthreads();  // every thread's copies of this item have landed
-      buffer const buf = stage(cur);
-      if (p.phases > 1) solve<Solver>(buf, g);
+      solve<Solver>(buf, g);
       __syncthreads();
       store(buf, k0, g, rhs);
       if (p.status) {
         for (int k = threadIdx.x; k < g; k += blockDim.x)
           if (buf.info[k] != INT_MAX) atomicMin(p.status + k0 + k, buf.info[k]);
       } else if (p.info && w % p.nrhs == p.nrhs - 1) {  // breakdown is the matrix's: the same for every rhs
-        for (int k = threadIdx.x; k < g; k += blockDim.x)
-          p.info[k0 + k] = buf.info[k] == INT_MAX ? 0 : buf.info[k];
+        for (int k = threadIdx.x; k < g; k += blockDim.x) p.info[k0 + k] = buf.info[k] == INT_MAX ? 0 : buf.info[k];
       }
-      __syncthreads();  // the stage is free for the copies issued next round
-      if (p.stages == 1 && next < items) {
-        tile_of(next, nk0, ng, nrhs_off);
-        issue_load(stage(0), nk0, ng, nrhs_off);
-        __pipeline_commit();
-      }
-      k0 = nk0, g = ng, rhs = nrhs_off;
+      __syncthreads();  // the tile is free for the next item's copies
     }
   }
 };
@@ -351,6 +317,66 @@ __device__ void tridiag_global_thomas(tridiag_global_thomas_params<T> const& p) 
           p.x[p.lay.offset(i, k) + r * p.rhs_stride] = std::numeric_limits<T>::quiet_NaN();
     if (p.info) p.info[k] = status;
   }
+}
+
+template <class T>
+__global__ void tridiag_tile_thomas_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  tridiag_tile_agent<T>(p, smem).template run<tile_solver::thomas>();
+}
+
+// Threads per block at most, by solver (the register-packed CR holds 8
+// equations per thread: 512 threads leave it 128 registers).
+constexpr int tile_max_threads(tile_solver s) {
+  return s == tile_solver::thomas_pcr || s == tile_solver::thomas_pcr_regs || s == tile_solver::cr_packed ? 512
+                                                                                                          : 1024;
+}
+
+// The group solvers: one kernel per solver, MaxThreads bounding the block.
+template <class T, tile_solver Solver, int MaxThreads = tile_max_threads(Solver)>
+__global__ void __launch_bounds__(MaxThreads)
+    tridiag_tile_group_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  tridiag_tile_agent<T>(p, smem).template run<Solver>();
+}
+
+template <class T>
+using tridiag_tile_kernel_t = void (*)(tridiag_tile_params<T>);
+
+template <class T>
+tridiag_tile_kernel_t<T> tridiag_tile_kernel(tile_solver s) {
+  switch (s) {
+    case tile_solver::thomas:
+      return tridiag_tile_thomas_kernel<T>;
+    case tile_solver::thomas_pcr:
+      return tridiag_tile_group_kernel<T, tile_solver::thomas_pcr>;
+    case tile_solver::thomas_pcr_regs:
+      return tridiag_tile_group_kernel<T, tile_solver::thomas_pcr_regs>;
+    case tile_solver::cr_pcr:
+      return tridiag_tile_group_kernel<T, tile_solver::cr_pcr>;
+    case tile_solver::cr_packed:
+      return tridiag_tile_group_kernel<T, tile_solver::cr_packed>;
+    case tile_solver::rd:
+      return tridiag_tile_group_kernel<T, tile_solver::rd>;
+    case tile_solver::cr_rd:
+      return tridiag_tile_group_kernel<T, tile_solver::cr_rd>;
+    case tile_solver::pscheme:
+      return tridiag_tile_group_kernel<T, tile_solver::pscheme>;
+    case tile_solver::cr_split:
+      return tridiag_tile_group_kernel<T, tile_solver::cr_split>;
+  }
+  return nullptr;
+}
+
+template <class T>
+__global__ void tridiag_rhs_status_kernel(std::int32_t const* status, std::int32_t* info, T* x, layout lay,
+                                          std::int64_t nrhs, std::int64_t rhs_stride) {
+  tridiag_rhs_status(status, info, x, lay, nrhs, rhs_stride);
+}
+
+template <class T>
+__global__ void tridiag_global_thomas_kernel(__grid_constant__ tridiag_global_thomas_params<T> const p) {
+  tridiag_global_thomas(p);
 }
 
 }  // namespace recur::kernels

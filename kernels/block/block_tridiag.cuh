@@ -89,22 +89,6 @@ __device__ __forceinline__ void record_breakdown(int* info, std::int64_t row) {
   atomicMin(info, static_cast<int>(row + 1));
 }
 
-// The differential per-step timing (Zhang et al. 2010 sec. 5.2: stop after
-// each step, difference the times): a solver given a gate runs only the
-// steps the gate lets pass, in program order (left < 0: all of them). Every
-// thread of a block counts the same steps, so an early return keeps the
-// barriers matched. The results of a stopped solve are meaningless.
-struct step_gate {
-  int left = -1;
-  __device__ bool pass() {
-    if (left == 0) return false;
-    if (left > 0) --left;
-    return true;
-  }
-};
-
-__device__ __forceinline__ bool gate_pass(step_gate* g) { return !g || g->pass(); }
-
 // Maps a row of the system being solved to the row reported in info: the
 // identity, or the original row when the system is a reduced one.
 struct identity_rows {
@@ -209,12 +193,11 @@ inline constexpr int pcr_items_per_thread = 4;
 // Threads with active == false do no work but pass the same barriers.
 template <class T, class RowMap = identity_rows>
 __device__ void group_pcr(tridiag_rows<T> const& sys, int m, int s, int rank, int group_threads, bool active,
-                          int* info, RowMap row_map = {}, step_gate* gate = nullptr) {
+                          int* info, RowMap row_map = {}) {
   constexpr int items = pcr_items_per_thread;
   auto row = [s](int j) { return (j + 1) * s - 1; };
   if (!active) rank = m;  // no j below m
   for (int t = 1; t < m; t *= 2) {
-    if (!gate_pass(gate)) return;
     tridiag_equation<T> nx[items];
 #pragma unroll
     for (int q = 0; q < items; ++q) {
@@ -232,7 +215,6 @@ __device__ void group_pcr(tridiag_rows<T> const& sys, int m, int s, int rank, in
     }
     __syncthreads();
   }
-  if (!gate_pass(gate)) return;
 #pragma unroll
   for (int q = 0; q < items; ++q) {
     int const j = rank + q * group_threads;
@@ -253,15 +235,13 @@ __device__ void group_pcr(tridiag_rows<T> const& sys, int m, int s, int rank, in
 // (j + 1) s - 1 (every thread calls it; it ends with a barrier).
 template <class T, class Mid, class RowMap = identity_rows>
 __device__ void group_cr_frame(tridiag_rows<T> const& sys, int n, int switch_size, int rank, int group_threads,
-                               bool active, int* info, Mid&& mid, RowMap row_map = {},
-                               step_gate* gate = nullptr) {
+                               bool active, int* info, Mid&& mid, RowMap row_map = {}) {
   // Forward reduction. Level L holds the equations at rows (j + 1) 2^L - 1,
   // j < m_L, m_{L+1} = m_L / 2: the odd positions j absorb j - 1 and j + 1.
   // Only odd positions are written, only even ones read, so one barrier per
   // level suffices.
   int m = n, s = 1;
   while (m > switch_size && m > 2) {
-    if (!gate_pass(gate)) return;
     int const half = m / 2;
     if (active)
       for (int h = rank; h < half; h += group_threads) {
@@ -278,7 +258,6 @@ __device__ void group_cr_frame(tridiag_rows<T> const& sys, int n, int switch_siz
   // Back substitution, level by level down: at level L the even positions
   // take x of their odd neighbours (already in d) from the level above.
   while (s > 1) {
-    if (!gate_pass(gate)) return;
     s /= 2;
     // The level's size: rows (j + 1) 2^L - 1 <= n - 1, so m_L = n / 2^L.
     int const ml = n / s;
@@ -304,11 +283,10 @@ __device__ void group_cr_frame(tridiag_rows<T> const& sys, int n, int switch_siz
 // size: the levels are separated by __syncthreads().
 template <class T, class RowMap = identity_rows>
 __device__ void group_cr_pcr(tridiag_rows<T> const& sys, int n, int switch_size, int rank, int group_threads,
-                             bool active, int* info, RowMap row_map = {}, step_gate* gate = nullptr) {
+                             bool active, int* info, RowMap row_map = {}) {
   group_cr_frame(
       sys, n, switch_size, rank, group_threads, active, info,
-      [&](int m, int s) { group_pcr(sys, m, s, rank, group_threads, active, info, row_map, gate); }, row_map,
-      gate);
+      [&](int m, int s) { group_pcr(sys, m, s, rank, group_threads, active, info, row_map); }, row_map);
 }
 
 // ------------------------------------------------------------ Thomas-PCR ---

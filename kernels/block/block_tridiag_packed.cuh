@@ -23,8 +23,8 @@
 namespace recur::kernels {
 
 template <class T, int K>
-__device__ void group_cr_packed(tridiag_rows<T> const& sys, int n, int switch_size, int rank, int group_threads,
-                                bool active, int* info, step_gate* gate = nullptr) {
+__device__ void group_cr_packed(tridiag_rows<T> const& sys, int n, int switch_size, int rank,
+                                int group_threads, bool active, int* info) {
   static_assert(K >= 2 && (K & (K - 1)) == 0, "rows per thread: a power of two");
   constexpr int levels = std::countr_zero(unsigned(K));
   constexpr tridiag_equation<T> identity{T(0), T(1), T(0), T(0)};
@@ -37,11 +37,10 @@ __device__ void group_cr_packed(tridiag_rows<T> const& sys, int n, int switch_si
   tridiag_equation<T> r[K];
 #pragma unroll
   for (int q = 0; q < K; ++q) r[q] = mine && base + q < n ? load_equation(sys, base + q) : identity;
-  // Levels in registers.
+    // Levels in registers.
 #pragma unroll
   for (int level = 0; level < levels; ++level) {
     int const h = 1 << level;
-    if (!gate_pass(gate)) return;
     if (h > 1) {  // publish register h - 1, updated at the level before
       if (mine && base + h - 1 < n) store_equation(sys, base + h - 1, r[h - 1]);
       __syncthreads();
@@ -64,10 +63,8 @@ __device__ void group_cr_packed(tridiag_rows<T> const& sys, int n, int switch_si
   // The reduced system: thread t's last equation at position t.
   if (mine) store_equation(sys, rank, r[K - 1]);
   __syncthreads();
-  group_cr_pcr(
-      sys, P, switch_size, rank, group_threads, active, info, [n](int t) { return min(t * K + K - 1, n - 1); },
-      gate);
-  if (!gate_pass(gate)) return;
+  group_cr_pcr(sys, P, switch_size, rank, group_threads, active, info,
+               [n](int t) { return min(t * K + K - 1, n - 1); });
   T x[K];
   T const x_prev = mine && rank > 0 ? sys.d[tridiag_pos(rank - 1)] : T(0);
   x[K - 1] = mine ? sys.d[tridiag_pos(rank)] : T(0);

@@ -100,10 +100,7 @@ inline constexpr int rd_items_per_thread = 4;
 // failing at a row.
 template <class T, class RowMap = identity_rows>
 __device__ void group_rd(tridiag_rows<T> const& sys, int m, int s, int rank, int group_threads, bool active,
-                         int* info, rd_prefix<T>* scratch, RowMap row_map = {}, step_gate* gate = nullptr) {
-  // Steps (for a gate): the matrices and the thread's own products; the
-  // group scan and x; the self check.
-  if (!gate_pass(gate)) return;
+                         int* info, rd_prefix<T>* scratch, RowMap row_map = {}) {
   constexpr int items = rd_items_per_thread;
   auto row = [s](int j) { return (j + 1) * s - 1; };
   auto breakdown = [&](int j) { record_breakdown(info, row_map(row(j))); };
@@ -126,7 +123,6 @@ __device__ void group_rd(tridiag_rows<T> const& sys, int m, int s, int rank, int
     }
     pre[q] = q == 0 ? b : rd_compose{}(pre[q - 1], b);
   }
-  if (!gate_pass(gate)) return;
   rd_prefix<T> total;
   rd_prefix<T> const carry =
       group_exclusive_scan<false>(pre[items - 1], rd_identity<T>(), rd_compose{}, rank, group_threads,
@@ -150,7 +146,6 @@ __device__ void group_rd(tridiag_rows<T> const& sys, int m, int s, int rank, int
     }
   }
   __syncthreads();
-  if (!gate_pass(gate)) return;
   // The self check: row j is accepted when its residual is within
   // 2^(digits/4) eps of the magnitudes of its terms.
   T const tol = scalbn(std::numeric_limits<T>::epsilon(), std::numeric_limits<T>::digits / 4);
@@ -181,7 +176,7 @@ __device__ void group_rd(tridiag_rows<T> const& sys, int m, int s, int rank, int
 // run are NaN.
 template <class T>
 __device__ void group_pscheme(tridiag_rows<T> const& sys, int n, int rank, int group_threads, bool active,
-                              int* info, void* scratch, step_gate* gate = nullptr) {
+                              int* info, void* scratch) {
   chunk_split const split{n / group_threads, n % group_threads};
   int const first = active ? split.first(rank) : 0, len = active ? split.len(rank) : 0;
   auto step_p = [&](int i) {
@@ -189,8 +184,6 @@ __device__ void group_pscheme(tridiag_rows<T> const& sys, int n, int rank, int g
     return i == 0 ? ops::mobius<T>{T(0), sys.b[q], T(0), T(1)}
                   : ops::mobius<T>{sys.b[q], -sys.a[q] * sys.c[tridiag_pos(i - 1)], T(1), T(0)};
   };
-  // Steps (for a gate): the three recurrences.
-  if (!gate_pass(gate)) return;
   // 1. Pivots. Every step reads c of the row before, never written. The
   // scanned maps are shifted by one row: a thread composes the rows
   // [first - 1, first + len - 1), so its carry ends at row first - 2 and
@@ -220,7 +213,6 @@ __device__ void group_pscheme(tridiag_rows<T> const& sys, int n, int rank, int g
     }
   }
   // 2. Forward elimination of the right-hand side.
-  if (!gate_pass(gate)) return;
   {
     auto step = [&](int i) {
       int const q = tridiag_pos(i);
@@ -240,7 +232,6 @@ __device__ void group_pscheme(tridiag_rows<T> const& sys, int n, int rank, int g
     }
   }
   // 3. Back substitution, rows in decreasing order.
-  if (!gate_pass(gate)) return;
   {
     auto step = [&](int i) {
       int const q = tridiag_pos(i);

@@ -70,7 +70,7 @@ __device__ __forceinline__ void split_store(tridiag_rows<T> const& w, int at, tr
 
 template <class T>
 __device__ void group_cr_split(tridiag_rows<T> const& sys, tridiag_rows<T> const& work, int n, int rank,
-                               int group_threads, bool active, int* info, step_gate* gate = nullptr) {
+                               int group_threads, bool active, int* info) {
   int const levels = split_level::count(n);
   auto rows_of = [&](split_level const& l) { return l.loaded ? sys : work; };
   auto original_row = [](int L, int j) { return (j + 1) * (1 << L) - 1; };
@@ -78,7 +78,6 @@ __device__ void group_cr_split(tridiag_rows<T> const& sys, tridiag_rows<T> const
   // Forward: level L + 1's equation h is level L's 2h + 1 absorbing 2h and
   // 2h + 2 (when present).
   for (int L = 0; L < levels; ++L) {
-    if (!gate_pass(gate)) return;
     split_level const cur = split_level::of(n, L), next = split_level::of(n, L + 1);
     tridiag_rows<T> const src = rows_of(cur);
     if (active)
@@ -101,7 +100,6 @@ __device__ void group_cr_split(tridiag_rows<T> const& sys, tridiag_rows<T> const
     __syncthreads();
   }
   // The top level: one or two equations, by Cramer's rule for two.
-  if (!gate_pass(gate)) return;
   split_level const top = split_level::of(n, levels);
   if (active && rank == 0) {
     tridiag_rows<T> const tr = rows_of(top);
@@ -125,7 +123,6 @@ __device__ void group_cr_split(tridiag_rows<T> const& sys, tridiag_rows<T> const
   // neighbours 2h - 1 and 2h + 1 (level L + 1's h - 1 and h); its odd
   // equations copy their x down from level L + 1.
   for (int L = levels - 1; L >= 0; --L) {
-    if (!gate_pass(gate)) return;
     split_level const cur = split_level::of(n, L), up = split_level::of(n, L + 1);
     tridiag_rows<T> const rows = rows_of(cur);
     if (active)

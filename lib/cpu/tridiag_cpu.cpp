@@ -195,6 +195,7 @@ void tridiag_cpu(tridiag_problem<T> const& p, int threads) {
     case tridiag_algorithm::thomas:
       return thomas(p, threads);
     case tridiag_algorithm::cr:
+    case tridiag_algorithm::cr_split:  // split storage is a GPU memory layout: the same arithmetic as cr
     case tridiag_algorithm::cr_packed:
       return per_system(p, threads,
                         [](auto const& e, auto rhs, auto& x) { return rd::cyclic_reduction_one(e, rhs, x); });

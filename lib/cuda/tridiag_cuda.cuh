@@ -1,8 +1,12 @@
 #pragma once
 // Host-level CUDA backend of the batched tridiagonal solvers: the plan for
-// the shape, stream-ordered workspace when the caller gives none, then the
-// device-level launch (kernels/dispatch/dispatch_tridiag.cuh). Included by
-// one translation unit per value type.
+// the shape on the current device, stream-ordered workspace when the caller
+// gives none, then the device-level launch (kernels/dispatch/
+// dispatch_tridiag.cuh). Included by one translation unit per value type;
+// the columns and segmented kernels are compiled in units of their own
+// (tridiag_columns_f32.cu, tridiag_columns_f64.cu), declared extern here.
+
+#include <string>
 
 #include <recur/kernels/dispatch/dispatch_tridiag.cuh>
 
@@ -11,30 +15,65 @@
 
 namespace recur::detail {
 
-inline std::size_t tridiag_device_max_smem() {
-  std::size_t bytes = 0;
-  cuda_check(device::tridiag_max_smem(bytes), "cudaDeviceGetAttribute (shared memory per block)");
-  return bytes;
+struct tridiag_device {
+  std::size_t max_smem = 0;
+  int cc_major = 0;
+};
+
+inline tridiag_device tridiag_current_device() {
+  tridiag_device d;
+  cuda_check(device::tridiag_device_limits(d.max_smem, d.cc_major), "cudaDeviceGetAttribute");
+  return d;
+}
+
+template <class T>
+device::tridiag_launch_plan tridiag_cuda_plan(layout const& lay, tridiag_algorithm algorithm) {
+  tridiag_device const dev = tridiag_current_device();
+  return device::plan_tridiag_for<T>(lay, algorithm, dev.max_smem, dev.cc_major);
 }
 
 template <class T>
 std::size_t tridiag_cuda_workspace(layout const& lay, std::int64_t, tridiag_algorithm algorithm) {
-  return device::tridiag_workspace_bytes<T>(
-      lay, device::plan_tridiag<T>(lay, algorithm, tridiag_device_max_smem()));
+  return device::tridiag_workspace_bytes<T>(lay, tridiag_cuda_plan<T>(lay, algorithm));
 }
 
 template <class T>
 void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* workspace) {
-  device::tridiag_launch_plan const pl =
-      device::plan_tridiag<T>(p.lay, p.algorithm, tridiag_device_max_smem());
+  device::tridiag_launch_plan const pl = tridiag_cuda_plan<T>(p.lay, p.algorithm);
   std::size_t const need = device::tridiag_workspace_bytes<T>(p.lay, pl);
   bool const own = need > 0 && workspace == nullptr;
   if (own) cuda_check(cudaMallocAsync(&workspace, need, stream), "cudaMallocAsync");
-  cudaError_t const e = device::tridiag_launch<T>(pl, workspace, p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs,
-                                                  p.rhs_stride, p.info, stream);
+  cudaError_t const e = device::tridiag_launch<T>(
+      pl, workspace, device::tridiag_args<T>{p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs, p.rhs_stride, p.info}, stream);
   cudaError_t const f = own ? cudaFreeAsync(workspace, stream) : cudaSuccess;
   cuda_check(e, "recur::device::tridiag_launch");
   cuda_check(f, "cudaFreeAsync");
+}
+
+// `automatic` resolved for the shape; a named algorithm checked: it runs
+// wherever its plan has a form, and the message says why where it has none.
+template <class T>
+tridiag_algorithm tridiag_cuda_resolve_as(layout const& lay, tridiag_algorithm requested) {
+  tridiag_device const dev = tridiag_current_device();
+  if (lay.n <= 0) return requested == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : requested;
+  if (requested == tridiag_algorithm::automatic)
+    return dev.cc_major >= 9 ? device::tridiag_resolve<T, kernels::tridiag_policy_sm90<T>>(lay, dev.max_smem)
+                             : device::tridiag_resolve<T, kernels::tridiag_policy_sm80<T>>(lay, dev.max_smem);
+  if (device::plan_tridiag_for<T>(lay, requested, dev.max_smem, dev.cc_major).supported()) return requested;
+  std::string const n = std::to_string(lay.n);
+  switch (requested) {
+    case tridiag_algorithm::thomas_pcr:
+      throw invalid_argument("recur::solve_batched: algorithm thomas_pcr needs 4 <= n < 2^30 (n = " + n + ")");
+    case tridiag_algorithm::pcr:
+    case tridiag_algorithm::rd:
+    case tridiag_algorithm::cr_packed:
+      throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
+                             " needs one system (n = " + n +
+                             ") to fit in shared memory on this device and n <= 4096");
+    default:
+      throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
+                             " needs one system (n = " + n + ") to fit in shared memory on this device");
+  }
 }
 
 }  // namespace recur::detail

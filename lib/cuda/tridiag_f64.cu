@@ -1,5 +1,13 @@
-// Batched tridiagonal solves in double on CUDA.
+// Batched tridiagonal solves in double on CUDA (but the columns and
+// segmented kernels: tridiag_columns_f64.cu).
 #include "tridiag_cuda.cuh"
+
+namespace recur::device {
+extern template cudaError_t tridiag_launch_columns<double>(tridiag_launch_plan const&, tridiag_args<double> const&,
+                                                           cudaStream_t);
+extern template cudaError_t tridiag_launch_segments<double>(tridiag_launch_plan const&, void*,
+                                                            tridiag_args<double> const&, cudaStream_t);
+}  // namespace recur::device
 
 template void recur::detail::tridiag_cuda<double>(recur::detail::tridiag_problem<double> const&, CUstream_st*,
                                                   void*);

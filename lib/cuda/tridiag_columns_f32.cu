@@ -1,0 +1,13 @@
+// The columns and segmented tridiagonal kernels in float
+// (agent_tridiag_columns.cuh), in a translation unit of their own so that
+// builds parallelise; their fallbacks call tridiag_launch, compiled in
+// tridiag_f32.cu.
+#include <recur/kernels/dispatch/dispatch_tridiag.cuh>
+
+namespace recur::device {
+extern template cudaError_t tridiag_launch<float>(tridiag_launch_plan const&, void*, tridiag_args<float> const&,
+                                                  cudaStream_t);
+template cudaError_t tridiag_launch_columns<float>(tridiag_launch_plan const&, tridiag_args<float> const&, cudaStream_t);
+template cudaError_t tridiag_launch_segments<float>(tridiag_launch_plan const&, void*, tridiag_args<float> const&,
+                                                  cudaStream_t);
+}  // namespace recur::device
