@@ -81,7 +81,7 @@ using recur::tridiag_algorithm;
 struct tri_shape {
   i64 n, batch;
 };
-constexpr tri_shape tri_shapes[] = {{512, 512},          {64, i64(1) << 20},  {256, i64(1) << 17},
+constexpr tri_shape tri_shapes[] = {{512, 512},          {64, i64(1) << 20},   {256, i64(1) << 17},
                                     {512, i64(1) << 16}, {1024, i64(1) << 15}, {4096, 8192}};
 // LAPACK runs on the CPU, on these shapes only (those section 4 quotes
 // cuSPARSE figures for): a CPU baseline of ~2^25-unknown batches costs
@@ -90,9 +90,10 @@ constexpr tri_shape tri_shapes[] = {{512, 512},          {64, i64(1) << 20},  {2
 constexpr tri_shape lapack_shapes[] = {{512, 512}, {64, i64(1) << 20}, {512, i64(1) << 16}, {4096, 8192}};
 
 constexpr tridiag_algorithm explicit_algorithms[] = {
-    tridiag_algorithm::thomas, tridiag_algorithm::cr,     tridiag_algorithm::pcr,
-    tridiag_algorithm::rd,     tridiag_algorithm::cr_pcr, tridiag_algorithm::cr_rd,
-    tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme, tridiag_algorithm::thomas_pcr};
+    tridiag_algorithm::thomas,    tridiag_algorithm::cr,      tridiag_algorithm::pcr,
+    tridiag_algorithm::rd,        tridiag_algorithm::cr_pcr,  tridiag_algorithm::cr_rd,
+    tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme, tridiag_algorithm::thomas_pcr,
+    tridiag_algorithm::cr_split};
 
 constexpr std::uint64_t system_seed = 0x7d1a6000ull;
 
@@ -111,7 +112,8 @@ double residual_tolerance(i64 n) {
 // RD's products stay bounded (RD cannot solve dominant systems of this
 // length to its accuracy bound; reference/tridiag.hpp).
 template <class T>
-__host__ __device__ inline void system_values(i64 f, i64 i, i64 n, T& a, T& b, T& c, T& d, bool close = false) {
+__host__ __device__ inline void system_values(i64 f, i64 i, i64 n, T& a, T& b, T& c, T& d,
+                                              bool close = false) {
   std::uint64_t const u = std::uint64_t(f);
   if (close) {
     double const m = 1 + uniform01(system_seed ^ 6, u);
@@ -156,8 +158,8 @@ template <class T>
 tri_arrays<T> make_systems(layout const& lay, bool close = false) {
   std::size_t const total = std::size_t(lay.size());
   tri_arrays<T> s{dbuf<T>(total), dbuf<T>(total), dbuf<T>(total), dbuf<T>(total)};
-  fill_systems_kernel<T><<<grid_for(lay.size()), 256, 0, g_stream>>>(s.a.get(), s.b.get(), s.c.get(), s.d.get(),
-                                                                     lay, close);
+  fill_systems_kernel<T>
+      <<<grid_for(lay.size()), 256, 0, g_stream>>>(s.a.get(), s.b.get(), s.c.get(), s.d.get(), lay, close);
   check(cudaGetLastError());
   return s;
 }
@@ -216,8 +218,8 @@ std::vector<i64> sample_systems(i64 batch) {
 
 void throw_residual(i64 k, double rel, double tol) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "wrong result: system %lld: relative residual %.3g > %.3g", (long long)k, rel,
-                tol);
+  std::snprintf(buf, sizeof buf, "wrong result: system %lld: relative residual %.3g > %.3g", (long long)k,
+                rel, tol);
   throw bench_failure(buf);
 }
 
@@ -266,7 +268,8 @@ struct ours_case : gpu_case {
 // info > 0, as the API says, and counted (solved_pct); the sample residuals
 // are checked on the first and last solved systems. Returns the solved share.
 template <class T>
-double check_rd_solution(tri_arrays<T> const& sys, T const* x, std::int32_t const* info_d, layout const& lay) {
+double check_rd_solution(tri_arrays<T> const& sys, T const* x, std::int32_t const* info_d,
+                         layout const& lay) {
   std::vector<std::int32_t> info(std::size_t(lay.count));
   check(cudaMemcpyAsync(info.data(), info_d, info.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost,
                         g_stream));
@@ -306,7 +309,8 @@ void bm_ours(benchmark::State& st, std::string const& key, entry_info const& inf
       for (std::size_t i = 0; i < sets; ++i) {
         c->sets.push_back(make_systems<T>(lay, close));
         c->x.emplace_back(std::size_t(lay.size()));
-        check(cudaMemsetAsync(c->x.back().get(), 0xff, std::size_t(lay.size()) * sizeof(T), g_stream));  // NaN
+        check(
+            cudaMemsetAsync(c->x.back().get(), 0xff, std::size_t(lay.size()) * sizeof(T), g_stream));  // NaN
       }
       c->workspace = dbuf<char>(c->plan->workspace_size());
       if (close) c->info = dbuf<std::int32_t>(std::size_t(lay.count));
@@ -350,20 +354,21 @@ cusparseHandle_t sparse_handle() {
 
 // -1: gtsv2StridedBatch (contiguous); 0, 1, 2: gtsvInterleavedBatch's algorithm.
 template <class T>
-cusparseStatus_t sparse_buffer_size(int routine, int n, int batch, tri_arrays<T> const& s, std::size_t* bytes) {
+cusparseStatus_t sparse_buffer_size(int routine, int n, int batch, tri_arrays<T> const& s,
+                                    std::size_t* bytes) {
   auto const h = sparse_handle();
   if constexpr (sizeof(T) == 4) {
     if (routine < 0)
-      return cusparseSgtsv2StridedBatch_bufferSizeExt(h, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch, n,
-                                                      bytes);
-    return cusparseSgtsvInterleavedBatch_bufferSizeExt(h, routine, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(),
-                                                       batch, bytes);
+      return cusparseSgtsv2StridedBatch_bufferSizeExt(h, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch,
+                                                      n, bytes);
+    return cusparseSgtsvInterleavedBatch_bufferSizeExt(h, routine, n, s.a.get(), s.b.get(), s.c.get(),
+                                                       s.d.get(), batch, bytes);
   } else {
     if (routine < 0)
-      return cusparseDgtsv2StridedBatch_bufferSizeExt(h, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch, n,
-                                                      bytes);
-    return cusparseDgtsvInterleavedBatch_bufferSizeExt(h, routine, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(),
-                                                       batch, bytes);
+      return cusparseDgtsv2StridedBatch_bufferSizeExt(h, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch,
+                                                      n, bytes);
+    return cusparseDgtsvInterleavedBatch_bufferSizeExt(h, routine, n, s.a.get(), s.b.get(), s.c.get(),
+                                                       s.d.get(), batch, bytes);
   }
 }
 
@@ -373,11 +378,13 @@ cusparseStatus_t sparse_solve(int routine, int n, int batch, tri_arrays<T> const
   if constexpr (sizeof(T) == 4) {
     if (routine < 0)
       return cusparseSgtsv2StridedBatch(h, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch, n, buffer);
-    return cusparseSgtsvInterleavedBatch(h, routine, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch, buffer);
+    return cusparseSgtsvInterleavedBatch(h, routine, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch,
+                                         buffer);
   } else {
     if (routine < 0)
       return cusparseDgtsv2StridedBatch(h, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch, n, buffer);
-    return cusparseDgtsvInterleavedBatch(h, routine, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch, buffer);
+    return cusparseDgtsvInterleavedBatch(h, routine, n, s.a.get(), s.b.get(), s.c.get(), s.d.get(), batch,
+                                         buffer);
   }
 }
 
@@ -386,8 +393,8 @@ struct sparse_case : gpu_case {
   tri_arrays<T> src;                // pristine
   std::vector<tri_arrays<T>> sets;  // solved in place: d becomes x
   dbuf<char> buffer;
-  bool restore_diagonals = false;   // algorithms 1 and 2 overwrite them
-  std::size_t bytes = 0;            // of one array
+  bool restore_diagonals = false;  // algorithms 1 and 2 overwrite them
+  std::size_t bytes = 0;           // of one array
 
   void restore(std::size_t i) const {
     auto copy = [&](dbuf<T> const& to, dbuf<T> const& from) {
@@ -557,7 +564,9 @@ void register_shape(tri_shape sh) {
   layout const layouts[] = {layout::contiguous(sh.n, sh.batch), layout::interleaved(sh.n, sh.batch)};
   char const* const layout_names[] = {"contiguous", "interleaved"};
 
-  auto key_of = [&](std::string const& family) { return arg_name(family, {{"n", sh.n}, {"batch", sh.batch}}); };
+  auto key_of = [&](std::string const& family) {
+    return arg_name(family, {{"n", sh.n}, {"batch", sh.batch}});
+  };
 
   // Peers: cuSPARSE's strided routine on the contiguous layout, its
   // interleaved routine's three algorithms on the interleaved one.
@@ -570,8 +579,7 @@ void register_shape(tri_shape sh) {
     std::string const key = key_of(family);
     entry_info const info{bytes, role::peer, shape, key};
     layout const lay = layouts[interleaved];
-    register_entry(family, sh,
-                   [=](benchmark::State& st) { bm_sparse<T>(st, key, info, lay, routine); });
+    register_entry(family, sh, [=](benchmark::State& st) { bm_sparse<T>(st, key, info, lay, routine); });
   }
 
   if (std::find_if(std::begin(lapack_shapes), std::end(lapack_shapes), [&](tri_shape s) {
@@ -589,7 +597,8 @@ void register_shape(tri_shape sh) {
     for (tridiag_algorithm a : explicit_algorithms)
       if (accepted(lay, sizeof(T), a)) algorithms.push_back(a);
     for (tridiag_algorithm a : algorithms) {
-      std::string const family = std::string("tridiag_") + recur::to_string(a) + "_" + ty + "_" + layout_names[l];
+      std::string const family =
+          std::string("tridiag_") + recur::to_string(a) + "_" + ty + "_" + layout_names[l];
       std::string const key = key_of(family);
       entry_info const info{bytes, role::ours, shape, key};
       register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, a); });

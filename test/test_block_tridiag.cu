@@ -1,13 +1,15 @@
-// recur::device::tridiag_solve (the shared-memory tiles of block_tridiag.cuh
-// and the global-memory Thomas) against the sequential references: every GPU
-// algorithm x layout x type, the issue's sizes, batch counts that are not a
-// multiple of any tile, several right-hand sides, in place, unread ends, and
-// breakdown reported in info with NaN x.
+// recur::device::tridiag_solve and every form of kernels/dispatch/
+// tridiag_plan.cuh (launched through its builder where `automatic` would not
+// choose it) against the sequential references: every GPU algorithm x
+// layout x type, the issue's sizes, batch counts that are not a multiple of
+// any tile, several right-hand sides, in place, unread ends, and breakdown
+// reported in info with NaN x.
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
@@ -23,6 +25,9 @@ namespace {
 
 using recur::layout;
 using recur::tridiag_algorithm;
+using recur::device::tridiag_form;
+using recur::device::tridiag_launch_plan;
+namespace dev = recur::device;
 
 #define CUDA_OK(x) \
   BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
@@ -85,14 +90,35 @@ std::vector<T> as(std::vector<double> const& v) {
 
 std::int64_t span_of(layout const& lay) { return lay.offset(lay.n - 1, lay.count - 1) + 1; }
 
+// The device's opt-in shared memory per block: what the plans are made for.
+std::size_t device_smem() {
+  static std::size_t const bytes = [] {
+    std::size_t b = 0;
+    int cc = 0;
+    CUDA_OK(dev::tridiag_device_limits(b, cc));
+    return b;
+  }();
+  return bytes;
+}
+
 struct run_args {
   tridiag_algorithm alg;
   layout lay;
   std::int64_t nrhs = 1;
   bool in_place = false;
-  recur::device::tridiag_tuning tune{};
+  // The form to run (null: tridiag_solve with alg).
+  std::function<tridiag_launch_plan(layout const&, std::size_t)> plan{};
   std::int64_t rhs_pad = 3;  // rhs_stride = span + rhs_pad (3: not the dense default, exercises the stride)
 };
+
+// run_args whose plan is p's for T.
+template <class T, class P>
+std::function<tridiag_launch_plan(layout const&, std::size_t)> plan_of(P p) {
+  if constexpr (std::is_same_v<P, std::nullptr_t>)
+    return {};
+  else
+    return [p](layout const& lay, std::size_t smem) { return p(T{}, lay, smem); };
+}
 
 // Solves on the GPU; returns x (the rhs span) and info.
 template <class T>
@@ -110,12 +136,21 @@ std::pair<std::vector<T>, std::vector<std::int32_t>> solve_gpu(system_set const&
   dvec<std::int32_t> info(std::vector<std::int32_t>(r.lay.count, -99));
   T* out = r.in_place ? d.p : x.p;
   std::size_t bytes = 0;
-  CUDA_OK(recur::device::tridiag_solve<T>(nullptr, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride,
-                                          info.p, r.alg, nullptr, r.tune));
   void* temp = nullptr;
-  CUDA_OK(cudaMalloc(&temp, bytes));
-  CUDA_OK(recur::device::tridiag_solve<T>(temp, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride,
-                                          info.p, r.alg, nullptr, r.tune));
+  if (r.plan) {
+    tridiag_launch_plan const pl = r.plan(r.lay, device_smem());
+    BOOST_REQUIRE_MESSAGE(pl.supported(), "the form runs this shape");
+    bytes = std::max<std::size_t>(1, dev::tridiag_workspace_bytes<T>(r.lay, pl));
+    CUDA_OK(cudaMalloc(&temp, bytes));
+    CUDA_OK(dev::tridiag_launch<T>(
+        pl, temp, dev::tridiag_args<T>{a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p}, nullptr));
+  } else {
+    CUDA_OK(dev::tridiag_solve<T>(nullptr, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p,
+                                  r.alg, nullptr));
+    CUDA_OK(cudaMalloc(&temp, bytes));
+    CUDA_OK(dev::tridiag_solve<T>(temp, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p,
+                                  r.alg, nullptr));
+  }
   CUDA_OK(cudaDeviceSynchronize());
   cudaFree(temp);
   // Inputs untouched (d too, unless in place).
@@ -159,9 +194,14 @@ std::vector<layout> layouts_for(std::int64_t n, std::int64_t count) {
 
 std::string name(tridiag_algorithm a) { return recur::to_string(a); }
 
-template <class T>
+// Solves random dominant systems of every size, count and layout (two
+// right-hand sides in place, one apart) by alg, or by the form that
+// plan(T{}, lay, max_smem) gives (a builder of tridiag_plan.cuh called with
+// the test's choices), and checks residuals and that every element of x was
+// written.
+template <class T, class P = std::nullptr_t>
 void sweep(tridiag_algorithm alg, std::vector<std::int64_t> const& ns,
-           std::vector<std::int64_t> const& counts, recur::device::tridiag_tuning tune = {}) {
+           std::vector<std::int64_t> const& counts, P plan = nullptr) {
   std::mt19937_64 g(1234 + int(alg));
   double const tol = 64 * std::numeric_limits<T>::epsilon();
   for (std::int64_t n : ns)
@@ -171,7 +211,7 @@ void sweep(tridiag_algorithm alg, std::vector<std::int64_t> const& ns,
           bool const in_place = nrhs == 2;
           std::int64_t const span = span_of(lay), rhs_stride = span + 3;
           system_set const s = random_dominant(span, std::size_t(rhs_stride * (nrhs - 1) + span), g);
-          run_args const r{alg, lay, nrhs, in_place, tune};
+          run_args const r{alg, lay, nrhs, in_place, plan_of<T>(plan)};
           BOOST_TEST_CONTEXT(name(alg) << " n " << n << " count " << count << " strides "
                                        << lay.element_stride << "," << lay.batch_stride << " nrhs " << nrhs) {
             auto const [x, info] = solve_gpu<T>(s, r);
@@ -239,22 +279,30 @@ BOOST_AUTO_TEST_CASE(thomas_tile) {
 }
 
 BOOST_AUTO_TEST_CASE(thomas_global) {
-  recur::device::tridiag_tuning t;
-  t.thomas_min_systems = 1 << 20;  // never a tile
-  sweep<float>(tridiag_algorithm::thomas, {1, 2, 33, 1000}, {1, 3, 200}, t);
-  sweep<double>(tridiag_algorithm::thomas, {3, 513}, {1, 37}, t);
+  auto global = [](auto, layout const&, std::size_t smem) { return dev::tridiag_plan_global_thomas(smem); };
+  sweep<float>(tridiag_algorithm::thomas, {1, 2, 33, 1000}, {1, 3, 200}, global);
+  sweep<double>(tridiag_algorithm::thomas, {3, 513}, {1, 37}, global);
+}
+
+// A group solver's plan with another switch size (min(sw, the most its
+// group holds)) or, for the P-scheme, another run length.
+template <class T>
+tridiag_launch_plan with_switch(layout const& lay, tridiag_algorithm alg, int sw, int per_thread) {
+  tridiag_launch_plan pl = dev::plan_tridiag<T>(lay, alg, device_smem());
+  pl.switch_size = std::min(sw, pl.group_threads * per_thread);
+  return pl;
 }
 
 BOOST_AUTO_TEST_CASE(cr) {
-  // In place (the default), then Goeddeke and Strzodka's split storage.
+  // In place, then Goeddeke and Strzodka's split storage (cr_split).
   sweep<float>(tridiag_algorithm::cr, issue_sizes, {1, 3, 37});
   sweep<double>(tridiag_algorithm::cr, issue_sizes, {1, 5});
-  recur::device::tridiag_tuning t;
-  t.cr_split = true;
-  sweep<float>(tridiag_algorithm::cr, issue_sizes, {1, 3, 37}, t);
+  sweep<float>(tridiag_algorithm::cr_split, issue_sizes, {1, 3, 37});
   // (f64 n = 4096 needs 267 KB with the second copy: more than an H100 block has.)
-  sweep<double>(tridiag_algorithm::cr, {1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000, 3000}, {1, 5}, t);
-  sweep<float>(tridiag_algorithm::cr, {4, 6, 7, 8, 9, 15, 16, 17, 63, 64, 65, 4095, 6000}, {2}, t);
+  sweep<double>(tridiag_algorithm::cr_split, {1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000, 3000}, {1, 5});
+  sweep<float>(tridiag_algorithm::cr_split, {4, 6, 7, 8, 9, 15, 16, 17, 63, 64, 65, 4095, 6000}, {2});
+  BOOST_TEST(!dev::plan_tridiag<double>(layout::contiguous(4096, 1), tridiag_algorithm::cr_split, 227 * 1024)
+                  .supported());
 }
 
 BOOST_AUTO_TEST_CASE(pcr) {
@@ -265,32 +313,36 @@ BOOST_AUTO_TEST_CASE(pcr) {
 BOOST_AUTO_TEST_CASE(cr_pcr) {
   sweep<float>(tridiag_algorithm::cr_pcr, issue_sizes, {1, 3, 37});
   sweep<double>(tridiag_algorithm::cr_pcr, issue_sizes, {1, 5});
-  recur::device::tridiag_tuning t;
-  for (int sw : {4, 33, 256}) {  // every switch size gives the same system
-    t.cr_pcr_switch = sw;
-    sweep<float>(tridiag_algorithm::cr_pcr, {31, 513, 1000}, {2}, t);
-  }
+  for (int sw : {4, 33, 256})  // every switch size gives the same system
+    sweep<float>(tridiag_algorithm::cr_pcr, {31, 513, 1000}, {2},
+                 [sw](auto t, layout const& lay, std::size_t) {
+                   return with_switch<decltype(t)>(lay, tridiag_algorithm::cr_pcr, sw,
+                                                   recur::kernels::pcr_items_per_thread);
+                 });
 }
 
 BOOST_AUTO_TEST_CASE(cr_packed) {
   sweep<float>(tridiag_algorithm::cr_packed, issue_sizes, {1, 3, 37});
   sweep<double>(tridiag_algorithm::cr_packed, issue_sizes, {1, 5});
   sweep<float>(tridiag_algorithm::cr_packed, {7, 8, 9, 15, 16, 17, 255, 256, 257, 4095}, {2});
-  recur::device::tridiag_tuning t;
-  for (int sw : {8, 64}) {  // PCR on the reduced system below the switch
-    t.cr_packed_switch = sw;
-    sweep<float>(tridiag_algorithm::cr_packed, {31, 513, 1000, 4096}, {2}, t);
-  }
+  for (int sw : {8, 64})  // PCR on the reduced system below the switch
+    sweep<float>(tridiag_algorithm::cr_packed, {31, 513, 1000, 4096}, {2},
+                 [sw](auto t, layout const& lay, std::size_t) {
+                   return with_switch<decltype(t)>(lay, tridiag_algorithm::cr_packed, sw,
+                                                   recur::kernels::pcr_items_per_thread);
+                 });
 }
 
 BOOST_AUTO_TEST_CASE(pscheme) {
   sweep<float>(tridiag_algorithm::pscheme, issue_sizes, {1, 3, 37});
   sweep<double>(tridiag_algorithm::pscheme, issue_sizes, {1, 5});
-  recur::device::tridiag_tuning t;
-  for (int rows : {1, 3, 64}) {  // runs of 1 row (a scan per row) to long runs
-    t.pscheme_rows = rows;
-    sweep<float>(tridiag_algorithm::pscheme, {1, 2, 31, 100, 1000, 12000}, {2}, t);
-  }
+  for (int rows : {1, 3, 64})  // runs of 1 row (a scan per row) to long runs
+    sweep<float>(tridiag_algorithm::pscheme, {1, 2, 31, 100, 1000, 12000}, {2},
+                 [rows](auto t, layout const& lay, std::size_t smem) {
+                   int const gt = std::min<int>(1024, int((lay.n + rows - 1) / rows + 31) / 32 * 32);
+                   return dev::tridiag_plan_group_tile<decltype(t)>(
+                       lay, smem, recur::kernels::tile_solver::pscheme, std::max(32, gt), 0, 512, 48 * 1024);
+                 });
 }
 
 // RD and CR+RD on Zhang's close-values matrices: every system either solved
@@ -306,17 +358,17 @@ struct rd_tally {
     }
     // RD's accuracy bound refuses long systems (reference/tridiag.hpp); up to
     // n = up_to most must be solved.
-    BOOST_TEST(2 * solved >= total, what << ": " << solved << " of " << total << " systems up to n = " << up_to
-                                          << " solved");
+    BOOST_TEST(2 * solved >= total,
+               what << ": " << solved << " of " << total << " systems up to n = " << up_to << " solved");
   }
 };
 
-template <class T>
+template <class T, class P = std::nullptr_t>
 void sweep_rd(tridiag_algorithm alg, std::vector<std::int64_t> const& ns,
-              std::vector<std::int64_t> const& counts, rd_tally& tally, recur::device::tridiag_tuning tune = {}) {
+              std::vector<std::int64_t> const& counts, rd_tally& tally, P plan = nullptr) {
   std::mt19937_64 g(99 + int(alg));
-  double const tol =
-      64 * std::ldexp(std::numeric_limits<T>::epsilon(), recur::reference::detail::rd_backward_error_exponent<T>);
+  double const tol = 64 * std::ldexp(std::numeric_limits<T>::epsilon(),
+                                     recur::reference::detail::rd_backward_error_exponent<T>);
   for (std::int64_t n : ns)
     for (std::int64_t count : counts)
       for (layout const& lay : layouts_for(n, count)) {
@@ -324,7 +376,7 @@ void sweep_rd(tridiag_algorithm alg, std::vector<std::int64_t> const& ns,
         system_set const s = close_values(span, std::size_t(rhs_stride + span), g);
         BOOST_TEST_CONTEXT(name(alg) << " n " << n << " count " << count << " strides " << lay.element_stride
                                      << "," << lay.batch_stride) {
-          auto const [x, info] = solve_gpu<T>(s, run_args{alg, lay, 2, false, tune});
+          auto const [x, info] = solve_gpu<T>(s, run_args{alg, lay, 2, false, plan_of<T>(plan)});
           auto& [solved, total] = tally.by_n[n];
           total += count;
           for (std::int64_t k = 0; k < count; ++k) {
@@ -368,7 +420,8 @@ BOOST_AUTO_TEST_CASE(rd_reproducible) {
     for (int rep = 0; rep < 3; ++rep) {
       auto const again = solve_gpu<float>(s, run_args{alg, lay, 1});
       BOOST_TEST((again.second == first.second));
-      BOOST_TEST(std::memcmp(again.first.data(), first.first.data(), first.first.size() * sizeof(float)) == 0);
+      BOOST_TEST(std::memcmp(again.first.data(), first.first.data(), first.first.size() * sizeof(float)) ==
+                 0);
     }
   }
 }
@@ -379,35 +432,47 @@ BOOST_AUTO_TEST_CASE(cr_rd) {
   sweep_rd<double>(tridiag_algorithm::cr_rd, issue_sizes, {1, 5}, d);
   f.report_and_check("cr_rd f32", 1000);
   d.report_and_check("cr_rd f64", 1000);
-  recur::device::tridiag_tuning t;
-  for (int sw : {4, 33, 256}) {
-    t.cr_rd_switch = sw;
-    sweep_rd<float>(tridiag_algorithm::cr_rd, {31, 513, 1000}, {2}, sw_tally, t);
-  }
+  for (int sw : {4, 33, 256})
+    sweep_rd<float>(tridiag_algorithm::cr_rd, {31, 513, 1000}, {2}, sw_tally,
+                    [sw](auto t, layout const& lay, std::size_t) {
+                      return with_switch<decltype(t)>(lay, tridiag_algorithm::cr_rd, sw,
+                                                      recur::kernels::rd_items_per_thread);
+                    });
   sw_tally.report_and_check("cr_rd f32 switch 4, 33, 256", 1000);
+}
+
+// Thomas-PCR's tile with `rows` rows a thread (so many threads a system, at
+// most max_threads), about smem_target bytes a tile, the register path
+// wherever its chunks fit when regs.
+auto tile_of(int rows, int max_threads = 256, std::size_t smem_target = 0, bool regs = false) {
+  return [=](auto t, layout const& lay, std::size_t smem) {
+    using T = decltype(t);
+    int const gt = std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, lay.n / rows)))), 32,
+                              std::max(32, max_threads));
+    std::size_t const target =
+        smem_target ? smem_target
+                    : (lay.element_stride == 1 || lay.n == 1
+                           ? recur::kernels::tridiag_policy_sm90<T>::thomas_pcr_smem
+                           : recur::kernels::tridiag_policy_sm90<T>::thomas_pcr_smem_interleaved);
+    return dev::tridiag_plan_thomas_pcr_tile<T>(lay, smem, gt, target, 32, regs);
+  };
 }
 
 BOOST_AUTO_TEST_CASE(thomas_pcr) {
   sweep<float>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 3, 37});
   sweep<double>(tridiag_algorithm::thomas_pcr, issue_sizes, {1, 5});
   sweep<float>(tridiag_algorithm::thomas_pcr, {4, 63, 64, 65, 95, 96, 97, 2049}, {2});
-  // Several warps per system (the boundary system in shared memory), and one
-  // (the tile also on the small interleaved batches).
-  recur::device::tridiag_tuning t;
-  t.direct_columns = -1;
-  t.columns_burst = -1;
+  // The tile with several warps per system (the boundary system in shared
+  // memory), and one.
   for (int rows : {2, 4, 8}) {
-    t.thomas_pcr_rows = rows;
-    sweep<float>(tridiag_algorithm::thomas_pcr, {1, 2, 3, 65, 130, 255, 256, 1000, 4096}, {1, 9}, t);
-    sweep<double>(tridiag_algorithm::thomas_pcr, {129, 1000}, {9}, t);
+    sweep<float>(tridiag_algorithm::thomas_pcr, {1, 2, 3, 65, 130, 255, 256, 1000, 4096}, {1, 9},
+                 tile_of(rows));
+    sweep<double>(tridiag_algorithm::thomas_pcr, {129, 1000}, {9}, tile_of(rows));
   }
-  t.thomas_pcr_rows = 16;
-  t.thomas_pcr_max_threads = 32;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {3}, t);
-  t.thomas_pcr_max_threads = 256;
-  t.thomas_pcr_smem = 48 << 10;  // several long systems per tile
-  sweep<float>(tridiag_algorithm::thomas_pcr, {256, 513, 1000}, {9}, t);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {256, 513}, {9}, t);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {3}, tile_of(16, 32));
+  // Several long systems per tile.
+  sweep<float>(tridiag_algorithm::thomas_pcr, {256, 513, 1000}, {9}, tile_of(16, 256, 48 << 10));
+  sweep<double>(tridiag_algorithm::thomas_pcr, {256, 513}, {9}, tile_of(16, 256, 48 << 10));
 }
 
 // Thomas-PCR's register path (f32, one warp per system, chunks of <= 16
@@ -417,7 +482,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr) {
 // layouts, with several right-hand sides.
 BOOST_AUTO_TEST_CASE(thomas_pcr_register_path) {
   for (std::int64_t n : {2, 3, 5, 31, 32, 33, 64, 100, 127, 256, 300, 511, 512}) {
-    std::int64_t const count = n == 300 ? 3000 : 37;  // 3000: not a small batch (all the tiles' threads solve)
+    std::int64_t const count =
+        n == 300 ? 3000 : 37;  // 3000: not a small batch (all the tiles' threads solve)
     for (layout lay : {layout::contiguous(n, count), layout::interleaved(n, count)}) {
       std::mt19937_64 g{std::uint64_t(n)};
       system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(3 * (span_of(lay) + 3)), g);
@@ -429,11 +495,11 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_register_path) {
         s.b[lay.offset(n - 1, 5)] = 0;  // the last row
       }
       run_args r{tridiag_algorithm::thomas_pcr, lay, 3};
-      r.tune.direct_columns = -1;  // (the tile, not the small interleaved batches' forms)
-      r.tune.columns_burst = -1;
-      r.tune.thomas_pcr_regs = 2;  // wherever the chunks fit
+      r.plan = plan_of<float>(tile_of(16, 256, 0, true));
+      BOOST_TEST((r.plan(lay, device_smem()).solver == recur::kernels::tile_solver::thomas_pcr_regs),
+                 "n " << n);
       auto const regs = solve_gpu<float>(s, r);
-      r.tune.thomas_pcr_regs = 0;
+      r.plan = plan_of<float>(tile_of(16, 256, 0, false));
       auto const smem = solve_gpu<float>(s, r);
       BOOST_TEST((regs.second == smem.second), "n " << n);
       BOOST_TEST(std::memcmp(regs.first.data(), smem.first.data(), regs.first.size() * sizeof(float)) == 0,
@@ -474,29 +540,31 @@ void expect_three_broken(std::pair<std::vector<T>, std::vector<std::int32_t>> co
 }
 
 // break_three's systems (random otherwise, from seed) solved by Thomas-PCR
-// with tune, f32 and f64, x apart from d and in place.
-void expect_three_broken_both(layout const& lay, std::uint64_t seed, recur::device::tridiag_tuning const& tune) {
+// (the form plan gives, or automatic's), f32 and f64, x apart from d and in
+// place.
+template <class P = std::nullptr_t>
+void expect_three_broken_both(layout const& lay, std::uint64_t seed, P plan = nullptr) {
   std::mt19937_64 g{seed};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
   break_three(s, lay);
   for (bool in_place : {false, true}) {
-    run_args const r{tridiag_algorithm::thomas_pcr, lay, 1, in_place, tune};
-    expect_three_broken(solve_gpu<float>(s, r), lay);
-    expect_three_broken(solve_gpu<double>(s, r), lay);
+    expect_three_broken(
+        solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, plan_of<float>(plan)}),
+        lay);
+    expect_three_broken(solve_gpu<double>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place,
+                                                      plan_of<double>(plan)}),
+                        lay);
   }
 }
 
 // x and info of the direct form against the tile's: bitwise in f64 (spike =
-// false: the same arithmetic), or (spike = true: the several-warp kernel's
-// boundary equations by warp and spikes; and f32, below) the same
-// breakdowns and x within tol of it relative to the largest |x| of its
-// system, NaN where it is NaN. f32 without spikes: the same info too, but
-// since the sweeps divide by pivot_rcp (block_tridiag.cuh) the direct
-// kernel's x differs from the tile's in the last bits (H100: 471 of 4736
-// values at n = 128, by up to 2 ulp), although pivot_rcp(p) is bitwise
-// 1.0f / p for every float the sweeps accept (pivot_rcp_exact) and the
-// tile and the columns form still agree bitwise. Not explained: the same
-// Newton step as one opaque asm block changed nothing.
+// false: the same arithmetic), or (spike = true: the boundary equations by
+// warp and spikes; and f32, below) the same breakdowns and x within tol of
+// it relative to the largest |x| of its system, NaN where it is NaN. f32
+// without spikes: the same info too, and x within a few ulp (the direct
+// kernel's x may differ from the tile's in the last bits, although
+// pivot_rcp(p) is bitwise 1.0f / p for every float the sweeps accept:
+// pivot_rcp_exact).
 template <class T>
 void expect_direct_tile(std::pair<std::vector<T>, std::vector<std::int32_t>> const& direct,
                         std::pair<std::vector<T>, std::vector<std::int32_t>> const& tile, layout const& lay,
@@ -519,9 +587,11 @@ void expect_direct_tile(std::pair<std::vector<T>, std::vector<std::int32_t>> con
         if (std::isfinite(double(tile.first[o + lay.offset(i, k)])))
           big = std::max(big, std::abs(double(tile.first[o + lay.offset(i, k)])));
       for (std::int64_t i = 0; i < lay.n; ++i) {
-        double const u = double(direct.first[o + lay.offset(i, k)]), v = double(tile.first[o + lay.offset(i, k)]);
+        double const u = double(direct.first[o + lay.offset(i, k)]),
+                     v = double(tile.first[o + lay.offset(i, k)]);
         if (std::isnan(u) != std::isnan(v)) nan_match = false;
-        if (!std::isnan(u) && !std::isnan(v)) worst = std::max(worst, std::abs(u - v) / std::max(big, 1e-300));
+        if (!std::isnan(u) && !std::isnan(v))
+          worst = std::max(worst, std::abs(u - v) / std::max(big, 1e-300));
       }
     }
   }
@@ -529,26 +599,34 @@ void expect_direct_tile(std::pair<std::vector<T>, std::vector<std::int32_t>> con
   BOOST_TEST(worst <= tol, what << ": " << worst << " > " << tol);
 }
 
+// The direct form (registers from global memory) over the tile's plan
+// with tile_rows rows a thread: the same chunks.
+auto direct_of(int tile_rows) {
+  return [tile_rows](auto t, layout const& lay, std::size_t smem) {
+    return dev::tridiag_plan_direct<decltype(t)>(lay, tile_of(tile_rows, 512)(t, lay, smem));
+  };
+}
+
 // Thomas-PCR from global memory into registers (agent_tridiag_direct.cuh:
-// contiguous, n = 32 R, 16-byte aligned) against the tile's Thomas-PCR
-// with the same chunks (expect_direct_tile), also in place and where
-// systems break down (row 0, inside a chunk, the last row); f32 and f64.
+// contiguous, a warp or W warps per system, 16-byte aligned) against the
+// tile's Thomas-PCR with the same chunks (expect_direct_tile), also in
+// place and where systems break down (row 0, inside a chunk, the last
+// row); f32 and f64. f64's 16 warps join by spikes, fewer warps by warp 0.
 template <class T>
-void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows = 16, bool spike = false) {
+void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows, int warps) {
   layout const lay = layout::contiguous(n, count);
   std::mt19937_64 g{std::uint64_t(n * 7 + count)};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
   break_three(s, lay);
+  bool const spike = warps == 16;
+  tridiag_launch_plan const pd = direct_of(tile_rows)(T{}, lay, device_smem());
+  BOOST_TEST((pd.form == tridiag_form::direct && pd.direct_warps == warps && pd.direct_spike == spike),
+             "n " << n);
   for (bool in_place : {false, true}) {
-    run_args r{tridiag_algorithm::thomas_pcr, lay, 1, in_place};
-    r.tune.direct_lanes = 32;  // a warp per system (not segments, which take n = Lanes R by default)
-    r.tune.direct_spike = spike ? 1 : -1;
-    auto const direct = solve_gpu<T>(s, r);
-    r.tune.direct = false;
-    r.tune.thomas_pcr_regs = 0;
-    r.tune.thomas_pcr_rows = tile_rows;  // the direct kernel's chunks: the same arithmetic
-    r.tune.thomas_pcr_max_threads = 512;  // f64 n = 4096: 16 warps
-    auto const tile = solve_gpu<T>(s, r);
+    auto const direct = solve_gpu<T>(
+        s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, plan_of<T>(direct_of(tile_rows))});
+    auto const tile = solve_gpu<T>(
+        s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, plan_of<T>(tile_of(tile_rows, 512))});
     std::ostringstream what;
     what << "n " << n << " count " << count << (in_place ? " in place" : "") << (spike ? " spike" : "");
     expect_direct_tile(direct, tile, lay, spike, what.str());
@@ -557,46 +635,41 @@ void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows = 16,
 }
 
 // Several right-hand sides 16-byte apart (the direct form's condition),
-// in place: the direct form, with and without spikes, against the tile.
+// in place: the direct form against the tile.
 template <class T>
-void direct_rhs_match_tile(std::int64_t n, std::int64_t count, int tile_rows) {
+void direct_rhs_match_tile(std::int64_t n, std::int64_t count, int tile_rows, bool spike) {
   layout const lay = layout::contiguous(n, count);
   std::int64_t const span = span_of(lay), nrhs = 3;
   std::mt19937_64 g{std::uint64_t(n + count)};
   system_set const s = random_dominant(std::size_t(span), std::size_t(span * nrhs), g);
-  run_args r{tridiag_algorithm::thomas_pcr, lay, nrhs, true};
+  run_args r{tridiag_algorithm::thomas_pcr, lay, nrhs, true, plan_of<T>(tile_of(tile_rows, 512))};
   r.rhs_pad = 0;
-  r.tune.direct = false;
-  r.tune.thomas_pcr_regs = 0;
-  r.tune.thomas_pcr_rows = tile_rows;
   auto const tile = solve_gpu<T>(s, r);
-  r.tune = {};
-  for (bool spike : {false, true}) {
-    r.tune.direct_spike = spike ? 1 : -1;
-    auto const direct = solve_gpu<T>(s, r);
-    expect_direct_tile(direct, tile, lay, spike, "n " + std::to_string(n) + " 3 right-hand sides");
-  }
+  r.plan = plan_of<T>(direct_of(tile_rows));
+  auto const direct = solve_gpu<T>(s, r);
+  expect_direct_tile(direct, tile, lay, spike, "n " + std::to_string(n) + " 3 right-hand sides");
 }
 
 BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
-  direct_rhs_match_tile<float>(4096, 45, 16);
-  direct_rhs_match_tile<double>(1024, 45, 8);
-  for (std::int64_t n : {128, 256, 512}) {
-    direct_matches_tile<float>(n, 37);
-    direct_matches_tile<float>(n, 3001);
-  }
-  for (std::int64_t n : {64, 128, 256}) direct_matches_tile<double>(n, 37);
-  // Several warps per system (16 rows per lane in f32, 8 in f64), the
-  // boundary equations by warp 0 alone and by spikes (the default).
-  for (bool spike : {false, true}) {
-    for (std::int64_t n : {1024, 2048, 4096}) direct_matches_tile<float>(n, 37, 16, spike);
-    direct_matches_tile<float>(1024, 700, 16, spike);
-    for (std::int64_t n : {512, 1024, 2048, 4096}) direct_matches_tile<double>(n, 37, 8, spike);
-    direct_matches_tile<double>(512, 2000, 8, spike);
-  }
-  BOOST_TEST(recur::device::plan_tridiag<double>(layout::contiguous(4096, 10000), tridiag_algorithm::thomas_pcr,
-                                                 227 * 1024)
-                 .direct_warps == 16);
+  direct_rhs_match_tile<float>(4096, 45, 16, false);
+  direct_rhs_match_tile<double>(1024, 45, 8, false);
+  direct_rhs_match_tile<double>(4096, 45, 8, true);
+  // One warp a system (16 rows per lane in f32, 8 in f64).
+  direct_matches_tile<float>(512, 37, 16, 1);
+  direct_matches_tile<float>(512, 3001, 16, 1);
+  direct_matches_tile<double>(256, 37, 8, 1);
+  // Several warps a system.
+  for (std::int64_t n : {1024, 2048, 4096}) direct_matches_tile<float>(n, 37, 16, int(n / 512));
+  direct_matches_tile<float>(1024, 700, 16, 2);
+  for (std::int64_t n : {512, 1024, 2048, 4096}) direct_matches_tile<double>(n, 37, 8, int(n / 256));
+  direct_matches_tile<double>(512, 2000, 8, 2);
+  BOOST_TEST(
+      dev::plan_tridiag<double>(layout::contiguous(4096, 10000), tridiag_algorithm::thomas_pcr, 227 * 1024)
+          .direct_warps == 16);
+  // Not where the systems are not on 16-byte boundaries (the tile runs).
+  BOOST_TEST(
+      (dev::plan_tridiag<float>(layout::strided(512, 10, 1, 513), tridiag_algorithm::thomas_pcr, 227 * 1024)
+           .form == tridiag_form::tile));
 
   // And its residuals (the sweep's own check), several systems per block.
   sweep<float>(tridiag_algorithm::thomas_pcr, {128, 256, 512, 2048, 4096}, {1, 4, 1000});
@@ -604,9 +677,9 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
 }
 
 // The direct form with several systems per warp (segments of Lanes lanes,
-// 16 rows per lane in f32, 8 in f64): bitwise the columns form with the
-// same chunks (forced onto the contiguous layout: chunk_sweeps and
-// warp_boundary_pcr over segments of the same width), also in place, with
+// 16 rows per lane in f32, 8 in f64): against the columns form with the
+// same chunks on the contiguous layout (chunk_sweeps and warp_boundary_pcr
+// over segments of the same width), bitwise in f64, also in place, with
 // several right-hand sides, partial warps and breakdowns.
 template <class T>
 void segments_match_columns(std::int64_t n, std::int64_t count) {
@@ -615,16 +688,15 @@ void segments_match_columns(std::int64_t n, std::int64_t count) {
   std::mt19937_64 g{std::uint64_t(n * 3 + count)};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
   break_three(s, lay);
+  auto const columns = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_columns<decltype(t)>(l, smem, rows);
+  };
   for (bool in_place : {false, true}) {
     run_args r{tridiag_algorithm::thomas_pcr, lay, 1, in_place};
-    r.tune.direct_lanes = int(n / rows);
-    auto const plan = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
-    BOOST_TEST(plan.direct_lanes == n / rows, "n " << n);
+    auto const plan = dev::plan_tridiag<T>(lay, r.alg, 227 * 1024);
+    BOOST_TEST((plan.form == tridiag_form::direct && plan.direct_lanes == n / rows), "n " << n);
     auto const seg = solve_gpu<T>(s, r);
-    r.tune.direct = false;
-    r.tune.columns = 2;
-    r.tune.columns_rows = rows;
-    r.tune.columns_segment_rows = -1;  // whole systems
+    r.plan = plan_of<T>(columns);
     auto const cols = solve_gpu<T>(s, r);
     BOOST_TEST((seg.second == cols.second), "n " << n);
     // Bitwise in f64; in f32 within 64 n eps (expect_direct_tile says why).
@@ -632,8 +704,9 @@ void segments_match_columns(std::int64_t n, std::int64_t count) {
       BOOST_TEST(std::memcmp(seg.first.data(), cols.first.data(), cols.first.size() * sizeof(T)) == 0,
                  "n " << n << " count " << count << (in_place ? " in place" : ""));
     else
-      expect_direct_tile(seg, cols, lay, true,
-                         "n " + std::to_string(n) + " count " + std::to_string(count) + (in_place ? " in place" : ""));
+      expect_direct_tile(
+          seg, cols, lay, true,
+          "n " + std::to_string(n) + " count " + std::to_string(count) + (in_place ? " in place" : ""));
     expect_three_broken(seg, lay);
   }
 }
@@ -644,21 +717,16 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct_segments) {
     segments_match_columns<float>(n, 1001);
   }
   for (std::int64_t n : {16, 32, 64, 128}) segments_match_columns<double>(n, 37);
-  // Chosen by default wherever n = Lanes R (f32 R = 16, f64 R = 8), and by
-  // automatic for such n < 128 (test_tridiag_cuda checks that).
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::contiguous(64, 100), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
+  // Chosen wherever n = Lanes R (f32 R = 16, f64 R = 8), and by automatic
+  // for such n < 128 (test_tridiag_cuda checks that).
+  BOOST_TEST(dev::plan_tridiag<float>(layout::contiguous(64, 100), tridiag_algorithm::thomas_pcr, 227 * 1024)
                  .direct_lanes == 4);
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::contiguous(128, 100), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
+  BOOST_TEST(dev::plan_tridiag<float>(layout::contiguous(128, 100), tridiag_algorithm::thomas_pcr, 227 * 1024)
                  .direct_lanes == 8);
-  BOOST_TEST(recur::device::plan_tridiag<double>(layout::contiguous(64, 100), tridiag_algorithm::thomas_pcr,
-                                                 227 * 1024)
+  BOOST_TEST(dev::plan_tridiag<double>(layout::contiguous(64, 100), tridiag_algorithm::thomas_pcr, 227 * 1024)
                  .direct_lanes == 8);
   // Residuals with several right-hand sides (the sweep's own check).
-  recur::device::tridiag_tuning t;
-  t.direct_lanes = 8;
-  sweep<double>(tridiag_algorithm::thomas_pcr, {64}, {1, 5, 1000}, t);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {64}, {1, 5, 1000});
   sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64}, {1, 5, 1000});
 }
 
@@ -666,18 +734,19 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct_segments) {
 // its systems broken down in the first.
 template <class T>
 void expect_same_three_broken(std::pair<std::vector<T>, std::vector<std::int32_t>> const& got,
-                              std::pair<std::vector<T>, std::vector<std::int32_t>> const& want, layout const& lay,
-                              std::string const& what) {
+                              std::pair<std::vector<T>, std::vector<std::int32_t>> const& want,
+                              layout const& lay, std::string const& what) {
   BOOST_TEST((got.second == want.second), what);
   BOOST_TEST(std::memcmp(got.first.data(), want.first.data(), want.first.size() * sizeof(T)) == 0, what);
   expect_three_broken(got, lay);
 }
 
 // The direct form through shared memory (tridiag_direct_columns_kernel:
-// a 32-byte sector of systems a block, n = Lanes R) forced onto the
-// contiguous layout: bitwise the direct form itself (the same chunks and
-// arithmetic), with two right-hand sides 16 bytes apart (the direct form's
-// condition), in place, partial blocks and breakdowns.
+// a 32-byte sector of systems a block, n = Lanes R) on the contiguous
+// layout: bitwise the direct form itself (the same chunks and arithmetic),
+// with two right-hand sides 16 bytes apart (the direct form's condition),
+// in place, partial blocks and breakdowns. f64 n = 512 (two warps a system,
+// joined by spikes) against the tile, within expect_direct_tile's bound.
 template <class T>
 void direct_columns_match_direct(std::int64_t n, std::int64_t count) {
   layout const lay = layout::contiguous(n, count);
@@ -687,20 +756,27 @@ void direct_columns_match_direct(std::int64_t n, std::int64_t count) {
   r.rhs_pad = v + (v - span % v) % v;  // rhs_stride a multiple of 16 bytes, not the dense one
   system_set s = random_dominant(std::size_t(span), std::size_t(span + r.rhs_pad + span), g);
   break_three(s, lay);
+  auto const dcols = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_direct_columns<decltype(t)>(l, smem);
+  };
+  tridiag_launch_plan const pl = dcols(T{}, lay, device_smem());
+  BOOST_TEST((pl.form == tridiag_form::direct_columns), "n " << n);
+  bool const two_warps = pl.direct_lanes > 32;
   for (bool in_place : {false, true}) {
     r.in_place = in_place;
-    r.tune.direct_columns = 1;
-    auto const pl = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
-    BOOST_TEST(pl.direct_columns, "n " << n);
+    r.plan = plan_of<T>(dcols);
     auto const dc = solve_gpu<T>(s, r);
-    r.tune.direct_columns = -1;
-    r.tune.direct_spike = pl.direct_lanes > 32 ? 1 : 0;  // (two warps a system: joined by spikes)
-    auto const pd = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
-    BOOST_TEST((!pd.direct_columns && pd.direct_rows == pl.direct_rows &&
-                pd.direct_lanes * pd.direct_warps == pl.direct_lanes && pd.direct_spike == (pl.direct_lanes > 32)),
-               "n " << n);
-    expect_same_three_broken(dc, solve_gpu<T>(s, r), lay,
-                             "n " + std::to_string(n) + " count " + std::to_string(count) + (in_place ? " in place" : ""));
+    std::string const what =
+        "n " + std::to_string(n) + " count " + std::to_string(count) + (in_place ? " in place" : "");
+    if (two_warps) {
+      r.plan = plan_of<T>(tile_of(8, 512));
+      expect_direct_tile(dc, solve_gpu<T>(s, r), lay, true, what);
+      expect_three_broken(dc, lay);
+    } else {
+      r.plan = plan_of<T>(direct_of(sizeof(T) == 4 ? 16 : 8));
+      BOOST_TEST((r.plan(lay, device_smem()).direct_lanes == pl.direct_lanes), what);
+      expect_same_three_broken(dc, solve_gpu<T>(s, r), lay, what);
+    }
   }
 }
 
@@ -714,24 +790,28 @@ void burst_matches_columns(std::int64_t n, std::int64_t count) {
   std::mt19937_64 g{std::uint64_t(n * 13 + count)};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
   break_three(s, lay);
+  auto const burst = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_columns_burst<decltype(t)>(l, smem);
+  };
+  tridiag_launch_plan const pb = burst(T{}, lay, device_smem());
+  BOOST_TEST((pb.form == tridiag_form::columns && pb.columns_kind == dev::columns_instance::burst &&
+              pb.columns_rows == 16 && pb.columns_chunks == n / 16),
+             "n " << n);
+  auto const same = [pb](auto t, layout const&, std::size_t smem) {
+    return dev::tridiag_plan_columns_block<decltype(t)>(smem, pb.columns_chunks, 16, 1, pb.columns_systems);
+  };
+  tridiag_launch_plan const pc = same(T{}, lay, device_smem());
+  BOOST_TEST((pc.columns_kind == dev::columns_instance::rows16 && pc.columns_chunks == pb.columns_chunks &&
+              pc.columns_systems == pb.columns_systems),
+             "n " << n);
   for (bool in_place : {false, true}) {
-    run_args r{tridiag_algorithm::thomas_pcr, lay, 2, in_place};
-    r.tune.direct_columns = -1;
-    r.tune.columns_burst = 1;
-    auto const pb = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
-    BOOST_TEST((pb.columns_burst && pb.columns_rows == 16 && pb.columns_chunks == n / 16), "n " << n);
-    auto const burst = solve_gpu<T>(s, r);
-    r.tune.columns_burst = -1;
-    r.tune.columns = 2;
-    r.tune.columns_rows = 16;
-    r.tune.columns_segment_rows = -1;
-    r.tune.columns_systems = pb.columns_systems;
-    auto const pc = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
-    BOOST_TEST((!pc.columns_burst && pc.columns_chunks == pb.columns_chunks &&
-                pc.columns_systems == pb.columns_systems),
-               "n " << n);
-    expect_same_three_broken(burst, solve_gpu<T>(s, r), lay,
-                             "n " + std::to_string(n) + " count " + std::to_string(count) + (in_place ? " in place" : ""));
+    auto const b =
+        solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 2, in_place, plan_of<T>(burst)});
+    auto const c =
+        solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 2, in_place, plan_of<T>(same)});
+    expect_same_three_broken(
+        b, c, lay,
+        "n " + std::to_string(n) + " count " + std::to_string(count) + (in_place ? " in place" : ""));
   }
 }
 
@@ -744,74 +824,89 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
   direct_columns_match_direct<double>(512, 1001);  // (two warps a system)
   for (std::int64_t n : {16, 48, 96, 512}) burst_matches_columns<float>(n, 37);
   for (std::int64_t n : {48, 512}) burst_matches_columns<double>(n, 37);
-  // Residuals on every layout, forced (partial blocks, two right-hand
-  // sides, in place: the sweep's own check).
-  recur::device::tridiag_tuning dc, bu;
-  dc.direct_columns = 1;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64, 512}, {1, 37}, dc);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {16, 256, 512}, {1, 37}, dc);
-  bu.direct_columns = -1;
-  bu.columns_burst = 1;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {16, 96, 512}, {1, 37}, bu);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {48, 512}, {1, 37}, bu);
-  expect_three_broken_both(layout::interleaved(512, 37), 519, {});  // direct columns (f64: two warps a system)
-  expect_three_broken_both(layout::interleaved(256, 37), 257, {});
-  expect_three_broken_both(layout::interleaved(96, 37), 97, {});  // burst
-  // What is chosen by default: small interleaved batches only.
+  // Residuals on every layout (partial blocks, two right-hand sides, in
+  // place: the sweep's own check).
+  auto const dcols = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_direct_columns<decltype(t)>(l, smem);
+  };
+  auto const burst = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_columns_burst<decltype(t)>(l, smem);
+  };
+  sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64, 512}, {1, 37}, dcols);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {16, 256, 512}, {1, 37}, dcols);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {16, 96, 512}, {1, 37}, burst);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {48, 512}, {1, 37}, burst);
+  expect_three_broken_both(layout::interleaved(512, 37), 519);  // direct columns (f64: two warps a system)
+  expect_three_broken_both(layout::interleaved(256, 37), 257);
+  expect_three_broken_both(layout::interleaved(96, 37), 97);  // burst
+  // What is chosen: small interleaved batches only.
   auto plan = [](auto t, layout const& lay) {
-    return recur::device::plan_tridiag<decltype(t)>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024);
+    return dev::plan_tridiag<decltype(t)>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024);
   };
   auto const zhang = plan(0.0f, layout::interleaved(512, 512));
-  BOOST_TEST(zhang.direct_columns);
+  BOOST_TEST((zhang.form == tridiag_form::direct_columns));
   BOOST_TEST(zhang.direct_lanes == 32);
   BOOST_TEST(zhang.threads == 256);
-  BOOST_TEST(plan(0.0, layout::interleaved(256, 512)).direct_columns);
+  BOOST_TEST((plan(0.0, layout::interleaved(256, 512)).form == tridiag_form::direct_columns));
   BOOST_TEST(plan(0.0f, layout::interleaved(64, 100)).direct_lanes == 4);
   auto const f64 = plan(0.0, layout::interleaved(512, 512));
-  BOOST_TEST((f64.direct_columns && f64.direct_rows == 8 && f64.direct_lanes == 64 && f64.threads == 256));
+  BOOST_TEST((f64.form == tridiag_form::direct_columns && f64.direct_rows == 8 && f64.direct_lanes == 64 &&
+              f64.threads == 256));
   auto const b64 = plan(0.0, layout::interleaved(96, 100));
-  BOOST_TEST((!b64.direct_columns && b64.columns_burst && b64.columns_systems == 4 && b64.columns_chunks == 6));
-  BOOST_TEST(plan(0.0f, layout::interleaved(48, 100)).columns_burst);
+  BOOST_TEST((b64.columns_kind == dev::columns_instance::burst && b64.columns_systems == 4 &&
+              b64.columns_chunks == 6));
+  BOOST_TEST((plan(0.0f, layout::interleaved(48, 100)).columns_kind == dev::columns_instance::burst));
   auto const none = [&](auto t, layout const& lay) {
     auto const pl = plan(t, lay);
-    return !pl.direct_columns && !pl.columns_burst;
+    return pl.form != tridiag_form::direct_columns &&
+           !(pl.form == tridiag_form::columns && pl.columns_kind == dev::columns_instance::burst);
   };
   BOOST_TEST(none(0.0f, layout::interleaved(512, 2048)));  // (the columns kernel)
-  BOOST_TEST(none(0.0f, layout::contiguous(512, 512)));     // (the direct form)
-  BOOST_TEST(none(0.0f, layout::interleaved(300, 700)));    // (the tile)
+  BOOST_TEST(none(0.0f, layout::contiguous(512, 512)));    // (the direct form)
+  BOOST_TEST(none(0.0f, layout::interleaved(300, 700)));   // (the tile)
   BOOST_TEST(none(0.0f, layout::interleaved(1024, 512)));
   BOOST_TEST(none(0.0f, layout::strided(512, 512, 1024, 2)));  // (systems not side by side)
 }
 
 // Thomas-PCR on adjacent systems with full-line rows
-// (agent_tridiag_columns.cuh). With the tile's chunks (columns_rows = -1:
-// min(32, n / 2)) x and info are bitwise the tile's, in place and where
-// systems break down (row 0, inside a chunk, the last row); n < 1024 keeps
-// the tile at one warp per system.
+// (agent_tridiag_columns.cuh). With the tile's chunks (min(32, n / 2) of
+// them) x and info are bitwise the tile's (tridiag_plan_thomas_pcr_tiled:
+// what runs where the columns forms do not), in place and where systems
+// break down (row 0, inside a chunk, the last row).
 template <class T>
-void columns_match_tile(std::int64_t n, std::int64_t count, int systems = 0) {
+void columns_match_tile(std::int64_t n, std::int64_t count, int systems = 128 / sizeof(T)) {
   layout const lay = layout::interleaved(n, count);
   std::mt19937_64 g{std::uint64_t(n * 5 + count)};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
   bool const breaks = n >= 5;
   if (breaks) break_three(s, lay);
+  auto const columns = [systems](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_columns<decltype(t)>(l, smem, 1, systems);  // (1: as many chunks as allowed)
+  };
+  auto const tiled = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_thomas_pcr_tiled<decltype(t)>(l, smem);
+  };
+  BOOST_TEST((columns(T{}, lay, device_smem()).columns_chunks ==
+              std::max<std::int64_t>(1, std::min<std::int64_t>(32, n / 2))),
+             "n " << n);
   for (bool in_place : {false, true}) {
-    run_args r{tridiag_algorithm::thomas_pcr, lay, 2, in_place};
-    r.tune.columns = 2;
-    r.tune.columns_rows = -1;
-    r.tune.columns_segment_rows = -1;  // whole systems
-    r.tune.columns_systems = systems;
-    auto const plan = recur::device::plan_tridiag<T>(lay, r.alg, 227 * 1024, r.tune);
-    BOOST_TEST(plan.columns_systems > 0, "n " << n);
-    auto const cols = solve_gpu<T>(s, r);
-    r.tune.columns = 0;
-    auto const tile = solve_gpu<T>(s, r);
+    auto const cols =
+        solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 2, in_place, plan_of<T>(columns)});
+    auto const tile =
+        solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 2, in_place, plan_of<T>(tiled)});
     BOOST_TEST((cols.second == tile.second), "n " << n);
     BOOST_TEST(std::memcmp(cols.first.data(), tile.first.data(), tile.first.size() * sizeof(T)) == 0,
                "n " << n << " count " << count << " systems " << systems << (in_place ? " in place" : ""));
     if (breaks) expect_three_broken(cols, lay);
   }
 }
+
+// The columns forms on any layout (only adjacent systems make full lines,
+// but any layout is solved): what automatic ranks for a wide interleaved
+// batch.
+auto const columns_ranked = [](auto t, layout const& l, std::size_t smem) {
+  return dev::tridiag_plan_columns_ranked<decltype(t)>(l, smem);
+};
 
 BOOST_AUTO_TEST_CASE(thomas_pcr_columns) {
   // (n = 1: the tile divides d by b, this kernel multiplies by 1 / b; the
@@ -822,268 +917,222 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_columns) {
   }
   columns_match_tile<float>(512, 100, 8);  // 8 systems a block: 4 chunks per warp
   columns_match_tile<double>(256, 70, 4);
-  // The default chunks (16 rows) and blocks, every layout (only adjacent
-  // systems make full lines, but any layout is solved), residuals.
-  recur::device::tridiag_tuning t;
-  t.columns = 2;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {1, 2, 3, 5, 31, 32, 33, 64, 127, 256, 513, 1000, 1024}, {1, 37}, t);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {2, 33, 127, 512, 1024}, {1, 37}, t);
-  t.columns_systems = 8;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {64, 700}, {37}, t);
+  // The default chunks and blocks, every layout, residuals.
+  auto const whole = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_columns<decltype(t)>(l, smem, sizeof(t) == 4 && l.n > 256 ? 32 : 16);
+  };
+  sweep<float>(tridiag_algorithm::thomas_pcr, {1, 2, 3, 5, 31, 32, 33, 64, 127, 256, 513, 1000, 1024},
+               {1, 37}, whole);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {2, 33, 127, 512, 1024}, {1, 37}, whole);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {64, 700}, {37}, [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_columns<decltype(t)>(l, smem, 16, 8);
+  });
+  sweep<float>(tridiag_algorithm::thomas_pcr, {100, 256, 1000}, {1, 37}, columns_ranked);
   // Chosen by default for a large interleaved batch; a partial last block.
-  layout const big = layout::interleaved(256, 2100);
-  BOOST_TEST(recur::device::plan_tridiag<float>(big, tridiag_algorithm::thomas_pcr, 227 * 1024).columns_systems ==
-             32);
-  sweep<float>(tridiag_algorithm::thomas_pcr, {256}, {2100});
+  layout const big = layout::interleaved(128, 2100);
+  auto const pb = dev::plan_tridiag<float>(big, tridiag_algorithm::thomas_pcr, 227 * 1024);
+  BOOST_TEST((pb.form == tridiag_form::columns && pb.columns_systems == 32));
+  sweep<float>(tridiag_algorithm::thomas_pcr, {128}, {2100});
   sweep<double>(tridiag_algorithm::thomas_pcr, {512}, {2100});
 }
 
+// Segments of about `rows` rows joined by `join` (the builder's plan).
+auto segments_of(int rows, int join, int systems = 0) {
+  return [=](auto t, layout const& l, std::size_t smem) {
+    using T = decltype(t);
+    return dev::tridiag_plan_segments<T>(l, smem, rows, join, systems ? systems : int(128 / sizeof(T)));
+  };
+}
+
+// The joins a type's segmented kernel is built with.
+template <class T>
+std::vector<int> joins() {
+  namespace K = recur::kernels;
+  if constexpr (sizeof(T) == 8)
+    return {K::segment_join_by_thomas, K::segment_join_by_pcr, K::segment_join_by_scatter};
+  return {K::segment_join_by_thomas, K::segment_join_by_scatter};
+}
+
 // Systems cut into segments, a block each, a cluster per group of systems
-// (agent_tridiag_columns.cuh's tridiag_segments_kernel): segments of
-// unequal lengths, 1 to 32 chunks per segment, 2 to 16 segments (the block
-// Thomas's chain, or PCR over up to 16 lanes), partial groups, every
-// layout, several right-hand sides, in place; breakdown in any segment NaNs
-// the whole system.
-BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
-  // The three joins of the segments: the block Thomas (-1), PCR (1) and the
-  // scatter (2); and the three solves of a segment's boundary equations:
-  // PCR (-1), Thomas (1) and Thomas from both ends (2).
-  for (int join : {-1, 1, 2})
-  for (int boundary : {-1, 1, 2}) {
-    BOOST_TEST_CONTEXT("join " << join << " boundary " << boundary) {
-      recur::device::tridiag_tuning t;
-      t.columns = 2;
-      t.columns_segment_rows = 64;
-      t.columns_segment_join = join;
-      t.columns_segment_boundary = boundary;
-      auto const plan = recur::device::plan_tridiag<float>(layout::interleaved(1000, 37),
-                                                           tridiag_algorithm::thomas_pcr, 227 * 1024, t);
-      BOOST_TEST(plan.columns_segments == 16);
-      BOOST_TEST(plan.columns_chunks == 4);  // segments of 62 or 63 rows, chunks of 15 or 16
-      BOOST_TEST(plan.columns_rows == 16);
-      BOOST_TEST(plan.columns_join == (join < 0 ? 0 : join));
-      sweep<float>(tridiag_algorithm::thomas_pcr, {65, 129, 200, 513, 1000, 4096}, {1, 37}, t);
-      sweep<double>(tridiag_algorithm::thomas_pcr, {65, 300, 1000, 4096}, {1, 37}, t);
-      // Chunks of 14 and 15 rows (the 15-row instance): n = 899, 15
-      // segments of 59 or 60 rows, 4 chunks each; all 15 rows at 900.
-      BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(899, 37), tridiag_algorithm::thomas_pcr,
-                                                    227 * 1024, t)
-                     .columns_rows == 15);
-      sweep<float>(tridiag_algorithm::thomas_pcr, {899, 900}, {37}, t);
-      sweep<double>(tridiag_algorithm::thomas_pcr, {899}, {37}, t);
-      t.columns_segment_rows = 16;  // one chunk per segment; 16 segments (a cluster's most) at n = 4096
-      sweep<float>(tridiag_algorithm::thomas_pcr, {33, 100, 4096}, {1, 37}, t);
-      t.columns_segment_rows = 512;  // 32 chunks of 16 rows
-      t.columns_systems = 8;
-      sweep<float>(tridiag_algorithm::thomas_pcr, {1025, 3000}, {37}, t);
-      sweep<double>(tridiag_algorithm::thomas_pcr, {1025}, {37}, t);
-      // Breakdowns (row 0, the middle segment, the last row) and in place.
-      for (std::int64_t n : {1000, 4096}) {
-        layout const lay = layout::interleaved(n, 37);
-        std::mt19937_64 g{std::uint64_t(n)};
-        system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
-        break_three(s, lay);
-        for (bool in_place : {false, true}) {
-          run_args r{tridiag_algorithm::thomas_pcr, lay, 2, in_place};
-          r.tune.columns = 2;
-          r.tune.columns_segment_rows = 128;
-          r.tune.columns_segment_join = join;
-          r.tune.columns_segment_boundary = boundary;
-          BOOST_TEST(recur::device::plan_tridiag<double>(lay, r.alg, 227 * 1024, r.tune).columns_segments > 1);
-          auto const got = solve_gpu<double>(s, r);
-          expect_three_broken(got, lay);
-          BOOST_TEST(std::isnan(got.first[lay.offset(0, 3)]));  // segment 0 of a system broken in the middle
-          BOOST_TEST((got.second[3] >= 1 && got.second[3] <= n / 2 + 2));  // the bad row or a boundary row before it
-        }
+// (agent_tridiag_segments.cuh): segments of unequal lengths, 1 to 32 chunks
+// per segment, 2 to 16 segments, partial groups, every layout, several
+// right-hand sides, in place; breakdown in any segment NaNs the whole
+// system. Every join of each type.
+template <class T>
+void segments_sweeps(int join) {
+  BOOST_TEST_CONTEXT("join " << join << " f" << 8 * sizeof(T)) {
+    auto const plan = segments_of(64, join)(T{}, layout::interleaved(1000, 37), device_smem());
+    BOOST_TEST(plan.segments == 16);
+    BOOST_TEST(plan.columns_chunks == 4);  // segments of 62 or 63 rows, chunks of 15 or 16
+    BOOST_TEST(plan.columns_rows == 16);
+    BOOST_TEST(plan.join == join);
+    sweep<T>(tridiag_algorithm::thomas_pcr, {65, 129, 200, 513, 1000, 4096}, {1, 37}, segments_of(64, join));
+    // Chunks of 14 and 15 rows (the 15-row instance): n = 899, 15 segments
+    // of 59 or 60 rows, 4 chunks each; all 15 rows at 900.
+    BOOST_TEST(segments_of(64, join)(T{}, layout::interleaved(899, 37), device_smem()).columns_rows == 15);
+    sweep<T>(tridiag_algorithm::thomas_pcr, {899, 900}, {37}, segments_of(64, join));
+    sweep<T>(tridiag_algorithm::thomas_pcr, {1025, 3000}, {37},
+             segments_of(512, join, 8));  // 32 chunks of 16 rows
+    if constexpr (sizeof(T) == 8)         // one chunk per segment (f32's twisted boundary solve needs two)
+      sweep<T>(tridiag_algorithm::thomas_pcr, {33, 100, 4096}, {1, 37}, segments_of(16, join));
+    else
+      BOOST_TEST(!segments_of(16, join)(T{}, layout::interleaved(100, 37), device_smem()).supported());
+    // Breakdowns (row 0, the middle segment, the last row) and in place.
+    for (std::int64_t n : {1000, 4096}) {
+      layout const lay = layout::interleaved(n, 37);
+      std::mt19937_64 g{std::uint64_t(n)};
+      system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
+      break_three(s, lay);
+      for (bool in_place : {false, true}) {
+        auto const got = solve_gpu<T>(
+            s, run_args{tridiag_algorithm::thomas_pcr, lay, 2, in_place, plan_of<T>(segments_of(128, join))});
+        expect_three_broken(got, lay);
+        BOOST_TEST(
+            std::isnan(double(got.first[lay.offset(0, 3)])));  // segment 0 of a system broken in the middle
+        BOOST_TEST(
+            (got.second[3] >= 1 && got.second[3] <= n / 2 + 2));  // the bad row or a boundary row before it
       }
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
+  for (int join : joins<float>()) segments_sweeps<float>(join);
+  for (int join : joins<double>()) segments_sweeps<double>(join);
+  BOOST_TEST(
+      !segments_of(64, recur::kernels::segment_join_by_pcr)(0.0f, layout::interleaved(1000, 37), 227 * 1024)
+           .supported());  // (not built for f32)
   // The join chosen: PCR in f64 up to 4 segments, the scatter from 9
   // segments, else the block Thomas.
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
-                 .columns_join == 0);
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(512, 4096), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
-                 .columns_join == 0);
-  BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(512, 4096), tridiag_algorithm::thomas_pcr,
-                                                 227 * 1024)
-                 .columns_join == 1);
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
-                 .columns_join == 2);
-  BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
-                                                 227 * 1024)
-                 .columns_join == 2);
-  BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
-                                                 227 * 1024)
-                 .columns_join == 1);  // (4 segments of 256 rows)
+  auto plan = [](auto t, std::int64_t n) {
+    return dev::plan_tridiag<decltype(t)>(layout::interleaved(n, n == 4096 ? 8192 : 4096),
+                                          tridiag_algorithm::thomas_pcr, 227 * 1024);
+  };
+  namespace K = recur::kernels;
+  BOOST_TEST(plan(0.0f, 1024).join == K::segment_join_by_thomas);
+  BOOST_TEST(plan(0.0f, 512).join == K::segment_join_by_thomas);
+  BOOST_TEST(plan(0.0, 512).join == K::segment_join_by_pcr);
+  BOOST_TEST(plan(0.0f, 4096).join == K::segment_join_by_scatter);
+  BOOST_TEST(plan(0.0, 4096).join == K::segment_join_by_scatter);
+  BOOST_TEST(plan(0.0, 1024).join == K::segment_join_by_pcr);  // (4 segments of 256 rows)
   // Chosen by default for a large interleaved batch from n = 256.
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
-                 .columns_segments == 16);
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(1024, 4096), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
-                 .columns_segments == 8);
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(512, 4096), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
-                 .columns_segments == 4);
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(256, 4096), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
-                 .columns_segments == 2);
-  BOOST_TEST(recur::device::plan_tridiag<float>(layout::interleaved(128, 4096), tridiag_algorithm::thomas_pcr,
-                                                227 * 1024)
-                 .columns_segments == 1);
-  BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(256, 4096), tridiag_algorithm::thomas_pcr,
-                                                 227 * 1024)
-                 .columns_segments == 2);
-  BOOST_TEST(recur::device::plan_tridiag<double>(layout::interleaved(128, 4096), tridiag_algorithm::thomas_pcr,
-                                                 227 * 1024)
-                 .columns_segments == 1);
+  BOOST_TEST(plan(0.0f, 4096).segments == 16);
+  BOOST_TEST(plan(0.0f, 1024).segments == 8);
+  BOOST_TEST(plan(0.0f, 512).segments == 4);
+  BOOST_TEST(plan(0.0f, 256).segments == 2);
+  BOOST_TEST((plan(0.0f, 128).form == tridiag_form::columns));
+  BOOST_TEST(plan(0.0, 256).segments == 2);
+  BOOST_TEST((plan(0.0, 128).form == tridiag_form::columns));
   sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {2100});
 }
 
 // The same on small shapes, for compute-sanitizer (scripts/gpu-check):
-// 2 to 5 segments, chunks of 14 to 16 rows, a partial group, breakdowns.
+// 2 to 5 segments, chunks of 14 to 16 rows, a partial group, breakdowns;
+// d in registers on 128-row segments (f32 2 chunks of 64, f64 4 of 32).
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
-  for (int join : {-1, 1, 2})
-  for (int boundary : {-1, 1, 2}) {
-    recur::device::tridiag_tuning t;
-    t.columns = 2;
-    t.columns_segment_rows = 64;
-    t.columns_segment_join = join;
-    t.columns_segment_boundary = boundary;
+  auto small = [](auto t, int join) {
+    using T = decltype(t);
     // (n = 299: 5 segments of 59 or 60 rows, chunks of 14 and 15; 300 all
     // 15; 310 15 and 16: the 15- and 16-row instances' constant lengths.)
-    sweep<float>(tridiag_algorithm::thomas_pcr, {130, 299, 300, 310}, {37}, t);
-    sweep<double>(tridiag_algorithm::thomas_pcr, {130, 299, 310}, {37}, t);
+    sweep<T>(tridiag_algorithm::thomas_pcr, {130, 299, 300, 310}, {37}, segments_of(64, join));
     layout const lay = layout::interleaved(300, 37);
     std::mt19937_64 g{300};
     system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
     break_three(s, lay);
-    run_args r{tridiag_algorithm::thomas_pcr, lay, 1, true, t};
-    expect_three_broken(solve_gpu<float>(s, r), lay);
-  }
-  // One chunk of 17-32 rows per system: fewer threads than the twisted
-  // boundary solve (f32's default) needs, and no Thomas instance of that
-  // chunk length: the fallback plan solves it.
-  auto plan_at = [](auto ty, std::int64_t n, recur::device::tridiag_tuning const& tune) {
-    return recur::device::plan_tridiag<decltype(ty)>(layout::interleaved(n, 37), tridiag_algorithm::thomas_pcr,
-                                                     227 * 1024, tune);
+    expect_three_broken(solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, true,
+                                                 plan_of<T>(segments_of(64, join))}),
+                        lay);
   };
-  recur::device::tridiag_tuning t;
-  t.columns = 2;
-  t.columns_segment_rows = 32;
-  t.columns_rows = 32;
-  auto const plan = plan_at(0.0f, 100, t);
-  BOOST_TEST(plan.columns_segments == 4);
-  BOOST_TEST(plan.columns_chunks == 1);
-  BOOST_TEST(plan.columns_rows == 25);
-  sweep<float>(tridiag_algorithm::thomas_pcr, {100}, {37, 70}, t);
-  // d in registers (thomas_pcr_segments_dregs), forced: 128-row segments
-  // (f32 2 chunks of 64, f64 4 of 32), 2 to 5 of them.
-  recur::device::tridiag_tuning force = t;
-  force.columns_segment_rows = 128;
-  force.columns_rows = 0;
-  force.columns_segment_dregs = 1;
-  BOOST_TEST(plan_at(0.0f, 512, force).columns_dregs);
-  BOOST_TEST(plan_at(0.0f, 512, force).columns_chunks == 2);
-  BOOST_TEST(plan_at(0.0, 512, force).columns_dregs);
-  BOOST_TEST(plan_at(0.0, 512, force).columns_chunks == 4);
-  BOOST_TEST(!plan_at(0.0f, 500, force).columns_dregs);  // (segments of 125 rows)
-  sweep<float>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, force);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, force);
-  expect_three_broken_both(layout::interleaved(512, 37), 517, force);
+  for (int join : joins<float>()) small(0.0f, join);
+  for (int join : joins<double>()) small(0.0, join);
+  auto const dregs = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_segments_dregs<decltype(t)>(l, smem, int((l.n + 127) / 128));
+  };
+  BOOST_TEST(
+      (dregs(0.0f, layout::interleaved(512, 37), 227 * 1024).segments_kind == dev::segments_instance::dregs));
+  BOOST_TEST(dregs(0.0f, layout::interleaved(512, 37), 227 * 1024).columns_chunks == 2);
+  BOOST_TEST(dregs(0.0, layout::interleaved(512, 37), 227 * 1024).columns_chunks == 4);
+  BOOST_TEST(!dregs(0.0f, layout::interleaved(500, 37), 227 * 1024).supported());  // (segments of 125 rows)
+  sweep<float>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, dregs);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, dregs);
+  expect_three_broken_both(layout::interleaved(512, 37), 517, dregs);
 }
 
 // f32's wide segments (8 or 4 chunks of 17-32 rows, 256 or 128 threads a
-// block): chosen with 16 segments of 32-row chunks, not with 4 segments
-// nor where the chunks would be shorter; solved at sizes that are not a
-// multiple of anything (forced), with breakdowns, in place; and forced
-// where the segments are fewer.
-// (With the d-in-registers segments off: they take n = 4096 by default.)
+// block): chosen with 16 segments of 32-row chunks where d in registers is
+// not (n = 2048), not with fewer segments nor where the chunks would be
+// shorter; solved at sizes that are not a multiple of anything, with
+// breakdowns, in place, with either join.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
-  recur::device::tridiag_tuning nodregs;
-  nodregs.columns_segment_dregs = -1;
-  auto plan = [nodregs](std::int64_t n, recur::device::tridiag_tuning const& t0 = {}) {
-    recur::device::tridiag_tuning t = t0;
-    if (t.columns_segment_dregs == 0) t.columns_segment_dregs = nodregs.columns_segment_dregs;
-    return recur::device::plan_tridiag<float>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
-                                              227 * 1024, t);
+  auto plan = [](std::int64_t n) {
+    return dev::plan_tridiag<float>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr, 227 * 1024);
   };
-  BOOST_TEST(plan(4096).columns_wide);
-  BOOST_TEST(plan(4096).columns_chunks == 8);
-  BOOST_TEST(plan(4096).columns_rows == 32);
-  BOOST_TEST(plan(4096).threads == 256);
-  BOOST_TEST(plan(2048).columns_wide);  // 16 segments of 128 rows: 4 chunks of 32
+  auto wide = [](int segments, int chunks, int join = recur::kernels::segment_join_by_scatter) {
+    return [=](auto t, layout const& l, std::size_t smem) {
+      return dev::tridiag_plan_segments_wide<decltype(t)>(l, smem, segments, chunks, join);
+    };
+  };
+  BOOST_TEST(
+      (plan(2048).segments_kind == dev::segments_instance::wide));  // 16 segments of 128 rows: 4 chunks of 32
   BOOST_TEST(plan(2048).columns_chunks == 4);
   BOOST_TEST(plan(2048).threads == 128);
-  BOOST_TEST(!plan(1024).columns_wide);
-  BOOST_TEST(!plan(4000).columns_wide);  // chunks of 31-32 rows: 16 of 15-16 instead
+  BOOST_TEST((plan(4096).segments_kind == dev::segments_instance::dregs));
+  BOOST_TEST((plan(1024).segments_kind != dev::segments_instance::wide));
+  BOOST_TEST((plan(4000).segments_kind !=
+              dev::segments_instance::wide));  // chunks of 31-32 rows: 16 of 15-16 instead
   BOOST_TEST(plan(4000).columns_chunks == 16);
-  BOOST_TEST(!recur::device::plan_tridiag<double>(layout::interleaved(4096, 8192), tridiag_algorithm::thomas_pcr,
-                                                  227 * 1024)
-                  .columns_wide);
-  recur::device::tridiag_tuning off;
-  off.columns_segment_wide = -1;
-  BOOST_TEST(!plan(4096, off).columns_wide);
-  recur::device::tridiag_tuning cols;  // the columns kernels for any batch
-  cols.columns = 2;
-  cols.columns_segment_dregs = -1;
-  recur::device::tridiag_tuning wide32 = cols;  // wide on chunks of about 32 rows, any length
-  wide32.columns_rows = 32;
-  wide32.columns_segment_wide = 1;
-  BOOST_TEST(!plan(3841, cols).columns_wide);
-  BOOST_TEST(plan(3841, wide32).columns_wide);
-  BOOST_TEST(plan(3841, wide32).columns_rows == 31);
-  sweep<float>(tridiag_algorithm::thomas_pcr, {2048, 4096}, {1, 37, 100}, cols);
-  sweep<float>(tridiag_algorithm::thomas_pcr, {3841, 4000}, {1, 37, 100}, wide32);
-  for (int join : {-1, 1, 2}) {
-    recur::device::tridiag_tuning t = wide32;
-    t.columns_segment_join = join;
-    sweep<float>(tridiag_algorithm::thomas_pcr, {4000}, {37}, t);
-  }
-  recur::device::tridiag_tuning force;
-  force.columns = 2;
-  force.columns_segment_rows = 256;
-  force.columns_rows = 32;
-  force.columns_segment_wide = 1;
-  BOOST_TEST(plan(1024, force).columns_wide);
-  sweep<float>(tridiag_algorithm::thomas_pcr, {700, 1024}, {37}, force);
+  BOOST_TEST(
+      (dev::plan_tridiag<double>(layout::interleaved(2048, 8192), tridiag_algorithm::thomas_pcr, 227 * 1024)
+           .segments_kind != dev::segments_instance::wide));
+  auto const w4096 = wide(16, 8)(0.0f, layout::interleaved(4096, 8192), 227 * 1024);
+  BOOST_TEST((w4096.segments_kind == dev::segments_instance::wide && w4096.columns_rows == 32 &&
+              w4096.threads == 256));
+  BOOST_TEST(wide(16, 8)(0.0f, layout::interleaved(3841, 37), 227 * 1024).columns_rows == 31);
+  BOOST_TEST(!wide(16, 8)(0.0, layout::interleaved(4096, 37), 227 * 1024).supported());  // (f32 only)
+  sweep<float>(tridiag_algorithm::thomas_pcr, {2048}, {1, 37, 100}, wide(16, 4));
+  sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {1, 37, 100}, wide(16, 8));
+  for (int join : joins<float>())
+    sweep<float>(tridiag_algorithm::thomas_pcr, {3841, 4000}, {1, 37}, wide(16, 8, join));
+  sweep<float>(tridiag_algorithm::thomas_pcr, {700, 1024}, {37}, wide(4, 8));  // fewer segments
   for (std::int64_t n : {3900, 4096}) {
     layout const lay = layout::interleaved(n, 37);
     std::mt19937_64 g{std::uint64_t(n)};
     system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
     break_three(s, lay);
-    recur::device::tridiag_tuning const& t = n == 4096 ? cols : wide32;
-    BOOST_TEST(recur::device::plan_tridiag<float>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024, t).columns_wide);
     for (bool in_place : {false, true})
-      expect_three_broken(solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, t}), lay);
+      expect_three_broken(solve_gpu<float>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place,
+                                                       plan_of<float>(wide(16, 8))}),
+                          lay);
   }
 }
 
 // Between 16 segments of 128 rows (n = 2048) and of 256 (n = 4096): 256-row
 // segments (9 to 16 of them), 16 chunks of at most 16 rows (15 and 16, or
 // 14 and 15: the 16- and 15-row instances); f64's 256-row segments from
-// n = 513. Plans, and solves at those sizes (f32, f64).
-// (The 256-row segments of n = 2560, 3072, 3584 and 4096 go to the
-// d-in-registers instance by default: thomas_pcr_segments_dregs; here off.)
+// n = 513. Plans, and solves at those sizes (f32, f64). (Where they are
+// all 256 rows and 9 or more, d in registers takes them by default:
+// thomas_pcr_segments_dregs; the plain ones are the builder's.)
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   auto plan = [](auto t, std::int64_t n) {
-    recur::device::tridiag_tuning tune;
-    tune.columns_segment_dregs = -1;
-    return recur::device::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
-                                                    227 * 1024, tune);
+    using T = decltype(t);
+    layout const lay = layout::interleaved(n, 8192);
+    auto const pl = dev::plan_tridiag<T>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024);
+    if (pl.segments_kind != dev::segments_instance::dregs) return pl;
+    return dev::tridiag_plan_segments<T>(lay, 227 * 1024, 256, recur::kernels::segment_join_by_scatter);
   };
-  for (auto const& [n, G, rows] :
-       std::vector<std::array<int, 3>>{{2049, 9, 15}, {2560, 10, 16}, {3072, 12, 16}, {3584, 14, 16},
-                                       {3600, 15, 15}, {3841, 16, 16}, {4000, 16, 16}}) {
+  for (auto const& [n, G, rows] : std::vector<std::array<int, 3>>{{2049, 9, 15},
+                                                                  {2560, 10, 16},
+                                                                  {3072, 12, 16},
+                                                                  {3584, 14, 16},
+                                                                  {3600, 15, 15},
+                                                                  {3841, 16, 16},
+                                                                  {4000, 16, 16}}) {
     BOOST_TEST_CONTEXT("n " << n) {
       for (auto const& pl : {plan(0.0f, n), plan(0.0, n)}) {
-        BOOST_TEST(pl.columns_segments == G);
+        BOOST_TEST(pl.segments == G);
         BOOST_TEST(pl.columns_chunks == 16);
         BOOST_TEST(pl.columns_rows == rows);
-        BOOST_TEST(!pl.columns_wide);
+        BOOST_TEST((pl.segments_kind != dev::segments_instance::wide));
       }
     }
   }
@@ -1091,50 +1140,53 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
   // segments too (n = 1024: 4; 1500: 6 of 250 rows, chunks of 15 and 16;
   // 2048: 8); not at 1100 (5 segments would make chunks of 13 and 14) nor
   // 1800 (8 of 225 rows: 14 and 15; 15 of 120 rows instead, chunks of 15).
-  for (auto const& [n, G, rows] : std::vector<std::array<int, 3>>{{1024, 4, 16}, {1500, 6, 16}, {2048, 8, 16}}) {
+  for (auto const& [n, G, rows] :
+       std::vector<std::array<int, 3>>{{1024, 4, 16}, {1500, 6, 16}, {2048, 8, 16}}) {
     BOOST_TEST_CONTEXT("f64 n " << n) {
-      BOOST_TEST(plan(0.0, n).columns_segments == G);
+      BOOST_TEST(plan(0.0, n).segments == G);
       BOOST_TEST(plan(0.0, n).columns_chunks == 16);
       BOOST_TEST(plan(0.0, n).columns_rows == rows);
     }
   }
-  BOOST_TEST(plan(0.0, 1100).columns_segments == 9);
+  BOOST_TEST(plan(0.0, 1100).segments == 9);
   BOOST_TEST(plan(0.0, 1100).columns_chunks == 8);
-  BOOST_TEST(plan(0.0, 1800).columns_segments == 15);
+  BOOST_TEST(plan(0.0, 1800).segments == 15);
   BOOST_TEST(plan(0.0, 1800).columns_rows == 15);
-  BOOST_TEST(plan(0.0f, 1024).columns_segments == 8);  // (f32 keeps 128-row segments)
-  BOOST_TEST(plan(0.0f, 2048).columns_segments == 16);
+  BOOST_TEST(plan(0.0f, 1024).segments == 8);  // (f32 keeps 128-row segments)
+  BOOST_TEST(plan(0.0f, 2048).segments == 16);
   BOOST_TEST(plan(0.0, 4096).columns_chunks == 16);
-  BOOST_TEST(plan(0.0f, 5000).columns_segments == 16);  // (above 4096: n / 16 rows a segment, as before)
-  recur::device::tridiag_tuning cols;
-  cols.columns = 2;
-  cols.columns_segment_dregs = -1;
+  BOOST_TEST(plan(0.0f, 5000).segments == 16);  // (above 4096: n / 16 rows a segment)
+  auto const seg256 = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_segments<decltype(t)>(
+        l, smem, 256,
+        dev::tridiag_segments_join<decltype(t), recur::kernels::tridiag_policy_sm90<decltype(t)>>(
+            int(std::min<std::int64_t>(16, (l.n + 255) / 256))));
+  };
   // (Chunks of 14 and 15 rows at n = 2049, all 15 at 3600: the 15-row
   // instance; 15 and 16 at 3000.)
-  sweep<float>(tridiag_algorithm::thomas_pcr, {2049, 2560, 3000, 3600}, {1, 37}, cols);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {1024, 1500, 2048, 2049, 3072, 3600}, {1, 37}, cols);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {2049, 2560, 3000, 3600}, {1, 37}, seg256);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {1024, 1500, 2048, 2049, 3072, 3600}, {1, 37}, seg256);
 }
 
 // Segments with each thread's d in registers (the segmented kernel's
 // DRegs, 3 blocks per SM): chosen for 256-row segments, at least 9 of them
 // (f32 4 chunks of 64 rows, f64 8 of 32, 128 threads, the scatter join);
-// not at n = 2048 nor where the segments are not all 256 rows; solved with
-// partial groups, breakdowns and x in place (forced on small shapes, for
-// compute-sanitizer, in thomas_pcr_segments_small).
+// not at n = 2048 nor where the segments are not all 256 rows; solved on
+// every layout, with partial groups, breakdowns and x in place (and on small
+// shapes, for compute-sanitizer, in thomas_pcr_segments_small).
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_dregs) {
-  auto plan = [](auto t, std::int64_t n, recur::device::tridiag_tuning const& tune = {}) {
-    return recur::device::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
-                                                    227 * 1024, tune);
+  auto plan = [](auto t, std::int64_t n) {
+    return dev::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
+                                          227 * 1024);
   };
   for (int n : {2560, 3072, 3584, 4096}) {
     BOOST_TEST_CONTEXT("n " << n) {
       auto const p32 = plan(0.0f, n), p64 = plan(0.0, n);
       for (auto const& pl : {p32, p64}) {
-        BOOST_TEST(pl.columns_dregs);
-        BOOST_TEST(pl.columns_segments == n / 256);
+        BOOST_TEST((pl.segments_kind == dev::segments_instance::dregs));
+        BOOST_TEST(pl.segments == n / 256);
         BOOST_TEST(pl.threads == 128);
-        BOOST_TEST(pl.columns_join == 2);
-        BOOST_TEST(!pl.columns_wide);
+        BOOST_TEST(pl.join == recur::kernels::segment_join_by_scatter);
       }
       BOOST_TEST(p32.columns_chunks == 4);
       BOOST_TEST(p32.columns_rows == 64);
@@ -1146,47 +1198,45 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_dregs) {
   }
   for (int n : {1024, 2048, 2049, 3600, 4000, 5120}) {
     BOOST_TEST_CONTEXT("n " << n) {
-      BOOST_TEST(!plan(0.0f, n).columns_dregs);
-      BOOST_TEST(!plan(0.0, n).columns_dregs);
+      BOOST_TEST((plan(0.0f, n).segments_kind != dev::segments_instance::dregs));
+      BOOST_TEST((plan(0.0, n).segments_kind != dev::segments_instance::dregs));
     }
   }
-  recur::device::tridiag_tuning off, pcr_join;
-  off.columns_segment_dregs = -1;
-  pcr_join.columns_segment_join = 1;  // (DRegs has the scatter join only)
-  BOOST_TEST(!plan(0.0f, 4096, off).columns_dregs);
-  BOOST_TEST(!plan(0.0f, 4096, pcr_join).columns_dregs);
-  recur::device::tridiag_tuning cols;
-  cols.columns = 2;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {2560, 4096}, {1, 37}, cols);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {3072, 4096}, {1, 37}, cols);
-  expect_three_broken_both(layout::interleaved(4096, 37), 4101, cols);
-  // (Forced on small shapes: thomas_pcr_segments_small.)
+  sweep<float>(tridiag_algorithm::thomas_pcr, {2560, 4096}, {1, 37}, columns_ranked);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {3072, 4096}, {1, 37}, columns_ranked);
+  expect_three_broken_both(layout::interleaved(4096, 37), 4101, columns_ranked);
 }
 
-// Two stages (the next tile's copies overlap the solve) solve the same systems;
-// many tiles per block exercise the persistent walk with both stage counts.
-BOOST_AUTO_TEST_CASE(two_stages_and_many_tiles) {
-  recur::device::tridiag_tuning t;
-  t.stages = 2;
+// Many tiles per block exercise the persistent walk.
+BOOST_AUTO_TEST_CASE(many_tiles) {
   for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_pcr,
                    tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme})
-    sweep<float>(alg, {5, 64, 513}, {37, 3000}, t);
+    sweep<float>(alg, {5, 64, 513}, {37, 3000});
   for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_pcr})
     sweep<double>(alg, {33, 64}, {20000});
 }
 
-// The partitioned Thomas-PCR (3 passes through global memory), forced, on
-// every layout; and on its own where a tile cannot hold the system (one
-// system of 2^22 rows: the reduced batches recurse three levels).
+auto partition_of(int chunk) {
+  return [chunk](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_partition<decltype(t)>(l, smem, chunk);
+  };
+}
+
+// The partitioned Thomas-PCR (3 passes through global memory) on every
+// layout; and where automatic takes it because a tile cannot hold the
+// system (one system of 2^22 rows: the reduced batches recurse three
+// levels).
 BOOST_AUTO_TEST_CASE(partitioned) {
-  recur::device::tridiag_tuning t;
-  t.partition = 1;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {4, 5, 63, 64, 65, 127, 513, 4096}, {1, 3, 37}, t);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {4, 100, 1000}, {1, 40}, t);
-  t.partition_chunk = 5;
-  sweep<float>(tridiag_algorithm::thomas_pcr, {11, 1000}, {3, 33}, t);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {4, 5, 63, 64, 65, 127, 513, 4096}, {1, 3, 37},
+               partition_of(32));
+  sweep<double>(tridiag_algorithm::thomas_pcr, {4, 100, 1000}, {1, 40}, partition_of(32));
+  sweep<float>(tridiag_algorithm::thomas_pcr, {11, 1000}, {3, 33}, partition_of(5));
+  BOOST_TEST((dev::plan_tridiag<double>(layout::contiguous(std::int64_t(1) << 22, 1),
+                                        tridiag_algorithm::thomas_pcr, 227 * 1024)
+                  .form == tridiag_form::partition));
   sweep<double>(tridiag_algorithm::thomas_pcr, {std::int64_t(1) << 22}, {1});
   sweep<float>(tridiag_algorithm::thomas_pcr, {300000}, {2});
+  BOOST_TEST(!partition_of(32)(0.0f, layout::contiguous(3, 5), 227 * 1024).supported());  // (n >= 4)
 }
 
 // Breakdown through the passes of the partitioned form: b_0 = 0 (pass 1),
@@ -1198,9 +1248,8 @@ BOOST_AUTO_TEST_CASE(partitioned_breakdown) {
     s.b[lay.offset(0, 1)] = 0;
     s.a[lay.offset(500, 3)] = 0;
     s.b[lay.offset(500, 3)] = 0;
-    run_args r{tridiag_algorithm::thomas_pcr, lay, 1};
-    r.tune.partition = 1;
-    auto const [x, info] = solve_gpu<double>(s, r);
+    auto const [x, info] = solve_gpu<double>(
+        s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, false, plan_of<double>(partition_of(32))});
     BOOST_TEST(info[1] == 1);
     BOOST_TEST(info[3] > 0);
     for (int k : {0, 2, 4}) BOOST_TEST(info[k] == 0);
@@ -1222,7 +1271,7 @@ BOOST_AUTO_TEST_CASE(long_systems) {
 BOOST_AUTO_TEST_CASE(breakdown_info) {
   for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::cr, tridiag_algorithm::pcr,
                    tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_packed,
-                   tridiag_algorithm::pscheme}) {
+                   tridiag_algorithm::pscheme, tridiag_algorithm::cr_split}) {
     for (layout lay : {layout::contiguous(100, 5), layout::interleaved(100, 5)}) {
       std::mt19937_64 g(7);
       system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
@@ -1254,7 +1303,7 @@ BOOST_AUTO_TEST_CASE(reproducible) {
   system_set const s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
   for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::cr, tridiag_algorithm::pcr,
                    tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_packed,
-                   tridiag_algorithm::pscheme}) {
+                   tridiag_algorithm::pscheme, tridiag_algorithm::cr_split}) {
     auto const first = solve_gpu<float>(s, run_args{alg, lay, 1}).first;
     for (int rep = 0; rep < 3; ++rep) BOOST_TEST((solve_gpu<float>(s, run_args{alg, lay, 1}).first == first));
   }
@@ -1270,7 +1319,7 @@ BOOST_AUTO_TEST_CASE(matches_reference) {
   recur::reference::thomas(s.a.data(), s.b.data(), s.c.data(), s.d.data(), xr.data(), lay, 1, 0, ir.data());
   for (auto alg : {tridiag_algorithm::thomas, tridiag_algorithm::cr, tridiag_algorithm::pcr,
                    tridiag_algorithm::cr_pcr, tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_packed,
-                   tridiag_algorithm::pscheme}) {
+                   tridiag_algorithm::pscheme, tridiag_algorithm::cr_split}) {
     auto const x = solve_gpu<double>(s, run_args{alg, lay, 1}).first;
     double worst = 0, scale = 0;
     for (std::int64_t k = 0; k < 7; ++k)

@@ -9,11 +9,11 @@
 // (warp_boundary_pcr), and each lane writes its x with 16-byte stores.
 //
 // Why: in the tile form the copy into shared memory (four 4-byte cp.async
-// per element, with its index arithmetic) and the store were about a
-// quarter of Thomas-PCR's instructions, and the sweeps read and wrote shared
-// memory for every row; ncu had that kernel issue-bound (0.76 warps issued
-// per scheduler per cycle). Here a system costs 4 R / V loads and R / V
-// stores per lane (V values per 16 bytes) and no shared memory.
+// per element, with its index arithmetic) and the store are about a quarter
+// of Thomas-PCR's instructions, and the sweeps read and write shared memory
+// for every row, so that kernel is issue-bound. Here a system costs 4 R / V
+// loads and R / V stores per lane (V values per 16 bytes) and no shared
+// memory.
 //
 // x may alias d: a warp reads all of its system's d before writing x, and
 // no other warp touches them. Several right-hand sides: one work item per
@@ -27,7 +27,7 @@
 #include <cuda_runtime.h>
 
 #include <recur/layout/layout.hpp>
-#include "../block/block_tridiag.cuh"
+#include "../block/block_tridiag_thomas_pcr.cuh"
 
 namespace recur::kernels {
 
@@ -45,8 +45,7 @@ struct tridiag_direct_params {
 };
 
 // Rows per lane the one-warp kernel is built for (n = 32 R). f64 stops at
-// 8: at 16 rows (148 registers) it ran slower than the tile (H100, 512 x
-// 2^16: 75.0% of copy against 77.3%).
+// 8: at 16 rows (148 registers) the tile is faster.
 template <class T>
 constexpr bool tridiag_direct_rows(std::int64_t r) {
   return r == 4 || r == 8 || (sizeof(T) == 4 && r == 16) || (sizeof(T) == 8 && r == 2);
@@ -87,14 +86,15 @@ __device__ __forceinline__ void tridiag_load_rows(T const* p, T (&r)[R]) {
 // (spike_link) at lk. chunk0: the warp's first chunk in the system (the
 // rows it reports are chunk0 R + ...).
 template <class T, int R>
-__device__ __forceinline__ void direct_warp_spikes(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1, boundary_cols<T, 2>& g0,
-                                                   boundary_cols<T, 2>& g1, int lane, int chunk0, int* info, T* lk) {
+__device__ __forceinline__ void direct_warp_spikes(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1,
+                                                   boundary_cols<T, 2>& g0, boundary_cols<T, 2>& g1, int lane,
+                                                   int chunk0, int* info, T* lk) {
   g0 = {{T(0), T(0)}}, g1 = {{T(0), T(0)}};
   if (lane == 0) g0.v[0] = f0.a, f0.a = T(0);   // the coefficient of x_L
   if (lane == 31) g1.v[1] = f1.c, f1.c = T(0);  // and of x_R
   warp_boundary_pcr<T, 2>(
-      f0, f1, 32, lane, true, info, [chunk0](int j) { return (chunk0 + j / 2) * R + ((j & 1) ? R - 1 : 0); }, 32,
-      &g0, &g1);
+      f0, f1, 32, lane, true, info, [chunk0](int j) { return (chunk0 + j / 2) * R + ((j & 1) ? R - 1 : 0); },
+      32, &g0, &g1);
   if (lane == 0) lk[0] = g0.v[0], lk[1] = g0.v[1], lk[2] = f0.d;
   if (lane == 31) lk[3] = g1.v[0], lk[4] = g1.v[1], lk[5] = f1.d;
 }
@@ -125,7 +125,8 @@ __device__ __forceinline__ void direct_store(chunk_regs<T, R> const& m, T xf, T 
 // short systems (n = 64: 4 lanes of 16 rows in f32) keep every lane's
 // chunk and 16-byte loads. Lanes = 32 is one warp per system.
 template <class T, int R, int Lanes, int Block>
-__global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
+__global__ void __launch_bounds__(Block)
+    tridiag_direct_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
   static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0);
   constexpr int warps = Block / 32, per_warp = 32 / Lanes;
   __shared__ int warp_info[warps * per_warp];
@@ -149,13 +150,16 @@ __global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__
 #pragma unroll
       for (int i = 0; i < R; ++i) m.a[i] = T(0), bv[i] = T(1), m.c[i] = T(0), m.d[i] = T(0);
     }
-    if (sl == 0) m.a[0] = T(0);             // a[0] and c[n-1] are not the caller's
+    if (sl == 0) m.a[0] = T(0);              // a[0] and c[n-1] are not the caller's
     if (sl == Lanes - 1) m.c[R - 1] = T(0);  // to give
     if (sl == 0) *info = INT_MAX;
     __syncwarp();
     int const first = sl * R;
     chunk_ends<T> const e = chunk_sweeps<T, R>(
-        first, R, m, [&](int i) { return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]}; },
+        first, R, m,
+        [&](int i) {
+          return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]};
+        },
         [&](int row) { record_breakdown(info, row); });
     tridiag_eq3<T> f0 = e.first, f1 = e.last;
     warp_boundary_pcr(
@@ -188,19 +192,13 @@ __global__ void __launch_bounds__(Block) tridiag_direct_kernel(__grid_constant__
 //   block Thomas needs one reciprocal per warp (the elimination matrix is
 //   lower triangular: with c = the carried C'_(w-1)[1], p = 1 - l0 c);
 //   thread 0 runs it over the W warps. Why: with warp 0 alone solving the
-//   512 equations of f32 n = 4096 (16 per lane), ncu (H100, 4096 x 8192)
-//   had the other warps waiting at the barrier for 53% of their cycles and
-//   DRAM at 48% of its peak. (Copying the next system into shared memory
-//   during the solve, to keep loads in flight, ran slower: f32 n = 4096
-//   59.6% of copy against 64.8%, n = 1024 71.7% against 92.0%.)
+//   boundary equations of 16 warps (f64 n = 4096), the other warps wait at
+//   the barrier for most of their cycles.
 //
 // Then every lane substitutes and stores.
 // Blocks per SM the several-warp kernel is compiled for: 3 for f32 with 8
 // warps and warp 0 alone (80 registers, no spills; at the default bound it
-// took 110 and 2 blocks fit an SM). tune_tridiag (H100, 2026-11-24), f32
-// n = 4096 contiguous, % of copy: 80.4 against 65.0 (2 blocks), and against
-// the spikes' 75.5 (2 blocks; at 3 blocks they spill 72 bytes and ran at
-// 71.9).
+// takes 110 and 2 blocks fit an SM): tridiag_auto_f32_contiguous/n:4096.
 template <class T, int W, bool Spike>
 inline constexpr int tridiag_direct_group_min_blocks = W == 8 && sizeof(T) == 4 && !Spike ? 3 : 1;
 
@@ -230,7 +228,10 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
     if (t == 0) info = INT_MAX;
     __syncthreads();
     chunk_ends<T> const e = chunk_sweeps<T, R>(
-        t * R, R, m, [&](int i) { return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]}; },
+        t * R, R, m,
+        [&](int i) {
+          return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]};
+        },
         [&](int row) { record_breakdown(&info, row); });
     T xf, xl;
     if constexpr (Spike) {
@@ -265,7 +266,7 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
       __syncthreads();
       if (t < 32)
         warp_thomas_pcr<T, false, false>(red, M, lane, true, &info,
-                                  [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); });
+                                         [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); });
       __syncthreads();
       xf = red.d[q0], xl = red.d[q1];
     }
@@ -274,7 +275,6 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
     __syncthreads();  // red, link and info are reused by the next item
   }
 }
-
 
 // Systems side by side (the interleaved layout, batch_stride 1): the direct
 // form fed through shared memory. A block takes S adjacent systems (a
@@ -290,11 +290,9 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
 // a sector per row again.
 //
 // Why: for a small interleaved batch (512 x 512) the solve is about one
-// block's latency. The columns kernel fetched each chunk's rows a few at a
-// time (the tile: 11.1 us, tune_tridiag with cold inputs); fetching them
-// all at once in it gave 9.1 us, with its sweep, the shared-memory
-// boundary solve and the store each taking about as long as the loads
-// (ncu). The direct form keeps the whole solve in registers and shuffles.
+// block's latency, and in the columns kernel its sweep, the shared-memory
+// boundary solve and the store each take about as long as the loads. The
+// direct form keeps the whole solve in registers and shuffles.
 // x may alias d: a block reads all of its systems' d before any x is
 // written, and no other block reads them.
 template <class T>
@@ -319,7 +317,8 @@ constexpr int tridiag_direct_columns_pitch(int rows, int lanes, int systems) {
 template <class T>
 constexpr std::size_t tridiag_direct_columns_smem(int rows, int lanes, int S) {
   return 4 * std::size_t(S) * std::size_t(tridiag_direct_columns_pitch<T>(rows, lanes, S)) * sizeof(T) +
-         (lanes > 32 ? 6 * std::size_t(S) * std::size_t(lanes / 32) * sizeof(T) : 0) + std::size_t(S) * sizeof(int);
+         (lanes > 32 ? 6 * std::size_t(S) * std::size_t(lanes / 32) * sizeof(T) : 0) +
+         std::size_t(S) * sizeof(int);
 }
 
 template <class T, int R, int Lanes>
@@ -332,7 +331,7 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
   constexpr int per_warp = Lanes > 32 ? 1 : 32 / Lanes;
   extern __shared__ __align__(16) unsigned char direct_columns_smem[];
   T* const sm = reinterpret_cast<T*>(direct_columns_smem);  // a, b, c, d (then x): S systems of P each
-  T* const link = sm + 4 * SP;                               // W > 1: each warp's end equations, 6 words
+  T* const link = sm + 4 * SP;                              // W > 1: each warp's end equations, 6 words
   int* const sinfo = reinterpret_cast<int*>(link + (W > 1 ? 6 * S * W : 0));
   int const t = int(threadIdx.x), lane = t & 31, w = t >> 5;
   int const cs = t % S, cr = t / S;  // the copy's system and first row
@@ -376,11 +375,14 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
       m.a[i] = sm[sbase + i], bv[i] = sm[SP + sbase + i], m.c[i] = sm[2 * SP + sbase + i];
       m.d[i] = sm[3 * SP + sbase + i];
     }
-    if (sl == 0) m.a[0] = T(0);             // a[0] and c[n-1] are not the caller's
+    if (sl == 0) m.a[0] = T(0);              // a[0] and c[n-1] are not the caller's
     if (sl == Lanes - 1) m.c[R - 1] = T(0);  // to give
     int* const info = sinfo + ss;
     chunk_ends<T> const e = chunk_sweeps<T, R>(
-        sl * R, R, m, [&](int i) { return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]}; },
+        sl * R, R, m,
+        [&](int i) {
+          return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]};
+        },
         [&](int row) { record_breakdown(info, row); });
     tridiag_eq3<T> f0 = e.first, f1 = e.last;
     T xf, xl;
@@ -389,7 +391,8 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
           f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes);
       __syncwarp();
       xf = f0.d, xl = f1.d;
-    } else {  // tridiag_direct_group_kernel's spikes: each warp its 64, then the block Thomas over the W warps
+    } else {  // tridiag_direct_group_kernel's spikes: each warp its 64, then the block Thomas over the W
+              // warps
       int const wh = w % W;
       boundary_cols<T, 2> g0, g1;
       direct_warp_spikes<T, R>(f0, f1, g0, g1, lane, wh * 32, info, link + 6 * (ss * W + wh));

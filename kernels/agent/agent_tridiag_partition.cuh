@@ -28,7 +28,7 @@
 #include <cuda_runtime.h>
 
 #include <recur/layout/layout.hpp>
-#include "../block/block_tridiag.cuh"
+#include "../block/block_tridiag_thomas_pcr.cuh"
 
 namespace recur::kernels {
 

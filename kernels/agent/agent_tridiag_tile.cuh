@@ -28,10 +28,10 @@
 #include <cuda_runtime.h>
 
 #include <recur/layout/layout.hpp>
-#include "../block/block_tridiag.cuh"
 #include "../block/block_tridiag_packed.cuh"
 #include "../block/block_tridiag_scan.cuh"
 #include "../block/block_tridiag_split.cuh"
+#include "../block/block_tridiag_thomas_pcr.cuh"
 
 namespace recur::kernels {
 
@@ -39,7 +39,17 @@ namespace recur::kernels {
 // thomas_pcr_regs: Thomas-PCR with one warp per system whose chunks fit in
 // registers (warp_thomas_pcr's register path; its own kernel, so that the
 // register count it needs does not limit the occupancy of the other shapes).
-enum class tile_solver : int { thomas, thomas_pcr, cr_pcr, cr_packed, rd, cr_rd, pscheme, cr_split, thomas_pcr_regs };
+enum class tile_solver : int {
+  thomas,
+  thomas_pcr,
+  cr_pcr,
+  cr_packed,
+  rd,
+  cr_rd,
+  pscheme,
+  cr_split,
+  thomas_pcr_regs
+};
 
 // Rows per thread of the register-packed CR (Davidson and Owens found 8
 // best on their GPU).
@@ -199,11 +209,9 @@ struct tridiag_tile_agent {
       if constexpr (Solver == tile_solver::rd) {
         group_rd(sys, n, 1, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch));
       } else if constexpr (Solver == tile_solver::cr_rd) {
-        group_cr_frame(
-            sys, n, p.switch_size, rank, p.group_threads, active, info,
-            [&](int m, int s) {
-              group_rd(sys, m, s, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch));
-            });
+        group_cr_frame(sys, n, p.switch_size, rank, p.group_threads, active, info, [&](int m, int s) {
+          group_rd(sys, m, s, rank, p.group_threads, active, info, static_cast<rd_prefix<T>*>(scratch));
+        });
       } else {
         static_assert(Solver == tile_solver::pscheme);
         group_pscheme(sys, n, rank, p.group_threads, active, info, scratch);
@@ -231,7 +239,8 @@ struct tridiag_tile_agent {
         for (int k = threadIdx.x; k < g; k += blockDim.x)
           if (buf.info[k] != INT_MAX) atomicMin(p.status + k0 + k, buf.info[k]);
       } else if (p.info && w % p.nrhs == p.nrhs - 1) {  // breakdown is the matrix's: the same for every rhs
-        for (int k = threadIdx.x; k < g; k += blockDim.x) p.info[k0 + k] = buf.info[k] == INT_MAX ? 0 : buf.info[k];
+        for (int k = threadIdx.x; k < g; k += blockDim.x)
+          p.info[k0 + k] = buf.info[k] == INT_MAX ? 0 : buf.info[k];
       }
       __syncthreads();  // the tile is free for the next item's copies
     }
@@ -328,8 +337,9 @@ __global__ void tridiag_tile_thomas_kernel(__grid_constant__ tridiag_tile_params
 // Threads per block at most, by solver (the register-packed CR holds 8
 // equations per thread: 512 threads leave it 128 registers).
 constexpr int tile_max_threads(tile_solver s) {
-  return s == tile_solver::thomas_pcr || s == tile_solver::thomas_pcr_regs || s == tile_solver::cr_packed ? 512
-                                                                                                          : 1024;
+  return s == tile_solver::thomas_pcr || s == tile_solver::thomas_pcr_regs || s == tile_solver::cr_packed
+             ? 512
+             : 1024;
 }
 
 // The group solvers: one kernel per solver, MaxThreads bounding the block.

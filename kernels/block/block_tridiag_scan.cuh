@@ -124,9 +124,8 @@ __device__ void group_rd(tridiag_rows<T> const& sys, int m, int s, int rank, int
     pre[q] = q == 0 ? b : rd_compose{}(pre[q - 1], b);
   }
   rd_prefix<T> total;
-  rd_prefix<T> const carry =
-      group_exclusive_scan<false>(pre[items - 1], rd_identity<T>(), rd_compose{}, rank, group_threads,
-                                  scratch, total);
+  rd_prefix<T> const carry = group_exclusive_scan<false>(pre[items - 1], rd_identity<T>(), rd_compose{}, rank,
+                                                         group_threads, scratch, total);
   // x_0 = -s13 / s11 of the full product; x_j = 2^e (s11 x_0 + s13) of P_(j-1).
   T const x0 = -total.r1[2] / total.r1[0];
   if (active && rank == 0 && (!usable_pivot(total.r1[0]) || !isfinite(x0))) breakdown(m - 1);
@@ -255,8 +254,8 @@ __device__ void group_pscheme(tridiag_rows<T> const& sys, int n, int rank, int g
 // Bytes of group scratch the scan solvers need per system of G threads.
 template <class T>
 constexpr std::size_t tridiag_scan_scratch_bytes(int group_threads) {
-  std::size_t const v = sizeof(rd_prefix<T>) > sizeof(ops::mobius<T>) ? sizeof(rd_prefix<T>)
-                                                                     : sizeof(ops::mobius<T>);
+  std::size_t const v =
+      sizeof(rd_prefix<T>) > sizeof(ops::mobius<T>) ? sizeof(rd_prefix<T>) : sizeof(ops::mobius<T>);
   return std::size_t(group_threads / 32) * v;
 }
 

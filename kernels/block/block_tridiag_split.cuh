@@ -6,10 +6,9 @@
 // neighbours 2h and 2h + 2) and the back substitution's are unit-stride in
 // the thread index h: no bank conflicts, at the price of a second copy of
 // the system (the reduced levels add up to fewer than n equations). The
-// in-place form (group_cr_pcr with switch 2, block_tridiag.cuh) reads and
-// writes at strides 2^L instead; both are kept for comparison (tuning:
-// tridiag_tuning::cr_split; in place is the default, being faster on the
-// H100: doc/performance.md).
+// in-place form (group_cr_pcr with switch 2, block_tridiag.cuh: the
+// algorithm `cr`) reads and writes at strides 2^L instead; this is the
+// algorithm `cr_split` (doc/tridiag.md compares the two).
 //
 // Level 0 is the system as loaded (rows at tridiag_pos); level L >= 1, of
 // m_L = m_(L-1) / 2 equations (the odd ones of level L - 1, updated), lives

@@ -245,8 +245,8 @@ inline cudaError_t dpcm_int(bool encode, void* d_temp, std::size_t& temp_bytes, 
         if (d_temp == nullptr) temp_bytes = 1;
         return cudaSuccess;
       }
-      return dispatch_chain_scan(d_temp, temp_bytes, dpcm_int_scan_access<K>{p, lay}, ops::affine_matrix_compose{},
-                                 stream);
+      return dispatch_chain_scan(d_temp, temp_bytes, dpcm_int_scan_access<K>{p, lay},
+                                 ops::affine_matrix_compose{}, stream);
     }
   });
 }
@@ -260,7 +260,8 @@ dpcm_int_params make_dpcm_int_params(std::span<std::int64_t const> c, int shift,
   p.lay = lay;
   p.init = c.empty() ? nullptr : init;
   p.kind = dpcm_kind_of<S>();
-  p.k = static_cast<int>(c.size() < 1000 ? c.size() : 1000);  // > 8 is refused; the value only needs to say so
+  p.k =
+      static_cast<int>(c.size() < 1000 ? c.size() : 1000);  // > 8 is refused; the value only needs to say so
   p.shift = shift;
   for (std::size_t j = 0; j < c.size() && j < dpcm_int_max_order; ++j) p.c[j] = c[j];
   return p;
@@ -275,19 +276,23 @@ concept dpcm_int_sample =
 namespace recur::device {
 
 template <class S>
-  requires kernels::dpcm_int_sample<S>
-cudaError_t dpcm_encode(void* d_temp, std::size_t& temp_bytes, std::span<std::int64_t const> c, int shift,
-                        S const* x, S* e, layout const& lay, S const* init = nullptr, cudaStream_t stream = 0) {
-  return kernels::dpcm_int(true, d_temp, temp_bytes, kernels::make_dpcm_int_params<S>(c, shift, x, e, lay, init),
-                           sizeof(S), stream);
+requires kernels::dpcm_int_sample<S> cudaError_t dpcm_encode(void* d_temp, std::size_t& temp_bytes,
+                                                             std::span<std::int64_t const> c, int shift,
+                                                             S const* x, S* e, layout const& lay,
+                                                             S const* init = nullptr,
+                                                             cudaStream_t stream = 0) {
+  return kernels::dpcm_int(true, d_temp, temp_bytes,
+                           kernels::make_dpcm_int_params<S>(c, shift, x, e, lay, init), sizeof(S), stream);
 }
 
 template <class S>
-  requires kernels::dpcm_int_sample<S>
-cudaError_t dpcm_decode(void* d_temp, std::size_t& temp_bytes, std::span<std::int64_t const> c, int shift,
-                        S const* e, S* x, layout const& lay, S const* init = nullptr, cudaStream_t stream = 0) {
-  return kernels::dpcm_int(false, d_temp, temp_bytes, kernels::make_dpcm_int_params<S>(c, shift, e, x, lay, init),
-                           sizeof(S), stream);
+requires kernels::dpcm_int_sample<S> cudaError_t dpcm_decode(void* d_temp, std::size_t& temp_bytes,
+                                                             std::span<std::int64_t const> c, int shift,
+                                                             S const* e, S* x, layout const& lay,
+                                                             S const* init = nullptr,
+                                                             cudaStream_t stream = 0) {
+  return kernels::dpcm_int(false, d_temp, temp_bytes,
+                           kernels::make_dpcm_int_params<S>(c, shift, e, x, lay, init), sizeof(S), stream);
 }
 
 }  // namespace recur::device

@@ -49,8 +49,9 @@ inline constexpr int lti_max_order = 8;
 // A predictor-based recurrence of order k: Encode runs predictor_system,
 // decode order_k_system (both with the k coefficients c); k == 0 copies.
 template <class T, bool Encode>
-cudaError_t dispatch_predictor(void* d_temp, std::size_t& temp_bytes, std::span<T const> c, T const* in, T* out,
-                               layout const& lay, T const* init, T* final_state, cudaStream_t stream) {
+cudaError_t dispatch_predictor(void* d_temp, std::size_t& temp_bytes, std::span<T const> c, T const* in,
+                               T* out, layout const& lay, T const* init, T* final_state,
+                               cudaStream_t stream) {
   if (!all_finite(c)) return cudaErrorInvalidValue;
   return with_order<lti_max_order>(static_cast<int>(c.size()), [&](auto k) -> cudaError_t {
     constexpr int K = decltype(k)::value;
@@ -104,8 +105,9 @@ cudaError_t sosfilt(void* d_temp, std::size_t& temp_bytes, std::span<T const> so
         kernels::sos_system<T, S> sys;
         for (int j = 0; j < S; ++j)
           for (int c = 0; c < 3; ++c) sys.b[j][c] = b[3 * (j0 + j) + c], sys.a[j][c] = a[3 * (j0 + j) + c];
-        return kernels::dispatch_lti<T>(d_temp, bytes, sys, j0 == 0 ? x : y, y, lay, zi ? zi + 2 * j0 : nullptr,
-                                        zf ? zf + 2 * j0 : nullptr, 2 * std::int64_t(sections), stream);
+        return kernels::dispatch_lti<T>(d_temp, bytes, sys, j0 == 0 ? x : y, y, lay,
+                                        zi ? zi + 2 * j0 : nullptr, zf ? zf + 2 * j0 : nullptr,
+                                        2 * std::int64_t(sections), stream);
       }
     });
     if (e != cudaSuccess) return e;

@@ -67,7 +67,8 @@ cudaError_t lfilter(void* d_temp, std::size_t& temp_bytes, std::span<T const> b,
   for (std::size_t j = 0; j < b.size(); ++j) bn[j] = double(b[j]) / double(a[0]);
   for (std::size_t j = 0; j < a.size(); ++j) an[j] = double(a[j]) / double(a[0]);
   return kernels::with_order<kernels::lfilter_max_order>(order, [&](auto k) {
-    return kernels::dispatch_lfilter<T, decltype(k)::value>(d_temp, temp_bytes, bn, an, x, y, lay, zi, zf, stream);
+    return kernels::dispatch_lfilter<T, decltype(k)::value>(d_temp, temp_bytes, bn, an, x, y, lay, zi, zf,
+                                                            stream);
   });
 }
 

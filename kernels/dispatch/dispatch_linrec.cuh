@@ -51,7 +51,8 @@ bool linrec_tiles_forget(detail::linrec_problem<T> const& p, int tile_items) {
   double const a = p.s_value < T(0) ? -double(p.s_value) : double(p.s_value);
   if (!(a < 1)) return false;  // also NaN
   if (a == 0) return true;
-  constexpr double limit = sizeof(T) == 4 ? -149.0 - 10.0 : -1074.0 - 10.0;  // smallest subnormal, minus margin
+  constexpr double limit =
+      sizeof(T) == 4 ? -149.0 - 10.0 : -1074.0 - 10.0;  // smallest subnormal, minus margin
   return tile_items * std::log2(a) < limit;
 }
 

@@ -26,16 +26,16 @@
 // or not unit-stride, where one thread per sequence runs them sequentially
 // (lti_lanes_kernel). Temporary storage: the tiles' status (none for lanes).
 
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <span>
 #include <type_traits>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -63,7 +63,7 @@ struct lfilter_system {
   template <class U>
   RECUR_HD U step(U (&z)[K], U x) const {
     U const y = z[0] + U(b[0]) * x;
-RECUR_LTI_UNROLL
+    RECUR_LTI_UNROLL
     for (int j = 0; j + 1 < K; ++j) z[j] = z[j + 1] + x * U(b[j + 1]) - y * U(a[j + 1]);
     z[K - 1] = x * U(b[K]) - y * U(a[K]);
     return y;
@@ -101,7 +101,7 @@ struct sos_system {
   template <class U>
   RECUR_HD U step(U (&z)[K], U x) const {
     U v = x;
-RECUR_LTI_UNROLL
+    RECUR_LTI_UNROLL
     for (int j = 0; j < Sections; ++j) {
       U const y = z[2 * j] + U(b[j][0]) * v;
       z[2 * j] = z[2 * j + 1] + v * U(b[j][1]) - y * U(a[j][1]);
@@ -126,10 +126,10 @@ struct order_k_system {
   template <class U>
   RECUR_HD U step(U (&h)[K], U x) const {
     U p = U(a[0]) * h[0];
-RECUR_LTI_UNROLL
+    RECUR_LTI_UNROLL
     for (int j = 1; j < K; ++j) p += U(a[j]) * h[j];
     U const y = p + x;
-RECUR_LTI_UNROLL
+    RECUR_LTI_UNROLL
     for (int j = K - 1; j > 0; --j) h[j] = h[j - 1];
     h[0] = y;
     return y;
@@ -149,9 +149,9 @@ struct predictor_system {
   template <class U>
   RECUR_HD U step(U (&h)[K], U x) const {
     U p = U(c[0]) * h[0];
-RECUR_LTI_UNROLL
+    RECUR_LTI_UNROLL
     for (int j = 1; j < K; ++j) p += U(c[j]) * h[j];
-RECUR_LTI_UNROLL
+    RECUR_LTI_UNROLL
     for (int j = K - 1; j > 0; --j) h[j] = h[j - 1];
     h[0] = x;
     return x - p;
@@ -170,7 +170,8 @@ cudaError_t with_order(int k, F&& f) {
   cudaError_t e = cudaErrorNotSupported;
   [&]<int... K>(std::integer_sequence<int, K...>) {
     ((k == K ? (e = f(std::integral_constant<int, K>{}), 0) : 0), ...);
-  }(std::make_integer_sequence<int, Max + 1>{});
+  }
+  (std::make_integer_sequence<int, Max + 1>{});
   return e;
 }
 
@@ -226,10 +227,10 @@ constexpr int lti_runs() {
     return 1;
 }
 template <class T, int K>
-using lti_policy_short =
-    std::conditional_t<sizeof(T) == 4,
-                       std::conditional_t<(K <= 4), lti_shape<128, 32, 128, 6, true>, lti_shape<128, 32, 128, 3>>,
-                       lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
+using lti_policy_short = std::conditional_t<
+    sizeof(T) == 4,
+    std::conditional_t<(K <= 4), lti_shape<128, 32, 128, 6, true>, lti_shape<128, 32, 128, 3>>,
+    lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
 template <class T, int K>
 using lti_policy_long =
     std::conditional_t<sizeof(T) == 4,
@@ -358,15 +359,15 @@ inline bool lti_use_lanes(layout const& lay, std::int64_t tile_items) {
 // powers.
 template <class T, class Policy, class System>
 cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys, T const* x, T* y,
-                       layout const& lay, T const* zi, T* zf, std::int64_t state_stride,
-                       cudaStream_t stream, lti_power_chain<System::K> const* chain = nullptr) {
+                       layout const& lay, T const* zi, T* zf, std::int64_t state_stride, cudaStream_t stream,
+                       lti_power_chain<System::K> const* chain = nullptr) {
   constexpr int K = System::K;
   constexpr bool correct = lti_correct<Policy>();
   constexpr int runs = lti_runs<Policy>();
-  using agent =
-      agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, true, correct, runs>;
-  using strided =
-      agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, false, correct, runs>;
+  using agent = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, true,
+                          correct, runs>;
+  using strided = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, false,
+                            correct, runs>;
   using status = typename agent::status;
   std::int64_t const tps = agent::tiles_per_seq(lay.n);
   std::int64_t const tiles = tps * lay.count;
@@ -454,7 +455,8 @@ cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sy
     if (d_temp == nullptr) {  // enough for either shape (the choice needs the powers)
       std::size_t a = 0, b = 0;
       cudaError_t e = launch_lti<T, shorter>(nullptr, a, sys, x, y, lay, zi, zf, state_stride, stream);
-      if (e == cudaSuccess) e = launch_lti<T, longer>(nullptr, b, sys, x, y, lay, zi, zf, state_stride, stream);
+      if (e == cudaSuccess)
+        e = launch_lti<T, longer>(nullptr, b, sys, x, y, lay, zi, zf, state_stride, stream);
       temp_bytes = a > b ? a : b;
       return e;
     }

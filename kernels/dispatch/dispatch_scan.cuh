@@ -60,8 +60,10 @@ struct segmented_op {
   // A walk's stack holds no segment start (one would have ended the walk),
   // so folding it is the inner operator's fold.
   template <class T, class View>
-  __device__ __forceinline__ segmented<T> fold(segmented<T> const& acc, View const& stack, int count) const
-    requires requires(T const* p) { op.fold(acc.value, scan_stack_view<T>{p}, count); }
+  __device__ __forceinline__ segmented<T> fold(segmented<T> const& acc, View const& stack,
+                                               int count) const requires requires(T const* p) {
+    op.fold(acc.value, scan_stack_view<T>{p}, count);
+  }
   {
     struct inner_view {
       View const& outer;
@@ -134,8 +136,7 @@ template <class V>
 struct scan_policy {
   static constexpr bool wide = sizeof(V) > 24 && sizeof(V) <= 36;
   static constexpr int block = wide ? 256 : 512;
-  static constexpr int items =
-      sizeof(V) <= 4 ? 16 : sizeof(V) <= 8 ? 8 : sizeof(V) <= 16 ? 4 : wide ? 8 : 2;
+  static constexpr int items = sizeof(V) <= 4 ? 16 : sizeof(V) <= 8 ? 8 : sizeof(V) <= 16 ? 4 : wide ? 8 : 2;
   static constexpr int lookback_depth = 256, lookback_words = sizeof(V) <= 4 || wide ? 1 : 2;
   static constexpr int min_blocks = sizeof(V) <= 4 ? 4 : sizeof(V) <= 8 ? 3 : sizeof(V) <= 36 ? 2 : 1;
 };
@@ -172,13 +173,14 @@ cudaError_t launch_scan(void* d_temp, std::size_t& temp_bytes, std::int64_t tota
     e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (e != cudaSuccess) return e;
   }
-  kernel<<<static_cast<unsigned>(tiles), Policy::block, smem, stream>>>(acc, op, status::carve(d_temp, tiles));
+  kernel<<<static_cast<unsigned>(tiles), Policy::block, smem, stream>>>(acc, op,
+                                                                        status::carve(d_temp, tiles));
   return cudaGetLastError();
 }
 
 template <class T, class Op, bool Segmented, class Policy = void>
-cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T* out, layout const& lay, Op op,
-                          device::scan_options<T> const& opt, cudaStream_t stream) {
+cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T* out, layout const& lay,
+                          Op op, device::scan_options<T> const& opt, cudaStream_t stream) {
   using access = scan_access<T, Op, Segmented>;
   using V = typename access::value_type;
   using vop = std::conditional_t<Segmented, segmented_op<Op>, Op>;
@@ -199,8 +201,8 @@ cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T*
     if constexpr (flat_agent::vector_path) {
       if (lay.count == 1 && (lay.element_stride == 1 || lay.n <= 1) && aligned(in) && aligned(out))
         return launch_scan<V, vop, flat_access, policy>(
-            d_temp, temp_bytes, lay.n, flat_access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init}, op_v,
-            stream);
+            d_temp, temp_bytes, lay.n, flat_access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init},
+            op_v, stream);
     }
   }
   return launch_scan<V, vop, access, policy>(d_temp, temp_bytes, lay.n * lay.count,

@@ -49,7 +49,8 @@ struct tridiag_args {
 // The plan of `alg` for the current device's architecture (automatic
 // resolved first).
 template <class T>
-tridiag_launch_plan plan_tridiag_for(layout const& lay, tridiag_algorithm alg, std::size_t max_smem, int cc_major) {
+tridiag_launch_plan plan_tridiag_for(layout const& lay, tridiag_algorithm alg, std::size_t max_smem,
+                                     int cc_major) {
   if (cc_major >= 9) {
     using P = kernels::tridiag_policy_sm90<T>;
     if (alg == tridiag_algorithm::automatic) alg = tridiag_resolve<T, P>(lay, max_smem);
@@ -65,7 +66,8 @@ tridiag_launch_plan plan_tridiag_for(layout const& lay, tridiag_algorithm alg, s
 inline cudaError_t tridiag_device_limits(std::size_t& max_smem, int& cc_major) {
   int dev = 0, v = 0;
   if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev); e != cudaSuccess)
+  if (cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+      e != cudaSuccess)
     return e;
   max_smem = std::size_t(v);
   return cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev);
@@ -149,8 +151,10 @@ cudaError_t tridiag_resident_blocks(Kernel kernel, int threads, std::size_t smem
       }
   }
   int sms = 0, per_sm = 0;
-  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem); e != cudaSuccess)
+  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
+    return e;
+  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+      e != cudaSuccess)
     return e;
   blocks = std::int64_t(std::max(1, per_sm)) * sms;
   std::lock_guard<std::mutex> lock(m);
@@ -192,7 +196,8 @@ cudaError_t tridiag_launch_tile(tridiag_launch_plan const& pl, void* workspace, 
   std::int32_t* const status =
       tridiag_rhs_breakdown(pl) && s.nrhs > 1 ? static_cast<std::int32_t*>(workspace) : nullptr;
   if (status)
-    if (cudaError_t e = cudaMemsetAsync(status, 0x7f, std::size_t(s.lay.count) * sizeof(std::int32_t), stream);
+    if (cudaError_t e =
+            cudaMemsetAsync(status, 0x7f, std::size_t(s.lay.count) * sizeof(std::int32_t), stream);
         e != cudaSuccess)
       return e;
   kernels::tridiag_tile_params<T> const p{s.a,
@@ -212,8 +217,8 @@ cudaError_t tridiag_launch_tile(tridiag_launch_plan const& pl, void* workspace, 
                                           pl.red_ld,
                                           pl.switch_size,
                                           s.lay.element_stride == 1 || s.lay.n == 1};
-  if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_tile_kernel<T>(pl.solver), p, p.tiles * s.nrhs,
-                                                pl.threads, pl.smem, pl.max_smem, stream);
+  if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_tile_kernel<T>(pl.solver), p,
+                                                p.tiles * s.nrhs, pl.threads, pl.smem, pl.max_smem, stream);
       e != cudaSuccess || !status)
     return e;
   std::int64_t const blocks = std::min((s.lay.count + 255) / 256, std::int64_t(1) << 30);
@@ -224,8 +229,8 @@ cudaError_t tridiag_launch_tile(tridiag_launch_plan const& pl, void* workspace, 
 
 // One thread per system through global memory, c' in the workspace.
 template <class T>
-cudaError_t tridiag_launch_global_thomas(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
-                                         cudaStream_t stream) {
+cudaError_t tridiag_launch_global_thomas(tridiag_launch_plan const& pl, void* workspace,
+                                         tridiag_args<T> const& s, cudaStream_t stream) {
   kernels::tridiag_global_thomas_params<T> const p{
       s.a, s.b, s.c, s.d, s.x, static_cast<T*>(workspace), s.info, s.lay, s.nrhs, s.rhs_stride};
   std::int64_t const blocks = std::min((s.lay.count + pl.threads - 1) / pl.threads, std::int64_t(1) << 30);
@@ -273,12 +278,13 @@ cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* worksp
     if (cudaError_t e = cudaMemsetAsync(row_info, 0xff, std::size_t(s.lay.count) * sizeof(unsigned), stream);
         e != cudaSuccess)
       return e;
-    if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_partition_reduce_kernel<T>, p, windows, pl.threads,
-                                                  pl.smem, pl.max_smem, stream);
+    if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_partition_reduce_kernel<T>, p, windows,
+                                                  pl.threads, pl.smem, pl.max_smem, stream);
         e != cudaSuccess)
       return e;
     tridiag_args<T> const reduced{ra, rb, rc, rd, rd, ws.reduced, 1, ws.reduced.n * ws.reduced.count, rinfo};
-    if (cudaError_t e = tridiag_launch<T>(ws.nested_plan, nested, reduced, stream); e != cudaSuccess) return e;
+    if (cudaError_t e = tridiag_launch<T>(ws.nested_plan, nested, reduced, stream); e != cudaSuccess)
+      return e;
     if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_partition_substitute_kernel<T>, p, windows,
                                                   pl.threads, pl.smem, pl.max_smem, stream);
         e != cudaSuccess)
@@ -290,13 +296,14 @@ cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* worksp
 // agent_tridiag_direct.cuh: segments of Lanes lanes (blocks of 4 warps), or
 // W warps a system.
 template <class T>
-cudaError_t tridiag_launch_direct(tridiag_launch_plan const& pl, tridiag_args<T> const& s, cudaStream_t stream) {
+cudaError_t tridiag_launch_direct(tridiag_launch_plan const& pl, tridiag_args<T> const& s,
+                                  cudaStream_t stream) {
   constexpr int R = kernels::tridiag_direct_group_rows<T>;
   kernels::tridiag_direct_params<T> const p{s.a, s.b, s.c, s.d, s.x, s.info, s.lay, s.nrhs, s.rhs_stride};
   std::int64_t const items = s.lay.count * s.nrhs;
   auto warps = [&]<int W, bool Spike>() {
-    return tridiag_launch_persistent(kernels::tridiag_direct_group_kernel<T, R, W, Spike>, p, items, 32 * W, 0,
-                                     pl.max_smem, stream);
+    return tridiag_launch_persistent(kernels::tridiag_direct_group_kernel<T, R, W, Spike>, p, items, 32 * W,
+                                     0, pl.max_smem, stream);
   };
   auto lanes = [&]<int Lanes>() {
     constexpr int block = 128, per_block = block / 32 * (32 / Lanes);
@@ -343,7 +350,8 @@ cudaError_t tridiag_launch_direct_columns(tridiag_launch_plan const& pl, tridiag
     constexpr int S = kernels::tridiag_direct_columns_systems<T>(Lanes);
     constexpr std::size_t smem = kernels::tridiag_direct_columns_smem<T>(R, Lanes, S);
     return tridiag_launch_persistent(kernels::tridiag_direct_columns_kernel<T, R, Lanes>, p,
-                                     (s.lay.count + S - 1) / S * s.nrhs, S * Lanes, smem, pl.max_smem, stream);
+                                     (s.lay.count + S - 1) / S * s.nrhs, S * Lanes, smem, pl.max_smem,
+                                     stream);
   };
   switch (pl.direct_lanes) {
     case 2:
@@ -364,8 +372,8 @@ cudaError_t tridiag_launch_direct_columns(tridiag_launch_plan const& pl, tridiag
 }
 
 template <class T>
-kernels::tridiag_columns_params<T> tridiag_columns_params_of(tridiag_launch_plan const& pl, tridiag_args<T> const& s,
-                                                             int width) {
+kernels::tridiag_columns_params<T> tridiag_columns_params_of(tridiag_launch_plan const& pl,
+                                                             tridiag_args<T> const& s, int width) {
   return {s.a,
           s.b,
           s.c,
@@ -385,7 +393,8 @@ kernels::tridiag_columns_params<T> tridiag_columns_params_of(tridiag_launch_plan
 
 // agent_tridiag_columns.cuh's columns kernel: blocks of S adjacent systems.
 template <class T>
-cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, tridiag_args<T> const& s, cudaStream_t stream) {
+cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, tridiag_args<T> const& s,
+                                   cudaStream_t stream) {
   namespace K = kernels;
   auto const p = tridiag_columns_params_of<T>(pl, s, tridiag_detail::ceil_pow2(pl.columns_chunks));
   std::int64_t const items = (s.lay.count + pl.columns_systems - 1) / pl.columns_systems * s.nrhs;
@@ -412,7 +421,8 @@ cudaError_t tridiag_launch_columns(tridiag_launch_plan const& pl, tridiag_args<T
 // Whether the device runs clusters of cfg's size of this kernel (sm_90 and
 // room on a GPC), cached per kernel, device and shape.
 template <class Kernel>
-cudaError_t tridiag_cluster_fits(Kernel kernel, cudaLaunchConfig_t const& cfg, std::size_t max_smem, bool& fits) {
+cudaError_t tridiag_cluster_fits(Kernel kernel, cudaLaunchConfig_t const& cfg, std::size_t max_smem,
+                                 bool& fits) {
   struct entry {
     void const* kernel;
     int dev;
@@ -436,10 +446,12 @@ cudaError_t tridiag_cluster_fits(Kernel kernel, cudaLaunchConfig_t const& cfg, s
       }
   }
   int major = 0, clusters = 0;
-  if (cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev); e != cudaSuccess)
+  if (cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+      e != cudaSuccess)
     return e;
   if (major >= 9) {
-    if (cudaError_t e = tridiag_allow_smem(kernel, cfg.dynamicSmemBytes, max_smem); e != cudaSuccess) return e;
+    if (cudaError_t e = tridiag_allow_smem(kernel, cfg.dynamicSmemBytes, max_smem); e != cudaSuccess)
+      return e;
     if (G > 8)
       if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
           e != cudaSuccess)
@@ -491,14 +503,16 @@ auto tridiag_segments_kernel_of(tridiag_launch_plan const& pl) {
     }
     case segments_instance::wide:
       if constexpr (sizeof(T) == 4)
-        return by_join([](auto J) -> Kernel { return K::tridiag_segments_kernel<T, 32, J, 6, twisted, 256, 2>; });
+        return by_join(
+            [](auto J) -> Kernel { return K::tridiag_segments_kernel<T, 32, J, 6, twisted, 256, 2>; });
       break;
     case segments_instance::dregs:
       if constexpr (sizeof(T) == 4)
-        return Kernel(K::tridiag_segments_kernel<T, 64, K::segment_join_by_scatter, 8, twisted, 128, 3, false, true>);
+        return Kernel(
+            K::tridiag_segments_kernel<T, 64, K::segment_join_by_scatter, 8, twisted, 128, 3, false, true>);
       else
-        return Kernel(K::tridiag_segments_kernel<T, 32, K::segment_join_by_scatter, 5, K::segment_boundary_by_pcr, 128,
-                                                 3, false, true>);
+        return Kernel(K::tridiag_segments_kernel<T, 32, K::segment_join_by_scatter, 5,
+                                                 K::segment_boundary_by_pcr, 128, 3, false, true>);
   }
   return Kernel(nullptr);
 }
@@ -530,7 +544,8 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
   bool fits = false;
   if (kernel)
     if (cudaError_t e = tridiag_cluster_fits(kernel, cfg, pl.max_smem, fits); e != cudaSuccess) return e;
-  if (!fits || blocks > INT_MAX) return tridiag_launch<T>(tridiag_segments_fallback<T>(s.lay, pl), workspace, s, stream);
+  if (!fits || blocks > INT_MAX)
+    return tridiag_launch<T>(tridiag_segments_fallback<T>(s.lay, pl), workspace, s, stream);
   for (std::int64_t r0 = 0; r0 < s.nrhs; r0 += 65535) {  // right-hand sides along y
     std::int64_t const nr = std::min<std::int64_t>(s.nrhs - r0, 65535);
     cfg.gridDim.y = unsigned(nr);
@@ -552,7 +567,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridi
                            cudaStream_t stream) {
   if (s.lay.count <= 0) return cudaSuccess;
   if (s.lay.n <= 0 || s.nrhs <= 0)
-    return s.info ? cudaMemsetAsync(s.info, 0, std::size_t(s.lay.count) * sizeof(std::int32_t), stream) : cudaSuccess;
+    return s.info ? cudaMemsetAsync(s.info, 0, std::size_t(s.lay.count) * sizeof(std::int32_t), stream)
+                  : cudaSuccess;
   auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   switch (pl.form) {
     case tridiag_form::none:
@@ -581,9 +597,9 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridi
 // CUB-style entry: null temp reports temp_bytes (at least 1) and enqueues
 // nothing. rhs_stride 0: the layout's span.
 template <class T>
-cudaError_t tridiag_solve(void* temp, std::size_t& temp_bytes, T const* a, T const* b, T const* c, T const* d, T* x,
-                          layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride, std::int32_t* info,
-                          tridiag_algorithm alg, cudaStream_t stream) {
+cudaError_t tridiag_solve(void* temp, std::size_t& temp_bytes, T const* a, T const* b, T const* c, T const* d,
+                          T* x, layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride,
+                          std::int32_t* info, tridiag_algorithm alg, cudaStream_t stream) {
   std::size_t max_smem = 0;
   int cc = 0;
   if (cudaError_t e = tridiag_device_limits(max_smem, cc); e != cudaSuccess) return e;

@@ -22,6 +22,7 @@
 #include "../agent/agent_tridiag_columns.cuh"
 #include "../agent/agent_tridiag_direct.cuh"
 #include "../agent/agent_tridiag_partition.cuh"
+#include "../agent/agent_tridiag_segments.cuh"
 #include "../agent/agent_tridiag_tile.cuh"
 #include "../tuning/tuning_tridiag.cuh"
 
@@ -82,7 +83,9 @@ struct tridiag_launch_plan {
 
 namespace tridiag_detail {
 
-inline int ceil_pow2(long long v) { return v <= 1 ? 1 : int(std::bit_ceil(static_cast<unsigned long long>(v))); }
+inline int ceil_pow2(long long v) {
+  return v <= 1 ? 1 : int(std::bit_ceil(static_cast<unsigned long long>(v)));
+}
 inline int round32(std::int64_t v) { return int(std::max<std::int64_t>(32, (v + 31) / 32 * 32)); }
 inline bool pow2(std::int64_t v) { return v > 0 && std::has_single_bit(std::uint64_t(v)); }
 
@@ -152,9 +155,9 @@ inline tridiag_launch_plan tridiag_plan_global_thomas(std::size_t max_smem) {
 // switch to PCR or RD, about target_threads threads and target_smem bytes a
 // tile.
 template <class T>
-tridiag_launch_plan tridiag_plan_group_tile(layout const& lay, std::size_t max_smem, kernels::tile_solver solver,
-                                            int group_threads, int switch_size, int target_threads,
-                                            std::size_t target_smem) {
+tridiag_launch_plan tridiag_plan_group_tile(layout const& lay, std::size_t max_smem,
+                                            kernels::tile_solver solver, int group_threads, int switch_size,
+                                            int target_threads, std::size_t target_smem) {
   using namespace tridiag_detail;
   tridiag_launch_plan pl;
   pl.max_smem = max_smem;
@@ -164,7 +167,8 @@ tridiag_launch_plan tridiag_plan_group_tile(layout const& lay, std::size_t max_s
   int red_ld = 0;
   if (solver == kernels::tile_solver::rd || solver == kernels::tile_solver::cr_rd ||
       solver == kernels::tile_solver::pscheme)  // the group scans' scratch
-    red_ld = int((kernels::tridiag_scan_scratch_bytes<T>(group_threads) + 4 * sizeof(T) - 1) / (4 * sizeof(T)));
+    red_ld =
+        int((kernels::tridiag_scan_scratch_bytes<T>(group_threads) + 4 * sizeof(T) - 1) / (4 * sizeof(T)));
   if (solver == kernels::tile_solver::cr_split)  // the reduced levels
     red_ld = kernels::split_level::work_size(int(lay.n)) | 1;
   std::size_t const per = kernels::tridiag_tile_smem<T>(1, col.ld, red_ld);
@@ -178,8 +182,8 @@ tridiag_launch_plan tridiag_plan_group_tile(layout const& lay, std::size_t max_s
   pl.red_ld = red_ld;
   pl.group_threads = group_threads;
   pl.switch_size = switch_size;
-  pl.systems = int(std::min<std::int64_t>(align_systems<T>(lay, sys, max_threads / group_threads, per, max_smem),
-                                          lay.count));
+  pl.systems = int(std::min<std::int64_t>(
+      align_systems<T>(lay, sys, max_threads / group_threads, per, max_smem), lay.count));
   pl.threads = pl.systems * group_threads;
   pl.smem = kernels::tridiag_tile_smem<T>(pl.systems, pl.ld, pl.red_ld);
   return pl;
@@ -187,7 +191,7 @@ tridiag_launch_plan tridiag_plan_group_tile(layout const& lay, std::size_t max_s
 
 // Thomas-PCR on a tile, group_threads (a power of two >= 32) threads a
 // system, about target_smem bytes a tile, blocks of at least min_threads.
-// regs: one warp a system with its chunks (9 to 16 rows) in registers.
+// regs: one warp a system with its chunks in registers, where they fit.
 template <class T>
 tridiag_launch_plan tridiag_plan_thomas_pcr_tile(layout const& lay, std::size_t max_smem, int group_threads,
                                                  std::size_t target_smem, int min_threads, bool regs) {
@@ -203,14 +207,15 @@ tridiag_launch_plan tridiag_plan_thomas_pcr_tile(layout const& lay, std::size_t 
   pl.solver = kernels::tile_solver::thomas_pcr;
   if (regs && gt == 32 && lay.n >= 2) {
     std::int64_t const chunks = std::min<std::int64_t>(32, lay.n / 2), rows = (lay.n + chunks - 1) / chunks;
-    if (rows > 8 && rows <= kernels::chunk_reg_rows<T>) pl.solver = kernels::tile_solver::thomas_pcr_regs;
+    if (rows <= kernels::chunk_reg_rows<T>) pl.solver = kernels::tile_solver::thomas_pcr_regs;
   }
   pl.ld = col.ld;
   pl.red_ld = red_ld;
   pl.group_threads = gt;
-  int const sys =
-      int(std::min<std::size_t>({std::max<std::size_t>(1, target_smem / per), max_smem / per, std::size_t(512 / gt)}));
-  pl.systems = int(std::min<std::int64_t>(std::max(1, align_systems<T>(lay, sys, 512 / gt, per, max_smem)), lay.count));
+  int const sys = int(std::min<std::size_t>(
+      {std::max<std::size_t>(1, target_smem / per), max_smem / per, std::size_t(512 / gt)}));
+  pl.systems = int(
+      std::min<std::int64_t>(std::max(1, align_systems<T>(lay, sys, 512 / gt, per, max_smem)), lay.count));
   pl.threads = std::max(gt * pl.systems, std::clamp(min_threads, 32, 512) / 32 * 32);
   pl.smem = kernels::tridiag_tile_smem<T>(pl.systems, pl.ld, pl.red_ld);
   return pl;
@@ -228,7 +233,8 @@ tridiag_launch_plan tridiag_plan_partition(layout const& lay, std::size_t max_sm
   pl.chunks = int(std::max<std::int64_t>(2, n / std::max(4, chunk)));
   int const base = int(n / pl.chunks);
   pl.threads = 128;
-  pl.window_systems = rows_fast(lay) ? 1 : int(std::min<std::int64_t>(lay.count, 32 * 4 / std::int64_t(sizeof(T))));
+  pl.window_systems =
+      rows_fast(lay) ? 1 : int(std::min<std::int64_t>(lay.count, 32 * 4 / std::int64_t(sizeof(T))));
   pl.window_chunks = std::max(1, std::min(pl.threads / pl.window_systems, pl.chunks));
   for (;;) {
     pl.ld = kernels::tridiag_pos(pl.window_chunks * (base + 1)) | 1;
@@ -242,24 +248,25 @@ tridiag_launch_plan tridiag_plan_partition(layout const& lay, std::size_t max_sm
 
 // Thomas-PCR from global memory into registers, over `tile` (which runs
 // where the arrays are not on 16-byte boundaries): n = Lanes R (segments of
-// a warp, R = tridiag_direct_group_rows), or n = 32 W R (W warps, joined
-// by spikes when spike_warps <= W). Contiguous rows whose systems start on
-// 16-byte boundaries only.
+// a warp, R = tridiag_direct_group_rows), or n = 32 W R (W warps; f64's 16
+// warps joined by spikes, fewer by warp 0). Contiguous rows whose systems
+// start on 16-byte boundaries only.
 template <class T>
-tridiag_launch_plan tridiag_plan_direct(layout const& lay, tridiag_launch_plan tile, int spike_warps) {
+tridiag_launch_plan tridiag_plan_direct(layout const& lay, tridiag_launch_plan tile) {
   constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>;
   std::int64_t const n = lay.n;
-  if (!tile.supported() || tile.solver == kernels::tile_solver::thomas_pcr_regs ||
-      lay.element_stride != 1 || lay.batch_stride * std::int64_t(sizeof(T)) % 16 != 0)
+  if (!tile.supported() || tile.solver == kernels::tile_solver::thomas_pcr_regs || lay.element_stride != 1 ||
+      lay.batch_stride * std::int64_t(sizeof(T)) % 16 != 0)
     return tile;
   if (n % gr == 0 && tridiag_detail::pow2(n / gr) && n / gr >= 2 && n / gr <= 32) {
     tile.direct_rows = int(gr);
     tile.direct_lanes = int(n / gr);
-  } else if (std::int64_t const w = n / (32 * gr); n % (32 * gr) == 0 && kernels::tridiag_direct_warps<T>(w)) {
+  } else if (std::int64_t const w = n / (32 * gr);
+             n % (32 * gr) == 0 && kernels::tridiag_direct_warps<T>(w)) {
     tile.direct_rows = int(gr);
     tile.direct_lanes = 32;
     tile.direct_warps = int(w);
-    tile.direct_spike = w >= spike_warps;
+    tile.direct_spike = w == 16;
   } else {
     return tile;
   }
@@ -294,7 +301,7 @@ tridiag_launch_plan tridiag_plan_direct_columns(layout const& lay, std::size_t m
 // of at most `rows` rows. Any layout (only adjacent systems make full
 // lines).
 template <class T>
-tridiag_launch_plan tridiag_plan_columns_block(layout const& lay, std::size_t max_smem, std::int64_t chunks, int rows,
+tridiag_launch_plan tridiag_plan_columns_block(std::size_t max_smem, std::int64_t chunks, int rows,
                                                int segments, int systems, int max_rows = 32) {
   tridiag_launch_plan pl;
   pl.max_smem = max_smem;
@@ -330,8 +337,8 @@ tridiag_launch_plan tridiag_plan_columns(layout const& lay, std::size_t max_smem
   if (n < 1 || n > 1024) return {};
   std::int64_t const most = std::max<std::int64_t>(1, std::min<std::int64_t>(32, n / 2));
   std::int64_t const chunks = std::clamp<std::int64_t>((n + target_rows - 1) / target_rows, 1, most);
-  tridiag_launch_plan pl = tridiag_plan_columns_block<T>(lay, max_smem, chunks, int((n + chunks - 1) / chunks), 1,
-                                                         systems);
+  tridiag_launch_plan pl =
+      tridiag_plan_columns_block<T>(max_smem, chunks, int((n + chunks - 1) / chunks), 1, systems);
   if (sizeof(T) == 4 && pl.supported() && pl.threads <= 512 && 2 * pl.smem > max_smem)
     pl.columns_kind = pl.columns_rows > 16 ? columns_instance::rows32_lone : columns_instance::rows16_lone;
   return pl;
@@ -347,7 +354,7 @@ tridiag_launch_plan tridiag_plan_columns_burst(layout const& lay, std::size_t ma
   if (n % 16 != 0 || n <= 0 || n > 16 * 32) return {};
   std::int64_t const chunks = n / 16;
   if ((systems * chunks + 31) / 32 * 32 > 256) return {};
-  tridiag_launch_plan pl = tridiag_plan_columns_block<T>(lay, max_smem, chunks, 16, 1, systems);
+  tridiag_launch_plan pl = tridiag_plan_columns_block<T>(max_smem, chunks, 16, 1, systems);
   pl.columns_kind = columns_instance::burst;
   return pl;
 }
@@ -375,7 +382,7 @@ tridiag_launch_plan tridiag_segments_instance(layout const& lay, tridiag_launch_
 // The join of G segments for a policy.
 template <class T, class P>
 int tridiag_segments_join(int G) {
-  return G <= P::join_pcr_max_segments      ? kernels::segment_join_by_pcr
+  return G <= P::join_pcr_max_segments       ? kernels::segment_join_by_pcr
          : G >= P::join_scatter_min_segments ? kernels::segment_join_by_scatter
                                              : kernels::segment_join_by_thomas;
 }
@@ -384,16 +391,17 @@ int tridiag_segments_join(int G) {
 // <= 16 rows for 256-row segments, else a power of two of about 16 rows),
 // `join` joining them. sm_90's clusters; the launch falls back elsewhere.
 template <class T, class P = kernels::tridiag_policy_sm90<T>>
-tridiag_launch_plan tridiag_plan_segments(layout const& lay, std::size_t max_smem, int segment_rows, int join) {
+tridiag_launch_plan tridiag_plan_segments(layout const& lay, std::size_t max_smem, int segment_rows, int join,
+                                          int systems = int(128 / sizeof(T))) {
   std::int64_t const n = lay.n;
   if (segment_rows < 1 || n <= segment_rows || n >= (std::int64_t(1) << 30)) return {};
   std::int64_t const G = std::min<std::int64_t>((n + segment_rows - 1) / segment_rows, P::max_segments);
   std::int64_t const shortest = n / G;
-  std::int64_t chunks =
-      std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, std::min(std::clamp<std::int64_t>((shortest + 15) / 16, 1, 32), shortest / 2))));
+  std::int64_t chunks = std::bit_floor(std::uint64_t(std::max<std::int64_t>(
+      1, std::min(std::clamp<std::int64_t>((shortest + 15) / 16, 1, 32), shortest / 2))));
   int rows = int(((n + G - 1) / G + chunks - 1) / chunks);
   if (segment_rows == P::segment_rows_long) chunks = 16, rows = int(((n + G - 1) / G + 15) / 16);
-  tridiag_launch_plan pl = tridiag_plan_columns_block<T>(lay, max_smem, chunks, rows, int(G), int(128 / sizeof(T)));
+  tridiag_launch_plan pl = tridiag_plan_columns_block<T>(max_smem, chunks, rows, int(G), systems);
   pl.join = join;
   return tridiag_segments_instance<T>(lay, pl);
 }
@@ -401,13 +409,14 @@ tridiag_launch_plan tridiag_plan_segments(layout const& lay, std::size_t max_sme
 // f32's wide segments: G segments of `chunks` (<= 8) chunks of 17-32 rows, 256
 // threads at most.
 template <class T>
-tridiag_launch_plan tridiag_plan_segments_wide(layout const& lay, std::size_t max_smem, int segments, int chunks,
-                                               int join) {
+tridiag_launch_plan tridiag_plan_segments_wide(layout const& lay, std::size_t max_smem, int segments,
+                                               int chunks, int join) {
   std::int64_t const n = lay.n;
   if (sizeof(T) != 4 || segments < 2 || chunks > 8 || n >= (std::int64_t(1) << 30)) return {};
   int const rows = int(((n + segments - 1) / segments + chunks - 1) / chunks);
   if (rows <= 16 || rows > 32) return {};
-  tridiag_launch_plan pl = tridiag_plan_columns_block<T>(lay, max_smem, chunks, rows, segments, int(128 / sizeof(T)));
+  tridiag_launch_plan pl =
+      tridiag_plan_columns_block<T>(max_smem, chunks, rows, segments, int(128 / sizeof(T)));
   pl.join = join;
   pl = tridiag_segments_instance<T>(lay, pl);
   if (!pl.supported() || pl.threads > 256) return pl;
@@ -425,7 +434,8 @@ tridiag_launch_plan tridiag_plan_segments_dregs(layout const& lay, std::size_t m
   if (G < 2 || n % G != 0 || (n / G) % rows != 0) return {};
   std::int64_t const chunks = n / G / rows;
   if (chunks < 2 || !tridiag_detail::pow2(chunks)) return {};
-  tridiag_launch_plan pl = tridiag_plan_columns_block<T>(lay, max_smem, chunks, rows, int(G), int(128 / sizeof(T)), 64);
+  tridiag_launch_plan pl =
+      tridiag_plan_columns_block<T>(max_smem, chunks, rows, int(G), int(128 / sizeof(T)), 64);
   if (!pl.supported() || pl.threads > 128) return {};
   pl.join = kernels::segment_join_by_scatter;
   pl.segments_kind = segments_instance::dregs;
@@ -436,25 +446,16 @@ tridiag_launch_plan tridiag_plan_segments_dregs(layout const& lay, std::size_t m
 
 // --- The ranked lists ------------------------------------------------------
 
-// Thomas-PCR: the first form that applies. allow_segments false gives what
-// the segmented form falls back to where its clusters cannot run.
+// The columns forms for this shape (any layout; only adjacent systems make
+// full lines): segments joined in a cluster (d in registers, f32's wide
+// chunks, or plain) where the systems are long, else whole systems.
+// allow_segments false gives what the segmented form falls back to where
+// its clusters cannot run.
 template <class T, class P = kernels::tridiag_policy_sm90<T>>
-tridiag_launch_plan plan_thomas_pcr(layout const& lay, std::size_t max_smem, bool allow_segments = true) {
-  using namespace tridiag_detail;
+tridiag_launch_plan tridiag_plan_columns_ranked(layout const& lay, std::size_t max_smem,
+                                                bool allow_segments = true) {
   std::int64_t const n = lay.n;
-  bool const adjacent = !rows_fast(lay) && lay.batch_stride == 1;  // systems side by side
-  bool const small = adjacent && lay.count < P::columns_min_count;
-  bool const wide_batch = adjacent && lay.count >= P::columns_min_count;
-  // 1. A small interleaved batch of n = Lanes R: the direct form through
-  //    shared memory.
-  if (small)
-    if (auto pl = tridiag_plan_direct_columns<T>(lay, max_smem); pl.supported()) return pl;
-  // 2. A small interleaved batch of n = 16 C: whole systems, rows fetched at once.
-  bool const burst = small && n % 16 == 0 && n <= 16 * 32;
-  if (burst)
-    if (auto pl = tridiag_plan_columns_burst<T>(lay, max_smem); pl.supported()) return pl;
-  // 3. A wide interleaved batch of long systems: segments joined in a cluster.
-  if (wide_batch && allow_segments && !burst && n >= P::segment_min_n && n > P::segment_rows) {
+  if (allow_segments && n >= P::segment_min_n && n > P::segment_rows) {
     bool const long_f64 = P::long_segments_early && n > 512 && n <= P::max_segments * P::segment_rows_long &&
                           n / ((n + P::segment_rows_long - 1) / P::segment_rows_long) >= 240;
     bool const long_any = n > P::max_segments * std::int64_t(P::segment_rows) &&
@@ -466,31 +467,64 @@ tridiag_launch_plan plan_thomas_pcr(layout const& lay, std::size_t max_smem, boo
       if (auto pl = tridiag_plan_segments_dregs<T>(lay, max_smem, int(G)); pl.supported()) return pl;
     int const join = tridiag_segments_join<T, P>(int(G));
     if (P::wide_segments && G >= P::max_segments) {  // 4 or 8 chunks of exactly 32 rows a segment
-      std::int64_t const cw = std::bit_floor(std::uint64_t(
-          std::max<std::int64_t>(1, std::min(std::clamp<std::int64_t>((shortest + 31) / 32, 1, 32), shortest / 2))));
+      std::int64_t const cw = std::bit_floor(std::uint64_t(std::max<std::int64_t>(
+          1, std::min(std::clamp<std::int64_t>((shortest + 31) / 32, 1, 32), shortest / 2))));
       if ((cw == 8 || cw == 4) && G * cw * 32 == n)
-        if (auto pl = tridiag_plan_segments_wide<T>(lay, max_smem, int(G), int(cw), join); pl.supported()) return pl;
+        if (auto pl = tridiag_plan_segments_wide<T>(lay, max_smem, int(G), int(cw), join); pl.supported())
+          return pl;
     }
     if (auto pl = tridiag_plan_segments<T, P>(lay, max_smem, seg, join); pl.supported()) return pl;
   }
-  // 4. A wide interleaved batch of short systems: whole systems, full lines.
-  if (wide_batch && !burst && n <= 1024)
-    if (auto pl = tridiag_plan_columns<T>(lay, max_smem, sizeof(T) == 4 && n > 256 ? 32 : 16); pl.supported())
-      return pl;
-  // 5. A tile of systems (from registers where the layout allows: direct),
-  //    or the partitioned form where a system does not fit or an
-  //    interleaved tile would be narrower than a 32-byte sector.
-  int const gt = std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / P::thomas_pcr_rows)))), 32,
-                            std::max(32, P::thomas_pcr_max_threads));
-  auto tile = tridiag_plan_thomas_pcr_tile<T>(lay, max_smem, gt,
-                                              rows_fast(lay) ? P::thomas_pcr_smem : P::thomas_pcr_smem_interleaved, 32,
-                                              !rows_fast(lay));
+  if (n <= 1024) return tridiag_plan_columns<T>(lay, max_smem, sizeof(T) == 4 && n > 256 ? 32 : 16);
+  return {};
+}
+
+// Thomas-PCR on a tile of systems (from registers where the layout allows:
+// direct), or the partitioned form where a system does not fit or an
+// interleaved tile would be narrower than a 32-byte sector.
+template <class T, class P = kernels::tridiag_policy_sm90<T>>
+tridiag_launch_plan tridiag_plan_thomas_pcr_tiled(layout const& lay, std::size_t max_smem) {
+  using namespace tridiag_detail;
+  std::int64_t const n = lay.n;
+  int const gt =
+      std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / P::thomas_pcr_rows)))), 32,
+                 std::max(32, P::thomas_pcr_max_threads));
+  // One warp a system with chunks of 9-16 rows: registers for interleaved
+  // batches (contiguous ones need the occupancy more).
+  std::int64_t const chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(32, n / 2));
+  bool const regs = !rows_fast(lay) && (n + chunks - 1) / chunks > 8;
+  auto tile = tridiag_plan_thomas_pcr_tile<T>(
+      lay, max_smem, gt, rows_fast(lay) ? P::thomas_pcr_smem : P::thomas_pcr_smem_interleaved, 32, regs);
   if (!tile.supported()) return tridiag_plan_partition<T>(lay, max_smem, P::partition_chunk);
   if (rows_fast(lay) && (lay.count + tile.systems - 1) / tile.systems <= P::small_batch_tiles)
     tile.threads = std::max(tile.threads, P::small_batch_threads);
   if (!rows_fast(lay) && tile.systems < lay.count && tile.systems * sizeof(T) < 32)
-    if (auto pl = tridiag_plan_partition<T>(lay, max_smem, P::partition_chunk); pl.supported() || n >= 4) return pl;
-  return tridiag_plan_direct<T>(lay, tile, 16);
+    if (auto pl = tridiag_plan_partition<T>(lay, max_smem, P::partition_chunk); pl.supported() || n >= 4)
+      return pl;
+  return tridiag_plan_direct<T>(lay, tile);
+}
+
+// Thomas-PCR: the first form that applies. allow_segments false gives what
+// the segmented form falls back to where its clusters cannot run.
+template <class T, class P = kernels::tridiag_policy_sm90<T>>
+tridiag_launch_plan plan_thomas_pcr(layout const& lay, std::size_t max_smem, bool allow_segments = true) {
+  using namespace tridiag_detail;
+  std::int64_t const n = lay.n;
+  bool const adjacent = !rows_fast(lay) && lay.batch_stride == 1;  // systems side by side
+  bool const small = adjacent && lay.count < P::columns_min_count;
+  // 1. A small interleaved batch of n = Lanes R: the direct form through
+  //    shared memory.
+  if (small)
+    if (auto pl = tridiag_plan_direct_columns<T>(lay, max_smem); pl.supported()) return pl;
+  // 2. A small interleaved batch of n = 16 C: whole systems, rows fetched at once.
+  bool const burst = small && n % 16 == 0 && n <= 16 * 32;
+  if (burst)
+    if (auto pl = tridiag_plan_columns_burst<T>(lay, max_smem); pl.supported()) return pl;
+  // 3. A wide interleaved batch: the columns forms.
+  if (adjacent && !small)
+    if (auto pl = tridiag_plan_columns_ranked<T, P>(lay, max_smem, allow_segments); pl.supported()) return pl;
+  // 4. A tile, the direct form or the partitioned form.
+  return tridiag_plan_thomas_pcr_tiled<T, P>(lay, max_smem);
 }
 
 // The plan of an algorithm (automatic resolved by tridiag_resolve).
@@ -523,8 +557,8 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     case tridiag_algorithm::cr_pcr:
       return group(tile_solver::cr_pcr, half, std::min(P::cr_pcr_switch, half * cap));
     case tridiag_algorithm::rd:
-      return group(tile_solver::rd, round32((n + kernels::rd_items_per_thread - 1) / kernels::rd_items_per_thread),
-                   0);
+      return group(tile_solver::rd,
+                   round32((n + kernels::rd_items_per_thread - 1) / kernels::rd_items_per_thread), 0);
     case tridiag_algorithm::cr_rd:
       return group(tile_solver::cr_rd, half, std::min(P::cr_rd_switch, half * kernels::rd_items_per_thread));
     case tridiag_algorithm::cr_packed: {
@@ -534,7 +568,8 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       return group(tile_solver::cr_packed, gt, std::min(std::max(2, P::cr_packed_switch), gt * cap));
     }
     case tridiag_algorithm::pscheme:
-      return group(tile_solver::pscheme, std::min<int>(1024, round32((n + P::pscheme_rows - 1) / P::pscheme_rows)), 0);
+      return group(tile_solver::pscheme,
+                   std::min<int>(1024, round32((n + P::pscheme_rows - 1) / P::pscheme_rows)), 0);
   }
   return {};
 }
@@ -552,7 +587,8 @@ tridiag_algorithm tridiag_resolve(layout const& lay, std::size_t max_smem) {
                        tp.form == tridiag_form::direct_columns;
     if (lines || (tp.form == tridiag_form::direct && tp.direct_lanes < 32 && tp.direct_warps == 1))
       return tridiag_algorithm::thomas_pcr;
-    if (tridiag_plan_thomas_tile<T>(lay, max_smem, P::thomas_smem, P::thomas_max_systems, P::thomas_min_systems)
+    if (tridiag_plan_thomas_tile<T>(lay, max_smem, P::thomas_smem, P::thomas_max_systems,
+                                    P::thomas_min_systems)
             .supported())
       return tridiag_algorithm::thomas;
   }

@@ -23,10 +23,10 @@ struct tridiag_policy_sm90 {
   // cr_split): about cr_target_threads threads and cr_smem bytes a tile.
   static constexpr int cr_target_threads = 512;
   static constexpr std::size_t cr_smem = 48 * 1024;
-  static constexpr int cr_pcr_switch = 128;    // PCR once the reduced system has this many equations
-  static constexpr int cr_rd_switch = 128;     // RD likewise (Zhang et al. 2010)
-  static constexpr int cr_packed_switch = 2;   // register-packed CR all the way down
-  static constexpr int pscheme_rows = 8;       // rows per thread of each recurrence's P-scheme
+  static constexpr int cr_pcr_switch = 128;   // PCR once the reduced system has this many equations
+  static constexpr int cr_rd_switch = 128;    // RD likewise (Zhang et al. 2010)
+  static constexpr int cr_packed_switch = 2;  // register-packed CR all the way down
+  static constexpr int pscheme_rows = 8;      // rows per thread of each recurrence's P-scheme
 
   // Thomas-PCR's shared-memory tile: a system per group of threads, about
   // thomas_pcr_rows rows a thread, at most thomas_pcr_max_threads a system.

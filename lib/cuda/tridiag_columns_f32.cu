@@ -5,9 +5,10 @@
 #include <recur/kernels/dispatch/dispatch_tridiag.cuh>
 
 namespace recur::device {
-extern template cudaError_t tridiag_launch<float>(tridiag_launch_plan const&, void*, tridiag_args<float> const&,
-                                                  cudaStream_t);
-template cudaError_t tridiag_launch_columns<float>(tridiag_launch_plan const&, tridiag_args<float> const&, cudaStream_t);
-template cudaError_t tridiag_launch_segments<float>(tridiag_launch_plan const&, void*, tridiag_args<float> const&,
-                                                  cudaStream_t);
+extern template cudaError_t tridiag_launch<float>(tridiag_launch_plan const&, void*,
+                                                  tridiag_args<float> const&, cudaStream_t);
+template cudaError_t tridiag_launch_columns<float>(tridiag_launch_plan const&, tridiag_args<float> const&,
+                                                   cudaStream_t);
+template cudaError_t tridiag_launch_segments<float>(tridiag_launch_plan const&, void*,
+                                                    tridiag_args<float> const&, cudaStream_t);
 }  // namespace recur::device

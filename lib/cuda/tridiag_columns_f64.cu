@@ -5,9 +5,10 @@
 #include <recur/kernels/dispatch/dispatch_tridiag.cuh>
 
 namespace recur::device {
-extern template cudaError_t tridiag_launch<double>(tridiag_launch_plan const&, void*, tridiag_args<double> const&,
-                                                  cudaStream_t);
-template cudaError_t tridiag_launch_columns<double>(tridiag_launch_plan const&, tridiag_args<double> const&, cudaStream_t);
-template cudaError_t tridiag_launch_segments<double>(tridiag_launch_plan const&, void*, tridiag_args<double> const&,
-                                                  cudaStream_t);
+extern template cudaError_t tridiag_launch<double>(tridiag_launch_plan const&, void*,
+                                                   tridiag_args<double> const&, cudaStream_t);
+template cudaError_t tridiag_launch_columns<double>(tridiag_launch_plan const&, tridiag_args<double> const&,
+                                                    cudaStream_t);
+template cudaError_t tridiag_launch_segments<double>(tridiag_launch_plan const&, void*,
+                                                     tridiag_args<double> const&, cudaStream_t);
 }  // namespace recur::device

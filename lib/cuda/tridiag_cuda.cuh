@@ -44,7 +44,8 @@ void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* worksp
   bool const own = need > 0 && workspace == nullptr;
   if (own) cuda_check(cudaMallocAsync(&workspace, need, stream), "cudaMallocAsync");
   cudaError_t const e = device::tridiag_launch<T>(
-      pl, workspace, device::tridiag_args<T>{p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs, p.rhs_stride, p.info}, stream);
+      pl, workspace, device::tridiag_args<T>{p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs, p.rhs_stride, p.info},
+      stream);
   cudaError_t const f = own ? cudaFreeAsync(workspace, stream) : cudaSuccess;
   cuda_check(e, "recur::device::tridiag_launch");
   cuda_check(f, "cudaFreeAsync");
@@ -63,7 +64,8 @@ tridiag_algorithm tridiag_cuda_resolve_as(layout const& lay, tridiag_algorithm r
   std::string const n = std::to_string(lay.n);
   switch (requested) {
     case tridiag_algorithm::thomas_pcr:
-      throw invalid_argument("recur::solve_batched: algorithm thomas_pcr needs 4 <= n < 2^30 (n = " + n + ")");
+      throw invalid_argument("recur::solve_batched: algorithm thomas_pcr needs 4 <= n < 2^30 (n = " + n +
+                             ")");
     case tridiag_algorithm::pcr:
     case tridiag_algorithm::rd:
     case tridiag_algorithm::cr_packed:

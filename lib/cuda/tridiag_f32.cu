@@ -4,8 +4,8 @@
 #include "tridiag_cuda.cuh"
 
 namespace recur::device {
-extern template cudaError_t tridiag_launch_columns<float>(tridiag_launch_plan const&, tridiag_args<float> const&,
-                                                          cudaStream_t);
+extern template cudaError_t tridiag_launch_columns<float>(tridiag_launch_plan const&,
+                                                          tridiag_args<float> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_segments<float>(tridiag_launch_plan const&, void*,
                                                            tridiag_args<float> const&, cudaStream_t);
 }  // namespace recur::device
@@ -15,7 +15,8 @@ namespace recur::detail {
 template void tridiag_cuda<float>(tridiag_problem<float> const&, CUstream_st*, void*);
 template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, tridiag_algorithm);
 
-tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested) {
+tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes,
+                                       tridiag_algorithm requested) {
   return value_bytes == sizeof(float) ? tridiag_cuda_resolve_as<float>(lay, requested)
                                       : tridiag_cuda_resolve_as<double>(lay, requested);
 }
