@@ -24,9 +24,9 @@ device_kind select_device(arguments const& args, std::string const& gpu_unsuppor
   if (value == "auto") return present && gpu_unsupported.empty() ? device_kind::gpu : device_kind::cpu;
   if (!recur::cuda_compiled())
     input_error("--device gpu", "this build of recur has no CUDA backend (use --device cpu or auto)");
-  if (!present)
-    input_error("--device gpu", fmt::format("no CUDA device: {} (use --device cpu or auto)",
-                                            recur::cuda_device_description()));
+  if (!present)  // the description says why: "no CUDA device (...)"
+    input_error("--device gpu",
+                fmt::format("{} (use --device cpu or auto)", recur::cuda_device_description()));
   if (!gpu_unsupported.empty())
     input_error("--device gpu", fmt::format("{} (use --device cpu or auto)", gpu_unsupported));
   return device_kind::gpu;
