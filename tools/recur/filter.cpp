@@ -1,5 +1,6 @@
 // recur filter and recur sosfilt: scipy.signal.lfilter and sosfilt along
 // one axis of a .npy array, on the CPU or the GPU.
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>

@@ -2,6 +2,7 @@
 // the CPU or the GPU. Breakdown (a zero or non-finite pivot) and right-hand
 // sides holding NaN or Inf are reported per system, with their own exit
 // statuses; x is written either way, NaN for those systems.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
