@@ -511,12 +511,12 @@ tridiag_row run_tridiag(backend be, std::string problem, recur::layout const& la
     tridiag_timing tm;
 #if RECUR_HAS_CUDA
     if (be == backend::cuda) {
-      r.algorithm = recur::to_string(recur::resolve_tridiag_algorithm(recur::cuda{}, lay, sizeof(T)));
+      r.algorithm = recur::to_string(recur::resolve_tridiag_algorithm<T>(recur::cuda{}, lay));
       tm = solve_tridiag_cuda(in, x, lay, gpu_runs);
     } else
 #endif
     {
-      r.algorithm = recur::to_string(recur::resolve_tridiag_algorithm(recur::host{}, lay, sizeof(T)));
+      r.algorithm = recur::to_string(recur::resolve_tridiag_algorithm<T>(recur::host{}, lay));
       tm = solve_tridiag_host(in, x, lay, cpu_runs);
     }
     (void)be;
