@@ -19,10 +19,10 @@ namespace {
 
 // Sequences advanced together, row by row, when the layout puts adjacent
 // sequences closer than adjacent elements (interleaved): every access then
-// runs along memory, and a row of 256 sequences fills whole pages (64 would
-// touch every page of the batch for 256 bytes: 2.5x slower, by TLB misses, at
-// 2^14 x 1024 f32), as linrec_cpu.cpp's lane blocks do. The per-sequence arithmetic
-// is unchanged.
+// runs along memory, and a row of 256 sequences fills whole pages, where a
+// narrower block would touch every page of the batch for a few hundred bytes
+// and pay a TLB miss for each (linrec_cpu.cpp's lane blocks do the same). The
+// per-sequence arithmetic is unchanged.
 std::int64_t sequence_block(layout const& l) {
   return l.count > 1 && l.n > 1 && l.batch_stride < l.element_stride ? 256 : 1;
 }
@@ -36,7 +36,7 @@ std::int64_t sequence_block(layout const& l) {
 // in z (k1 - k0 times `per` values). It is a function of its own, its
 // arguments passed by value, rather than the body of the OpenMP loop: there
 // the shared variables live behind a pointer that every store to y might
-// alias, and were reloaded on every sample (1.7x slower). Order > 0 fixes the
+// alias, and the compiler reloads them on every sample. Order > 0 fixes the
 // order at compile time (the reference's step with its loop unrolled by the
 // compiler: the same operations in the same order); Order = 0 takes it from
 // order_arg.
