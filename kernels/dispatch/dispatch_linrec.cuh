@@ -17,7 +17,7 @@
 
 #include <cuda_runtime.h>
 
-#include <recur/linrec.hpp>
+#include <recur/types.hpp>
 #include "../agent/agent_linrec_lanes.cuh"
 #include "../agent/agent_linrec_pipe.cuh"
 #include "../agent/agent_linrec_three_kernel.cuh"

@@ -49,7 +49,7 @@ void call_solve(Ex const& ex, T const* a, T const* b, T const* c, T const* d, T*
 
 template <class T, class Ex>
 std::string resolved_algorithm(Ex const& ex, recur::layout const& lay) {
-  return recur::to_string(recur::resolve_tridiag_algorithm(ex, lay, sizeof(T)));
+  return recur::to_string(recur::resolve_tridiag_algorithm<T>(ex, lay));
 }
 
 template <class Ex>
