@@ -243,7 +243,6 @@ struct tile_status {
     std::int64_t next = k - 1;  // newest predecessor not yet read
     int depth = 0;
     value base{};
-#pragma unroll 1  // rounds are rare beyond the first: one copy of the code (fewer registers)
     for (;;) {
       value v[Words];
       bool valid[Words], stop[Words];
@@ -254,8 +253,7 @@ struct tile_status {
         stop[w] = false;
       }
       int first;  // newest predecessor of the round that ends the walk, or window
-#pragma unroll 1
-      for (;;) {  // until the round's needed predecessors have published
+      for (;;) {
 #pragma unroll
         for (int w = 0; w < Words; ++w)
           if (!valid[w]) {
