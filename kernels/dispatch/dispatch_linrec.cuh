@@ -51,19 +51,27 @@ bool linrec_tiles_forget(detail::linrec_problem<T> const& p, int tile_items) {
   double const a = p.s_value < T(0) ? -double(p.s_value) : double(p.s_value);
   if (!(a < 1)) return false;  // also NaN
   if (a == 0) return true;
-  constexpr double limit = sizeof(T) == 4 ? -149.0 - 10.0 : -1074.0 - 10.0;  // smallest subnormal, minus margin
+  constexpr double limit =
+      sizeof(T) == 4 ? -149.0 - 10.0 : -1074.0 - 10.0;  // smallest subnormal, minus margin
   return tile_items * std::log2(a) < limit;
 }
 
+// Forms, first that applies:
+//   none          nothing to scan (n or count zero): final_state = init
+//   three_kernel  asked for (linrec_variant::three_kernel)
+//   lanes         interleaved batches of linrec_lanes_min_count sequences or
+//                 more: one sequence per thread
+//   pipe          asked for (pipelined), or automatic when every tile's map
+//                 provably forgets (linrec_tiles_forget), on a dense
+//                 contiguous 16-byte-aligned batch; it loses to the tiles
+//                 agent when walks go far back
+//   tiles         otherwise
 template <class T>
 linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_variant v) {
   if (p.lay.n == 0 || p.lay.count == 0) return linrec_agent::none;
   if (v == linrec_variant::three_kernel) return linrec_agent::three_kernel;
   if (p.lay.count >= linrec_lanes_min_count && p.lay.batch_stride == 1 && p.lay.n > 1)
     return linrec_agent::lanes;
-  // The pipelined agent when asked for, or when the maps provably forget
-  // within a tile; not otherwise, since it loses to the tiles agent on
-  // long-memory data (doc/performance.md, "The pipelined variant").
   if ((v == linrec_variant::pipelined ||
        (v == linrec_variant::automatic && linrec_tiles_forget(p, linrec_pipe_agent<T>::tile_items))) &&
       linrec_pipe_agent<T>::serves(p))
