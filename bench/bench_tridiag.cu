@@ -538,9 +538,10 @@ void bm_lapack(benchmark::State& st, std::string const& key, entry_info const& i
 // Whether the CUDA backend implements `a` for this shape. At registration the
 // device is set up (or, when only listing, maybe not: anything but a named
 // rejection registers the entry, which then reports for itself when run).
-bool accepted(layout const& lay, std::size_t value_bytes, tridiag_algorithm a) {
+template <class T>
+bool accepted(layout const& lay, tridiag_algorithm a) {
   try {
-    (void)recur::resolve_tridiag_algorithm(recur::cuda{}, lay, value_bytes, a);
+    (void)recur::resolve_tridiag_algorithm<T>(recur::cuda{}, lay, a);
     return true;
   } catch (recur::invalid_argument const&) {
     return false;
@@ -595,7 +596,7 @@ void register_shape(tri_shape sh) {
     layout const lay = layouts[l];
     std::vector<tridiag_algorithm> algorithms{tridiag_algorithm::automatic};
     for (tridiag_algorithm a : explicit_algorithms)
-      if (accepted(lay, sizeof(T), a)) algorithms.push_back(a);
+      if (accepted<T>(lay, a)) algorithms.push_back(a);
     for (tridiag_algorithm a : algorithms) {
       std::string const family =
           std::string("tridiag_") + recur::to_string(a) + "_" + ty + "_" + layout_names[l];

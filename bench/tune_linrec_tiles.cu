@@ -1,6 +1,5 @@
 // Tuning sweep and per-phase (differential) timing of the single-pass tiles
-// agent, the source of the "Tuning" and "What limits" tables in
-// doc/performance.md and of kernels/tuning/tuning_linrec.cuh.
+// and pipelined agents, the source of kernels/tuning/tuning_linrec.cuh.
 //
 //   build/bench/tune_linrec_tiles          (one H100 run takes about 30 s)
 //
@@ -18,9 +17,6 @@
 #include <utility>
 #include <vector>
 
-// Trace builds of the tiles agent: per-tile phase timestamps (globaltimer),
-// walk depth and SM, written raw to $TRACE_DIR for offline analysis.
-#define RECUR_LINREC_TRACE 1
 #include <recur/kernels/dispatch/dispatch_linrec.cuh>
 
 #include "tune_util.cuh"
@@ -31,7 +27,6 @@ using namespace recur::kernels;
 namespace {
 
 double copy_gbs = 0;
-
 
 template <class T>
 struct data {
@@ -114,31 +109,11 @@ void run(data<T> const& d) {
   double const gbs = 3.0 * sizeof(T) * total / ms / 1e6;
   static char const* const phase_names[] = {"load+store", "+precompute", "+propagate", "all"};
   std::printf(
-      "%s block %4d items %2d depth %4d min_blocks %d (%d/SM) words %d %-6s %-11s  %.3f ms  %7.1f GB/s  %5.1f%% of copy  "
+      "%s block %4d items %2d depth %4d min_blocks %d (%d/SM) words %d %-6s %-11s  %.3f ms  %7.1f GB/s  "
+      "%5.1f%% of copy  "
       "tail err %.2e\n",
       sizeof(T) == 4 ? "f32" : "f64", Block, Items, Depth, MinBlocks, per_sm, Words, d.name,
       phase_names[static_cast<int>(Phases)], ms, gbs, 100 * gbs / copy_gbs, err);
-  if (char const* dir = std::getenv("TRACE_DIR"); dir && Phases == linrec_phases::all && MinBlocks == 4 && Block == 256 && Words == 1) {
-    // One more run with the trace on, dumped raw (8 words per tile).
-    unsigned long long* trace;
-    CK(cudaMalloc(&trace, tiles * 8 * sizeof(unsigned long long)));
-    CK(cudaMemset(trace, 0, tiles * 8 * sizeof(unsigned long long)));
-    CK(cudaMemsetAsync(temp, status::fill, status::bytes(tiles)));
-    auto stt = status::carve(temp, tiles);
-    stt.trace = trace;
-    kernel<<<static_cast<unsigned>(tiles), Block, smem>>>(linrec_params<T>{d.p}, stt);
-    CK(cudaDeviceSynchronize());
-    std::vector<unsigned long long> h(tiles * 8);
-    CK(cudaMemcpy(h.data(), trace, h.size() * 8, cudaMemcpyDeviceToHost));
-    char name[512];
-    std::snprintf(name, sizeof name, "%s/trace_%s_%s_b%d_i%d_d%d_m%d_v%d.bin", dir, sizeof(T) == 4 ? "f32" : "f64",
-                  d.name, Block, Items, Depth, MinBlocks, Words);
-    if (FILE* f = std::fopen(name, "wb")) {
-      std::fwrite(h.data(), 8, h.size(), f);
-      std::fclose(f);
-    }
-    CK(cudaFree(trace));
-  }
   CK(cudaFree(temp));
 }
 
@@ -165,10 +140,11 @@ void run_pipe(data<T> const& d) {
   auto const [err, ms] = check_and_time(d, launch);
   double const gbs = 3.0 * sizeof(T) * total / ms / 1e6;
   std::printf(
-      "%s PIPE block %4d items %2d stages %d min_blocks %d depth %4d words %d (%d/SM, smem %d) %-6s  %.3f ms  %7.1f GB/s  %5.1f%% of copy  "
+      "%s PIPE block %4d items %2d stages %d min_blocks %d depth %4d words %d (%d/SM, smem %d) %-6s  %.3f ms "
+      " %7.1f GB/s  %5.1f%% of copy  "
       "tail err %.2e\n",
-      sizeof(T) == 4 ? "f32" : "f64", Block, Items, Stages, MinBlocks, Depth, Words, per_sm, smem, d.name, ms, gbs,
-      100 * gbs / copy_gbs, err);
+      sizeof(T) == 4 ? "f32" : "f64", Block, Items, Stages, MinBlocks, Depth, Words, per_sm, smem, d.name, ms,
+      gbs, 100 * gbs / copy_gbs, err);
   CK(cudaFree(temp));
 }
 

@@ -16,18 +16,12 @@
 using recur::layout;
 namespace k = recur::kernels;
 
-template <int B, int I, int D, int M, bool C = false, int R = 1>
-struct pol {
-  static constexpr int block = B, items = I, depth = D, min_blocks = M;
-  static constexpr bool correct = C;  // output-correcting determination
-  static constexpr int runs = R;      // sub-runs per thread
-};
+template <int B, int I, int D, int M, bool C = false>
+using pol = k::lti_shape<B, I, D, M, C>;
 
 float* g_x;
 // Copies of g_x the timed runs cycle through (with g_x), as bench_linrec's
-// sets do, so that no run finds its input in the 50 MB L2 from the one
-// before (suspected, not yet measured, as the cause of the 2026-11-23 gap:
-// sosfilt's 128 x 32 at 0.0937 ms here against 0.108 ms in bench_linrec).
+// sets do, so that no run finds its input in L2 from the one before.
 constexpr int g_copies = 3;
 float* g_xs[g_copies];
 float* g_y;
@@ -75,7 +69,8 @@ void run(char const* name, char const* pname, Sys const& sys, layout lay, bool r
       std::size_t diff = 0, first = 0;
       for (std::size_t i = 0; i < total; ++i)
         if (std::memcmp(&a[i], &b[i], 4) != 0 && diff++ == 0) first = i;
-      if (diff) std::printf("    NOT REPRODUCIBLE: run %d differs in %zu values, first at %zu\n", rep, diff, first);
+      if (diff)
+        std::printf("    NOT REPRODUCIBLE: run %d differs in %zu values, first at %zu\n", rep, diff, first);
     }
   }
   if (g_check) {  // against the sequential filter in double
@@ -96,7 +91,8 @@ void run(char const* name, char const* pname, Sys const& sys, layout lay, bool r
         mag = std::fmax(mag, std::fabs(y));
       }
     }
-    std::printf("    vs double reference: max error %.3g, max |y| %.3g, first non-finite at %lld\n", err, mag, first_bad);
+    std::printf("    vs double reference: max error %.3g, max |y| %.3g, first non-finite at %lld\n", err, mag,
+                first_bad);
   }
   int next = 0;
   float const ms = median_ms([&] {
@@ -106,49 +102,21 @@ void run(char const* name, char const* pname, Sys const& sys, layout lay, bool r
     CK((k::dispatch_lti<float, Policy>(g_temp, b, sys, x, g_y, lay, nullptr, nullptr, Sys::K, 0)));
   });
   double const gbs = 8.0 * double(total) / (ms * 1e6);
-  std::printf("%-28s %-16s %8.4f ms %7.1f GB/s %5.1f%% of copy  max diff vs default %.3g\n", name, pname, ms, gbs,
-              100 * gbs / g_copy_gbs, worst);
+  std::printf("%-28s %-16s %8.4f ms %7.1f GB/s %5.1f%% of copy  max diff vs default %.3g\n", name, pname, ms,
+              gbs, 100 * gbs / g_copy_gbs, worst);
 }
 
 template <class Sys>
 void sweep(char const* name, Sys const& sys, layout lay) {
   run<void>(name, "default", sys, lay, true);
-  run<pol<128, 16, 128, 8, true>>(name, "128x16 mb8 corr", sys, lay, false);
-  run<pol<128, 16, 128, 8, true, 2>>(name, "128x16 mb8 corr r2", sys, lay, false);
-  run<pol<128, 16, 128, 8, false, 2>>(name, "128x16 mb8 r2", sys, lay, false);
-  run<pol<128, 32, 128, 4, true, 2>>(name, "128x32 mb4 corr r2", sys, lay, false);
-  run<pol<128, 32, 128, 3>>(name, "128x32 mb3", sys, lay, false);
-  run<pol<128, 32, 128, 3, false, 2>>(name, "128x32 mb3 r2", sys, lay, false);
-  run<pol<128, 32, 128, 3, false, 4>>(name, "128x32 mb3 r4", sys, lay, false);
-  run<pol<128, 32, 128, 4, false, 2>>(name, "128x32 mb4 r2", sys, lay, false);
-  run<pol<128, 32, 128, 2, false, 4>>(name, "128x32 mb2 r4", sys, lay, false);
-  run<pol<128, 16, 128, 6, false, 2>>(name, "128x16 mb6 r2", sys, lay, false);
-  run<pol<128, 16, 128, 4, false, 2>>(name, "128x16 mb4 r2", sys, lay, false);
-  run<pol<128, 16, 128, 4, false, 4>>(name, "128x16 mb4 r4", sys, lay, false);
-  run<pol<256, 16, 128, 2, false, 2>>(name, "256x16 mb2 r2", sys, lay, false);
-  run<pol<128, 32, 128, 3, true, 2>>(name, "128x32 mb3 corr r2", sys, lay, false);
-  run<pol<128, 32, 128, 3, true, 4>>(name, "128x32 mb3 corr r4", sys, lay, false);
-  // More blocks per SM (ncu, DPCM decode at 128 x 16: 55 registers, 9 blocks
-  // per SM, warps waiting at a barrier for warp 0's look-back 35% of cycles).
-  run<pol<128, 16, 128, 10, true>>(name, "128x16 mb10 corr", sys, lay, false);
-  run<pol<128, 16, 128, 12, true>>(name, "128x16 mb12 corr", sys, lay, false);
-  run<pol<64, 32, 128, 16, true>>(name, "64x32 mb16 corr", sys, lay, false);
-  run<pol<64, 16, 128, 16, true>>(name, "64x16 mb16 corr", sys, lay, false);
-  run<pol<256, 16, 128, 6, true>>(name, "256x16 mb6 corr", sys, lay, false);
-  run<pol<64, 32, 128, 8>>(name, "64x32 mb8", sys, lay, false);
-  run<pol<128, 32, 128, 4>>(name, "128x32 mb4", sys, lay, false);
-  // Larger tiles for the cascade (fewer look-backs at the same occupancy).
-  run<pol<256, 32, 128, 2>>(name, "256x32 mb2", sys, lay, false);
-  run<pol<256, 16, 128, 3>>(name, "256x16 mb3", sys, lay, false);
-  run<pol<512, 16, 128, 1>>(name, "512x16 mb1", sys, lay, false);
-  run<pol<256, 16, 128, 6, true>>(name, "256x16 mb6 corr", sys, lay, false);
-  // After the run-offset cleanup (2026-11-24: the cascade at 128 x 32 fell
-  // from 127 to 80 registers): more blocks per SM.
-  run<pol<128, 32, 128, 5>>(name, "128x32 mb5", sys, lay, false);
-  run<pol<128, 32, 128, 6>>(name, "128x32 mb6", sys, lay, false);
   run<pol<128, 32, 128, 6, true>>(name, "128x32 mb6 corr", sys, lay, false);
+  run<pol<128, 32, 128, 3>>(name, "128x32 mb3", sys, lay, false);
+  run<pol<128, 32, 128, 5>>(name, "128x32 mb5", sys, lay, false);
+  run<pol<128, 32, 128, 2>>(name, "128x32 mb2", sys, lay, false);
   run<pol<256, 32, 128, 3>>(name, "256x32 mb3", sys, lay, false);
-  run<pol<256, 16, 128, 6>>(name, "256x16 mb6", sys, lay, false);
+  run<pol<256, 16, 128, 6, true>>(name, "256x16 mb6 corr", sys, lay, false);
+  run<pol<128, 16, 128, 8, true>>(name, "128x16 mb8 corr", sys, lay, false);
+  run<pol<128, 16, 128, 6>>(name, "128x16 mb6", sys, lay, false);
 }
 
 int main(int argc, char** argv) {
@@ -208,7 +176,8 @@ int main(int argc, char** argv) {
     s4.a[j][0] = 1, s4.a[j][1] = float(-2 * r * std::cos(t)), s4.a[j][2] = float(r * r);
   }
   // Long memory: real poles 0.9999 and 0.999 (order 2), 0.99999 (order 1).
-  k::lfilter_system<float, 2> slow{{0.01f, 0.0f, 0.0f}, {1.0f, float(-(0.9999 + 0.999)), float(0.9999 * 0.999)}};
+  k::lfilter_system<float, 2> slow{{0.01f, 0.0f, 0.0f},
+                                   {1.0f, float(-(0.9999 + 0.999)), float(0.9999 * 0.999)}};
   k::lfilter_system<float, 1> slow1{{0.01f, 0.0f}, {1.0f, -0.99999f}};
   // DPCM decode of bench_linrec's order-2 predictor 1.6 x_(i-1) - 0.64 x_(i-2).
   k::order_k_system<float, 2> dpcm2{{1.6f, -0.64f}};

@@ -1,8 +1,11 @@
 // Built instead of lib/cuda/ when RECUR_ENABLE_CUDA is OFF: the CUDA executor
-// exists in the API but throws not_compiled.
+// exists in the API but throws not_compiled. The entry points call
+// require_cuda first (lib/detail/cuda_support.hpp), so these stubs only
+// satisfy the linker.
 #include <string>
 
 #include "chain_backends.hpp"
+#include "detail/cuda_support.hpp"
 #include "filter_backends.hpp"
 #include "linrec_backends.hpp"
 #include "tridiag_backends.hpp"
@@ -19,8 +22,8 @@ namespace detail {
   throw not_compiled("recur: this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)");
 }
 void check_device_pointer(char const*, void const*, char const*) { no_cuda(); }
-void check_device_pointer(void const*, char const*) { no_cuda(); }
 void check_host_pointer(char const*, void const*, char const*) { no_cuda(); }
+
 template <class T>
 void linrec_cuda(linrec_problem<T> const&, CUstream_st*, linrec_variant) {
   no_cuda();
@@ -40,6 +43,8 @@ std::size_t tridiag_cuda_workspace(layout const&, std::int64_t, tridiag_algorith
 }
 template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, tridiag_algorithm);
 template std::size_t tridiag_cuda_workspace<double>(layout const&, std::int64_t, tridiag_algorithm);
+tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_algorithm) { no_cuda(); }
+
 template <class T>
 void lfilter_cuda(T const*, std::int64_t, T const*, std::int64_t, T const*, T*, layout const&, T const*, T*,
                   CUstream_st*) {
@@ -54,44 +59,19 @@ template <class T>
 void sosfilt_cuda(T const*, std::int64_t, T const*, T*, layout const&, T const*, T*, CUstream_st*) {
   no_cuda();
 }
-template void sosfilt_cuda<float>(float const*, std::int64_t, float const*, float*, layout const&, float const*,
-                                  float*, CUstream_st*);
+template void sosfilt_cuda<float>(float const*, std::int64_t, float const*, float*, layout const&,
+                                  float const*, float*, CUstream_st*);
 template void sosfilt_cuda<double>(double const*, std::int64_t, double const*, double*, layout const&,
                                    double const*, double*, CUstream_st*);
-template <class T>
-void predictor_cuda(bool, T const*, std::int64_t, T const*, T*, layout const&, T const*, T*, CUstream_st*) {
-  no_cuda();
-}
-template void predictor_cuda<float>(bool, float const*, std::int64_t, float const*, float*, layout const&,
-                                    float const*, float*, CUstream_st*);
-template void predictor_cuda<double>(bool, double const*, std::int64_t, double const*, double*, layout const&,
-                                     double const*, double*, CUstream_st*);
 
-template <int K, class T>
-void matrix_chain_cuda(T const*, T const*, T*, layout const&, T const*, T*, CUstream_st*) {
-  no_cuda();
-}
-#define RECUR_CHAIN_STUB(K)                                                                                    \
-  template void matrix_chain_cuda<K, float>(float const*, float const*, float*, layout const&, float const*,    \
-                                            float*, CUstream_st*);                                            \
-  template void matrix_chain_cuda<K, double>(double const*, double const*, double*, layout const&, double const*, \
-                                             double*, CUstream_st*);
-RECUR_CHAIN_STUB(2)
-RECUR_CHAIN_STUB(3)
-RECUR_CHAIN_STUB(4)
-RECUR_CHAIN_STUB(5)
-RECUR_CHAIN_STUB(6)
-RECUR_CHAIN_STUB(7)
-RECUR_CHAIN_STUB(8)
-#undef RECUR_CHAIN_STUB
 template <class T>
-void mobius_cuda(T const*, T const*, T const*, T const*, T*, layout const&, T const*, T, T*, CUstream_st*) {
+void dpcm_float_cuda(bool, T const*, std::int64_t, T const*, T*, layout const&, T const*, CUstream_st*) {
   no_cuda();
 }
-template void mobius_cuda<float>(float const*, float const*, float const*, float const*, float*, layout const&,
-                                 float const*, float, float*, CUstream_st*);
-template void mobius_cuda<double>(double const*, double const*, double const*, double const*, double*,
-                                  layout const&, double const*, double, double*, CUstream_st*);
+template void dpcm_float_cuda<float>(bool, float const*, std::int64_t, float const*, float*, layout const&,
+                                     float const*, CUstream_st*);
+template void dpcm_float_cuda<double>(bool, double const*, std::int64_t, double const*, double*,
+                                      layout const&, double const*, CUstream_st*);
 
 template <class S>
 void dpcm_int_cuda(bool, std::int64_t const*, std::int64_t, int, S const*, S*, layout const&, S const*,
@@ -105,7 +85,40 @@ template void dpcm_int_cuda<std::int32_t>(bool, std::int64_t const*, std::int64_
 template void dpcm_int_cuda<std::uint8_t>(bool, std::int64_t const*, std::int64_t, int, std::uint8_t const*,
                                           std::uint8_t*, layout const&, std::uint8_t const*, CUstream_st*);
 
-tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_algorithm) { no_cuda(); }
+template <class T>
+void linrec_order_k_cuda(T const*, std::int64_t, T const*, T*, layout const&, T const*, T*, CUstream_st*) {
+  no_cuda();
+}
+template void linrec_order_k_cuda<float>(float const*, std::int64_t, float const*, float*, layout const&,
+                                         float const*, float*, CUstream_st*);
+template void linrec_order_k_cuda<double>(double const*, std::int64_t, double const*, double*, layout const&,
+                                          double const*, double*, CUstream_st*);
+
+template <int K, class T>
+void matrix_chain_cuda(T const*, T const*, T*, layout const&, T const*, T*, CUstream_st*) {
+  no_cuda();
+}
+#define RECUR_CHAIN_STUB(K)                                                                                  \
+  template void matrix_chain_cuda<K, float>(float const*, float const*, float*, layout const&, float const*, \
+                                            float*, CUstream_st*);                                           \
+  template void matrix_chain_cuda<K, double>(double const*, double const*, double*, layout const&,           \
+                                             double const*, double*, CUstream_st*);
+RECUR_CHAIN_STUB(2)
+RECUR_CHAIN_STUB(3)
+RECUR_CHAIN_STUB(4)
+RECUR_CHAIN_STUB(5)
+RECUR_CHAIN_STUB(6)
+RECUR_CHAIN_STUB(7)
+RECUR_CHAIN_STUB(8)
+#undef RECUR_CHAIN_STUB
+template <class T>
+void mobius_cuda(T const*, T const*, T const*, T const*, T*, layout const&, T const*, T, T*, CUstream_st*) {
+  no_cuda();
+}
+template void mobius_cuda<float>(float const*, float const*, float const*, float const*, float*,
+                                 layout const&, float const*, float, float*, CUstream_st*);
+template void mobius_cuda<double>(double const*, double const*, double const*, double const*, double*,
+                                  layout const&, double const*, double, double*, CUstream_st*);
 
 }  // namespace detail
 }  // namespace recur

@@ -14,8 +14,8 @@
 #include <fmt/format.h>
 
 #include <recur/tridiag.hpp>
-#include "arg_check.hpp"
-#include "linrec_backends.hpp"  // check_device_pointer
+#include "detail/arg_check.hpp"
+#include "detail/cuda_support.hpp"
 #include "tridiag_backends.hpp"
 
 namespace recur {
@@ -33,8 +33,6 @@ struct tridiag_checked_pointers {
 namespace {
 
 constexpr char const* fn = "recur::solve_batched";
-
-[[noreturn]] void bad(std::string const& msg) { detail::bad_argument(fn, msg); }
 
 constexpr tridiag_algorithm all_algorithms[] = {
     tridiag_algorithm::automatic,  tridiag_algorithm::thomas,    tridiag_algorithm::cr,
@@ -94,18 +92,6 @@ checked_shape check_shape(char const* f, layout const& lay, std::int64_t nrhs, s
       detail::bad_argument(f, fmt::format("rhs_stride = {} with nrhs = {} overflows", rhs_stride, nrhs));
   }
   return s;
-}
-
-// check_device_pointer reports as recur::linrec; the caller here is another.
-void check_device(char const* f, void const* p, char const* name) {
-  try {
-    detail::check_device_pointer(p, name);
-  } catch (invalid_argument const& e) {
-    std::string what = e.what();
-    constexpr std::string_view linrec_prefix = "recur::linrec: ";
-    if (what.compare(0, linrec_prefix.size(), linrec_prefix) == 0) what.erase(0, linrec_prefix.size());
-    detail::bad_argument(f, what);
-  }
 }
 
 struct pointers_checked {
@@ -179,10 +165,10 @@ detail::tridiag_problem<T> check_pointers(char const* f, T const* a, T const* b,
       if (how.known) {
         auto& k = how.known->known;
         if (std::find(k.begin(), k.end(), p) != k.end()) return;
-        check_device(f, p, name);
+        detail::check_device_pointer(f, p, name);
         k[how.known->next++ % k.size()] = p;
       } else {
-        check_device(f, p, name);
+        detail::check_device_pointer(f, p, name);
       }
     };
     if (s.solve) {
@@ -208,15 +194,13 @@ detail::tridiag_problem<T> check_pointers(char const* f, T const* a, T const* b,
   return p;
 }
 
-[[noreturn]] void no_cuda(char const* f) {
-  throw not_compiled(
-      fmt::format("{}: this build has no CUDA backend (configure with RECUR_ENABLE_CUDA=ON)", f));
-}
+}  // namespace
 
-template <class T>
-void run_host(host const& ex, T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay,
-              tridiag_options const& opt) {
-  if (ex.threads < 0) bad(fmt::format("host.threads = {} is negative", ex.threads));
+template <real_value T>
+void solve_batched(host const& ex, std::type_identity_t<T> const* a, std::type_identity_t<T> const* b,
+                   std::type_identity_t<T> const* c, std::type_identity_t<T> const* d, T* x,
+                   layout const& lay, tridiag_options const& opt) {
+  detail::check_threads(fn, ex);
   checked_shape const s = check_shape(fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
   auto p = check_pointers(fn, a, b, c, d, x, opt.info, s, {});
   if (!s.solve) {
@@ -228,12 +212,11 @@ void run_host(host const& ex, T const* a, T const* b, T const* c, T const* d, T*
   detail::tridiag_cpu(p, ex.threads);
 }
 
-template <class T>
-void run_cuda(cuda const& ex, T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay,
-              tridiag_options const& opt) {
-  // Even an empty call: code that runs in a CPU-only build must not appear to
-  // work until its first non-empty batch.
-  if (!cuda_compiled()) no_cuda(fn);
+template <real_value T>
+void solve_batched(cuda const& ex, std::type_identity_t<T> const* a, std::type_identity_t<T> const* b,
+                   std::type_identity_t<T> const* c, std::type_identity_t<T> const* d, T* x,
+                   layout const& lay, tridiag_options const& opt) {
+  detail::require_cuda(fn);
   checked_shape const s = check_shape(fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
   pointers_checked how;
   how.device = true;
@@ -249,13 +232,6 @@ void run_cuda(cuda const& ex, T const* a, T const* b, T const* c, T const* d, T*
   p.algorithm = detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt.algorithm);
   detail::tridiag_cuda(p, ex.stream, nullptr);
 }
-
-void check_value_bytes(char const* f, std::size_t value_bytes) {
-  if (value_bytes != sizeof(float) && value_bytes != sizeof(double))
-    detail::bad_argument(f, fmt::format("value_bytes = {} is not 4 (float) or 8 (double)", value_bytes));
-}
-
-}  // namespace
 
 char const* to_string(tridiag_algorithm a) noexcept {
   switch (a) {
@@ -291,42 +267,39 @@ std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) 
   return std::nullopt;
 }
 
-void solve_batched(host const& ex, float const* a, float const* b, float const* c, float const* d, float* x,
-                   layout const& lay, tridiag_options const& opt) {
-  run_host(ex, a, b, c, d, x, lay, opt);
-}
-void solve_batched(host const& ex, double const* a, double const* b, double const* c, double const* d,
-                   double* x, layout const& lay, tridiag_options const& opt) {
-  run_host(ex, a, b, c, d, x, lay, opt);
-}
-void solve_batched(cuda const& ex, float const* a, float const* b, float const* c, float const* d, float* x,
-                   layout const& lay, tridiag_options const& opt) {
-  run_cuda(ex, a, b, c, d, x, lay, opt);
-}
-void solve_batched(cuda const& ex, double const* a, double const* b, double const* c, double const* d,
-                   double* x, layout const& lay, tridiag_options const& opt) {
-  run_cuda(ex, a, b, c, d, x, lay, opt);
+template void solve_batched<float>(host const&, float const*, float const*, float const*, float const*,
+                                   float*, layout const&, tridiag_options const&);
+template void solve_batched<double>(host const&, double const*, double const*, double const*, double const*,
+                                    double*, layout const&, tridiag_options const&);
+template void solve_batched<float>(cuda const&, float const*, float const*, float const*, float const*,
+                                   float*, layout const&, tridiag_options const&);
+template void solve_batched<double>(cuda const&, double const*, double const*, double const*, double const*,
+                                    double*, layout const&, tridiag_options const&);
+
+namespace {
+constexpr char const* resolve_fn = "recur::resolve_tridiag_algorithm";
 }
 
-tridiag_algorithm resolve_tridiag_algorithm(host const& ex, layout const& lay, std::size_t value_bytes,
-                                            tridiag_algorithm requested) {
-  constexpr char const* f = "recur::resolve_tridiag_algorithm";
-  if (ex.threads < 0) detail::bad_argument(f, fmt::format("host.threads = {} is negative", ex.threads));
-  check_value_bytes(f, value_bytes);
-  detail::check_layout(f, lay, value_bytes);
-  check_algorithm(f, requested);
-  return detail::tridiag_cpu_resolve(lay, value_bytes, requested);
+template <real_value T>
+tridiag_algorithm resolve_tridiag_algorithm(host const& ex, layout const& lay, tridiag_algorithm requested) {
+  detail::check_threads(resolve_fn, ex);
+  detail::check_layout(resolve_fn, lay, sizeof(T));
+  check_algorithm(resolve_fn, requested);
+  return detail::tridiag_cpu_resolve(lay, sizeof(T), requested);
 }
 
-tridiag_algorithm resolve_tridiag_algorithm(cuda const&, layout const& lay, std::size_t value_bytes,
-                                            tridiag_algorithm requested) {
-  constexpr char const* f = "recur::resolve_tridiag_algorithm";
-  if (!cuda_compiled()) no_cuda(f);
-  check_value_bytes(f, value_bytes);
-  detail::check_layout(f, lay, value_bytes);
-  check_algorithm(f, requested);
-  return detail::tridiag_cuda_resolve(lay, value_bytes, requested);
+template <real_value T>
+tridiag_algorithm resolve_tridiag_algorithm(cuda const&, layout const& lay, tridiag_algorithm requested) {
+  detail::require_cuda(resolve_fn);
+  detail::check_layout(resolve_fn, lay, sizeof(T));
+  check_algorithm(resolve_fn, requested);
+  return detail::tridiag_cuda_resolve(lay, sizeof(T), requested);
 }
+
+template tridiag_algorithm resolve_tridiag_algorithm<float>(host const&, layout const&, tridiag_algorithm);
+template tridiag_algorithm resolve_tridiag_algorithm<double>(host const&, layout const&, tridiag_algorithm);
+template tridiag_algorithm resolve_tridiag_algorithm<float>(cuda const&, layout const&, tridiag_algorithm);
+template tridiag_algorithm resolve_tridiag_algorithm<double>(cuda const&, layout const&, tridiag_algorithm);
 
 // ------------------------------------------------------------------ plan ----
 
@@ -336,7 +309,7 @@ constexpr char const* plan_fn = "recur::tridiag_plan";
 
 template <class T>
 tridiag_plan<T>::tridiag_plan(layout const& lay, tridiag_options const& opt) {
-  if (!cuda_compiled()) no_cuda(plan_fn);
+  detail::require_cuda(plan_fn);
   checked_shape const s = check_shape(plan_fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
   checked_ = std::make_shared<detail::tridiag_checked_pointers>();
   lay_ = lay;  // as given (shape() returns it); run() normalises it again
@@ -358,7 +331,7 @@ template <class T>
 void tridiag_plan<T>::run(cuda const& ex, T const* a, T const* b, T const* c, T const* d, T* x,
                           void* workspace, std::int32_t* info) const {
   constexpr char const* f = "recur::tridiag_plan::run";
-  if (!cuda_compiled()) no_cuda(f);
+  detail::require_cuda(f);
   // Checked by the constructor; this only normalises (no allocation).
   checked_shape const s = check_shape(f, lay_, opt_.nrhs, opt_.rhs_stride, opt_.algorithm, sizeof(T));
   if (workspace_bytes_ > 0 && !workspace)

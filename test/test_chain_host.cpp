@@ -714,8 +714,8 @@ BOOST_AUTO_TEST_CASE(mobius_bad_arguments) {
                   run(host{}, k, k, k, k, p.data(), lay, opts{fin.data(), 0.0, fin.data() + 1}), outs);
   rejects<double>("layout", run(host{}, k, k, k, k, p.data(), layout{n, count, 1, 1}), outs);
   // Nothing to do: n == 0 copies init (or init_value) to final_state.
-  recur::mobius_recurrence(host{}, static_cast<double const*>(nullptr), nullptr, nullptr, nullptr, nullptr,
-                           layout::contiguous(0, count), opts{nullptr, 0.5, fin.data()});
+  recur::mobius_recurrence<double>(host{}, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                   layout::contiguous(0, count), opts{nullptr, 0.5, fin.data()});
   BOOST_TEST(fin[0] == 0.5);
   BOOST_TEST(fin[1] == 0.5);
 }

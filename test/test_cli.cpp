@@ -1,27 +1,43 @@
-// The recur program's filter, sosfilt and dpcm commands, run as a user runs
-// them: inputs written as .npy files (recur/io/npy.hpp, so no Python is
-// needed), the built program run through std::system, its outputs read back
-// and compared with the sequential references bit for bit, and its errors
-// checked by exit status, message and the absence of an output file.
-#define BOOST_TEST_MODULE recur_cli
+// The recur program's commands, run as a user runs them: inputs written as
+// .npy files (recur/io/npy.hpp, so no Python is needed), the built program
+// run through std::system, its outputs read back and compared with the
+// sequential references (include/recur/reference/), and its errors checked
+// by exit status, message and the absence of an output file.
+//
+// Every command runs with --device cpu, or with --device gpu when the
+// program is given "--device gpu" before Boost.Test's own arguments (the
+// gpu-labelled CTest entry; without a CUDA device it returns 77, skipped).
+// On the CPU filter, sosfilt, dpcm and tridiag with a named algorithm give
+// the references' results bit for bit; on the GPU they agree to rounding
+// (see expect_reference), as linrec does on both.
+#define BOOST_TEST_NO_MAIN
+#define BOOST_TEST_ALTERNATIVE_INIT_API
 #include <boost/test/unit_test.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <recur/executor.hpp>
 #include <recur/io/npy.hpp>
 #include <recur/reference/dpcm.hpp>
 #include <recur/reference/lfilter.hpp>
+#include <recur/reference/linrec.hpp>
+#include <recur/reference/tridiag.hpp>
 
 #include "linrec_harness.hpp"
 
@@ -32,6 +48,10 @@ using recur_test::rng;
 using recur_test::seed_for;
 
 namespace {
+
+// "cpu" or "gpu": the --device every command of the tests runs with.
+std::string device = "cpu";
+bool on_gpu() { return device == "gpu"; }
 
 // The program under test: RECUR_CLI from the environment, else the path
 // CMake compiled in.
@@ -83,6 +103,9 @@ run_result recur_cli(std::string const& args) {
   return r;
 }
 
+// `recur ARGS --device D`, D the tests' device.
+run_result run(std::string const& args) { return recur_cli(args + " --device " + device); }
+
 template <class T>
 void save(std::string const& name, std::vector<std::int64_t> shape, std::vector<T> const& data) {
   recur::write_npy(path(name), recur::make_npy<T>(std::move(shape), std::span<T const>(data)));
@@ -101,33 +124,93 @@ bool same_bits(std::vector<T> const& a, std::vector<T> const& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
-// What the program should produce: f applied to every lane along `axis` of a
-// C-order array of `shape`, each lane gathered into a vector first.
+// The GPU's results agree with the references to rounding, not bitwise.
+// These tests check the command line's work (which lanes, which axis, which
+// block, which device buffer), whose mistakes are errors of the size of the
+// values, so they allow 4096 eps S, S the size of the terms: above the
+// accuracy bounds of the GPU filters (16 eps (K + 1) G S, test_filter_cuda.cpp;
+// K <= 4 and error gains G < 4 here), of linrec (8 eps (memory + log2 N) S,
+// memory 1 / (1 - max|s|) = 10 here) and of the diagonally dominant solves;
+// test_gpu checks those bounds themselves.
+template <class T>
+double tolerance(double scale) {
+  return 4096 * static_cast<double>(std::numeric_limits<T>::epsilon()) * scale;
+}
+
+template <class T>
+double max_abs(std::vector<T> const& v) {
+  double m = 0;
+  for (T const x : v) m = std::max(m, std::fabs(static_cast<double>(x)));
+  return m;
+}
+
+// got within tolerance<T>(scale) of want, element by element (NaN where
+// want holds NaN).
+template <class T>
+void expect_close(std::vector<T> const& got, std::vector<T> const& want, double scale,
+                  std::string const& what) {
+  BOOST_TEST_REQUIRE(got.size() == want.size());
+  double const tol = tolerance<T>(scale);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    bool const ok =
+        std::isnan(want[i]) ? std::isnan(got[i]) : std::fabs(static_cast<double>(got[i]) - want[i]) <= tol;
+    if (!ok) {
+      BOOST_TEST(ok, what << ": element " << i << " is " << got[i] << ", the reference's " << want[i]
+                          << " (tolerance " << tol << ")");
+      return;
+    }
+  }
+}
+
+// The reference's bits on the CPU; on the GPU within tolerance of them, S
+// = max(1, max |want|) (1 + cmax), cmax the largest coefficient.
+template <class T>
+void expect_reference(std::vector<T> const& got, std::vector<T> const& want, double cmax,
+                      std::string const& what) {
+  if (!on_gpu())
+    BOOST_TEST(same_bits(got, want), what << ": not the reference's bits");
+  else
+    expect_close(got, want, std::max(1.0, max_abs(want)) * (1 + cmax), what);
+}
+
+// The lanes of a C-order array along one axis: lane k (numbered in C order
+// of the other axes) has element i at at(k, i).
+struct lanes {
+  std::int64_t outer = 1, n = 1, inner = 1;
+  lanes(std::vector<std::int64_t> const& shape, int axis) {
+    std::size_t const a = static_cast<std::size_t>(axis < 0 ? axis + static_cast<int>(shape.size()) : axis);
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (i < a) outer *= shape[i];
+      if (i > a) inner *= shape[i];
+    }
+    n = shape[a];
+  }
+  std::int64_t count() const { return outer * inner; }
+  std::size_t at(std::int64_t k, std::int64_t i) const {
+    return static_cast<std::size_t>((k / inner * n + i) * inner + k % inner);
+  }
+};
+
+// What the program should produce: f applied to every lane along `axis` of
+// a C-order array of `shape`, each lane gathered into a vector first.
 template <class T, class F>
 std::vector<T> along_axis(std::vector<std::int64_t> const& shape, int axis, std::vector<T> const& x, F&& f) {
-  std::size_t const a = static_cast<std::size_t>(axis < 0 ? axis + static_cast<int>(shape.size()) : axis);
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i < a) outer *= shape[i];
-    if (i > a) inner *= shape[i];
-  }
-  std::int64_t const n = shape[a];
+  lanes const l(shape, axis);
   std::vector<T> y(x.size());
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t j = 0; j < inner; ++j) {
-      std::vector<T> lane(static_cast<std::size_t>(n)), out(lane.size());
-      for (std::int64_t i = 0; i < n; ++i) lane[i] = x[(o * n + i) * inner + j];
-      f(lane, out);
-      for (std::int64_t i = 0; i < n; ++i) y[(o * n + i) * inner + j] = out[i];
-    }
+  for (std::int64_t k = 0; k < l.count(); ++k) {
+    std::vector<T> lane(static_cast<std::size_t>(l.n)), out(lane.size());
+    for (std::int64_t i = 0; i < l.n; ++i) lane[i] = x[l.at(k, i)];
+    f(lane, out, k);
+    for (std::int64_t i = 0; i < l.n; ++i) y[l.at(k, i)] = out[i];
+  }
   return y;
 }
 
 template <class T>
-std::vector<T> random_reals(std::size_t size, std::uint64_t seed) {
+std::vector<T> random_reals(std::size_t size, std::uint64_t seed, double scale = 1.0) {
   rng r(seed);
   std::vector<T> v(size);
-  for (auto& x : v) x = static_cast<T>(r.symmetric());
+  for (auto& x : v) x = static_cast<T>(scale * r.symmetric());
   return v;
 }
 
@@ -139,7 +222,34 @@ std::vector<S> random_samples(std::size_t size, std::uint64_t seed) {
   return v;
 }
 
+// A failing run: its exit status, the prefix "recur CMD: SUBJECT: " and a
+// message on stderr, no C++ function name in it, and no output file.
+struct failure {
+  std::string args;
+  int status;
+  std::string message;  // "SUBJECT: what", found after "recur CMD: "
+};
+
+void expect_failures(std::vector<failure> const& cases, std::string const& device_flag) {
+  int k = 0;
+  for (auto const& f : cases) {
+    std::string const out = "out" + std::to_string(k++) + ".npy";
+    std::string args = f.args;
+    if (auto const at = args.find("OUT"); at != std::string::npos) args.replace(at, 3, out);
+    std::string const cmd = args.substr(0, args.find(' '));
+    auto const r = recur_cli(args + device_flag);
+    BOOST_TEST(r.status == f.status, "recur " << args << ": status " << r.status << ", stderr: " << r.err);
+    std::string const want = "recur " + cmd + ": " + f.message;
+    BOOST_TEST(r.err.find(want) != std::string::npos,
+               "recur " << args << ": stderr '" << r.err << "' lacks '" << want << "'");
+    BOOST_TEST(r.err.find("recur::") == std::string::npos, "recur " << args << ": stderr '" << r.err << "'");
+    BOOST_TEST(!fs::exists(scratch_dir() / out), "recur " << args << " wrote " << out);
+  }
+}
+
 }  // namespace
+
+// ------------------------------------------------------------ filters --
 
 BOOST_AUTO_TEST_SUITE(cli_filter)
 
@@ -147,17 +257,17 @@ BOOST_AUTO_TEST_CASE(filter_last_axis_f32) {
   std::vector<std::int64_t> const shape = {3, 50};
   auto const x = random_reals<float>(150, seed_for(601));
   save("f32.npy", shape, x);
-  auto const r = recur_cli("filter --b 0.5,0.25 --a 2,-0.6,0.2 f32.npy y.npy");
+  auto const r = run("filter --b 0.5,0.25 --a 2,-0.6,0.2 f32.npy y.npy");
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   std::vector<float> const b = {0.5f, 0.25f}, a = {2.0f, -0.6f, 0.2f};
   std::vector<float> want(x.size());
   ref::lfilter<float>(b, a, x.data(), want.data(), layout::contiguous(50, 3), nullptr, nullptr);
-  BOOST_TEST(same_bits(load<float>("y.npy", shape), want));
-  // --axis -1 and --axis 1 are the last axis too.
-  BOOST_TEST_REQUIRE(recur_cli("filter --b 0.5,0.25 --a 2,-0.6,0.2 f32.npy y1.npy --axis 1").status == 0);
-  BOOST_TEST(same_bits(load<float>("y1.npy", shape), want));
-  BOOST_TEST_REQUIRE(recur_cli("filter --axis -1 --a 2,-0.6,0.2 --b 0.5,0.25 f32.npy y2.npy").status == 0);
-  BOOST_TEST(same_bits(load<float>("y2.npy", shape), want));
+  expect_reference(load<float>("y.npy", shape), want, 1, "--axis -1");
+  // --axis 1, --axis=-1 and options in any order are the last axis too.
+  BOOST_TEST_REQUIRE(run("filter --b 0.5,0.25 --a 2,-0.6,0.2 f32.npy y1.npy --axis 1").status == 0);
+  expect_reference(load<float>("y1.npy", shape), want, 1, "--axis 1");
+  BOOST_TEST_REQUIRE(run("filter --axis=-1 --a 2,-0.6,0.2 --b=0.5,0.25 f32.npy y2.npy").status == 0);
+  expect_reference(load<float>("y2.npy", shape), want, 1, "--axis=-1");
 }
 
 BOOST_AUTO_TEST_CASE(filter_every_axis_f64) {
@@ -167,22 +277,37 @@ BOOST_AUTO_TEST_CASE(filter_every_axis_f64) {
   std::vector<double> const b = {1, -2, 0.5}, a = {1, -0.5, 0.25, -0.125};
   for (int const axis : {0, 1, 2, -1, -2, -3}) {
     auto const r =
-        recur_cli("filter --b 1,-2,0.5 --a 1,-0.5,0.25,-0.125 f64.npy y.npy --axis " + std::to_string(axis));
+        run("filter --b 1,-2,0.5 --a 1,-0.5,0.25,-0.125 f64.npy y.npy --axis " + std::to_string(axis));
     BOOST_TEST_REQUIRE(r.status == 0, r.err);
-    auto const want = along_axis<double>(shape, axis, x, [&](auto const& lane, auto& out) {
+    auto const want = along_axis<double>(shape, axis, x, [&](auto const& lane, auto& out, std::int64_t) {
       ref::lfilter<double>(b, a, lane.data(), out.data(), layout::contiguous(std::ssize(lane)), nullptr,
                            nullptr);
     });
-    BOOST_TEST(same_bits(load<double>("y.npy", shape), want), "axis " << axis);
+    expect_reference(load<double>("y.npy", shape), want, 2, "axis " + std::to_string(axis));
   }
 }
 
 BOOST_AUTO_TEST_CASE(filter_fir_default_a) {
   save<double>("ramp.npy", {5}, {1, 2, 3, 4, 5});
-  auto const r = recur_cli("filter --b 1,1 ramp.npy sum.npy");
+  auto const r = run("filter --b 1,1 ramp.npy sum.npy");
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   BOOST_TEST(load<double>("sum.npy", {5}) == (std::vector<double>{1, 3, 5, 7, 9}),
              boost::test_tools::per_element());
+}
+
+// The GPU filters orders up to 8: --device auto runs order 9 on the CPU,
+// --device gpu refuses it (tested in cli_device).
+BOOST_AUTO_TEST_CASE(filter_order_9_auto) {
+  std::vector<std::int64_t> const shape = {2, 30};
+  auto const x = random_reals<double>(60, seed_for(609));
+  save("o9.npy", shape, x);
+  std::string const b = "1,0,0,0,0,0,0,0,0,0.5";
+  auto const r = recur_cli("filter --b " + b + " o9.npy y9.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  std::vector<double> const bv = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0.5}, av = {1};
+  std::vector<double> want(x.size());
+  ref::lfilter<double>(bv, av, x.data(), want.data(), layout::contiguous(30, 2), nullptr, nullptr);
+  BOOST_TEST(same_bits(load<double>("y9.npy", shape), want));
 }
 
 BOOST_AUTO_TEST_CASE(sosfilt_matches_reference) {
@@ -191,25 +316,40 @@ BOOST_AUTO_TEST_CASE(sosfilt_matches_reference) {
   std::vector<std::int64_t> const shape = {4, 40};
   auto const x = random_reals<float>(160, seed_for(603));
   save("s32.npy", shape, x);
-  auto const r = recur_cli("sosfilt --sos sos.npy s32.npy y.npy");
+  auto const r = run("sosfilt --sos sos.npy s32.npy y.npy");
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   std::vector<float> const sosf(sos.begin(), sos.end());  // rounded to the input's dtype
   std::vector<float> want(x.size());
   ref::sosfilt<float>(sosf, x.data(), want.data(), layout::contiguous(40, 4), nullptr, nullptr);
-  BOOST_TEST(same_bits(load<float>("y.npy", shape), want));
-  // float64 along the first axis.
+  expect_reference(load<float>("y.npy", shape), want, 4, "float32, last axis");
+  // float64 along the first axis and along the middle one.
   auto const xd = random_reals<double>(160, seed_for(604));
   save("s64.npy", shape, xd);
-  BOOST_TEST_REQUIRE(recur_cli("sosfilt --sos sos.npy s64.npy y64.npy --axis 0").status == 0);
-  auto const wantd = along_axis<double>(shape, 0, xd, [&](auto const& lane, auto& out) {
+  BOOST_TEST_REQUIRE(run("sosfilt --sos sos.npy s64.npy y64.npy --axis 0").status == 0);
+  auto const wantd = along_axis<double>(shape, 0, xd, [&](auto const& lane, auto& out, std::int64_t) {
     ref::sosfilt<double>(sos, lane.data(), out.data(), layout::contiguous(std::ssize(lane)), nullptr,
                          nullptr);
   });
-  BOOST_TEST(same_bits(load<double>("y64.npy", shape), wantd));
+  expect_reference(load<double>("y64.npy", shape), wantd, 4, "float64, axis 0");
+  std::vector<std::int64_t> const shape3 = {2, 20, 4};
+  save("s64m.npy", shape3, xd);
+  BOOST_TEST_REQUIRE(run("sosfilt --sos sos.npy s64m.npy y64m.npy --axis 1").status == 0);
+  auto const wantm = along_axis<double>(shape3, 1, xd, [&](auto const& lane, auto& out, std::int64_t) {
+    ref::sosfilt<double>(sos, lane.data(), out.data(), layout::contiguous(std::ssize(lane)), nullptr,
+                         nullptr);
+  });
+  expect_reference(load<double>("y64m.npy", shape3), wantm, 4, "float64, axis 1");
 }
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// --------------------------------------------------------------- dpcm --
+
+BOOST_AUTO_TEST_SUITE(cli_dpcm)
 
 namespace {
 
+// Integer DPCM is exact on both devices: the reference's bits.
 template <class S>
 void dpcm_round_trip(std::string const& tag, std::uint64_t seed) {
   std::vector<std::int64_t> const shape = {6, 80};
@@ -217,25 +357,25 @@ void dpcm_round_trip(std::string const& tag, std::uint64_t seed) {
   std::string const in = "d" + tag + ".npy", enc = "e" + tag + ".npy", dec = "r" + tag + ".npy";
   save(in, shape, x);
   // --order 2: the fixed predictor 2 x_(i-1) - x_(i-2), along the last axis.
-  auto r = recur_cli("dpcm encode --order 2 " + in + " " + enc);
+  auto r = run("dpcm encode --order 2 " + in + " " + enc);
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   std::vector<std::int64_t> const c2 = {2, -1};
   std::vector<S> want(x.size());
   ref::dpcm_encode<S>(c2, 0, x.data(), want.data(), layout::contiguous(80, 6));
   auto const e = load<S>(enc, shape);
   BOOST_TEST(e == want, boost::test_tools::per_element());
-  r = recur_cli("dpcm decode --order 2 " + enc + " " + dec);
+  r = run("dpcm decode --order 2 " + enc + " " + dec);
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   BOOST_TEST(load<S>(dec, shape) == x, boost::test_tools::per_element());
   // Fixed-point coefficients along the first axis: 1.5 x_(i-1) - 0.5 x_(i-2).
-  r = recur_cli("dpcm encode --coeffs 3,-1 --shift 1 --axis 0 " + in + " " + enc);
+  r = run("dpcm encode --coeffs 3,-1 --shift 1 --axis 0 " + in + " " + enc);
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   std::vector<std::int64_t> const c = {3, -1};
-  auto const want0 = along_axis<S>(shape, 0, x, [&](auto const& lane, auto& out) {
+  auto const want0 = along_axis<S>(shape, 0, x, [&](auto const& lane, auto& out, std::int64_t) {
     ref::dpcm_encode<S>(c, 1, lane.data(), out.data(), layout::contiguous(std::ssize(lane)));
   });
   BOOST_TEST(load<S>(enc, shape) == want0, boost::test_tools::per_element());
-  r = recur_cli("dpcm decode --order 2 --coeffs 3,-1 --shift 1 --axis 0 " + enc + " " + dec);
+  r = run("dpcm decode --order 2 --coeffs 3,-1 --shift 1 --axis 0 " + enc + " " + dec);
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   BOOST_TEST(load<S>(dec, shape) == x, boost::test_tools::per_element());
 }
@@ -250,94 +390,463 @@ BOOST_AUTO_TEST_CASE(dpcm_float) {
   std::vector<std::int64_t> const shape = {3, 64};
   auto const x = random_reals<double>(192, seed_for(608));
   save("df64.npy", shape, x);
-  auto r = recur_cli("dpcm encode --coeffs 1.5,-0.5 df64.npy de64.npy");
+  auto r = run("dpcm encode --coeffs 1.5,-0.5 df64.npy de64.npy");
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   std::vector<double> const c = {1.5, -0.5};
   std::vector<double> want(x.size()), back(x.size());
   ref::dpcm_encode<double>(c, x.data(), want.data(), layout::contiguous(64, 3));
-  BOOST_TEST(same_bits(load<double>("de64.npy", shape), want));
-  r = recur_cli("dpcm decode --coeffs 1.5,-0.5 de64.npy dr64.npy");
+  auto const e = load<double>("de64.npy", shape);
+  expect_reference(e, want, 1.5, "encode");
+  r = run("dpcm decode --coeffs 1.5,-0.5 de64.npy dr64.npy");
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
-  ref::dpcm_decode<double>(c, want.data(), back.data(), layout::contiguous(64, 3));
+  ref::dpcm_decode<double>(c, e.data(), back.data(), layout::contiguous(64, 3));
   auto const got = load<double>("dr64.npy", shape);
-  BOOST_TEST(same_bits(got, back));
-  for (std::size_t i = 0; i < x.size(); ++i) BOOST_TEST(std::fabs(got[i] - x[i]) <= 1e-13);
+  expect_reference(got, back, 1.5, "decode");
+  for (std::size_t i = 0; i < x.size(); ++i) BOOST_TEST(std::fabs(got[i] - x[i]) <= 1e-12);
   // float32 with the fixed order-1 predictor.
   std::vector<float> const xf(x.begin(), x.end());
   save("df32.npy", shape, xf);
-  BOOST_TEST_REQUIRE(recur_cli("dpcm encode df32.npy de32.npy").status == 0);
+  BOOST_TEST_REQUIRE(run("dpcm encode df32.npy de32.npy").status == 0);
   std::vector<float> const c1 = {1.0f};
   std::vector<float> wantf(xf.size());
   ref::dpcm_encode<float>(c1, xf.data(), wantf.data(), layout::contiguous(64, 3));
-  BOOST_TEST(same_bits(load<float>("de32.npy", shape), wantf));
+  expect_reference(load<float>("de32.npy", shape), wantf, 1, "float32 encode");
 }
 
+BOOST_AUTO_TEST_SUITE_END()
+
+// ------------------------------------------------------------- linrec --
+
+BOOST_AUTO_TEST_SUITE(cli_linrec)
+
+namespace {
+
+// w along `axis` of `shape` by the reference, s or t an array or a scalar
+// (an empty vector), init an array of one value per lane or a scalar.
+template <class T>
+std::vector<T> linrec_reference(std::vector<std::int64_t> const& shape, int axis, std::vector<T> const& s,
+                                T s_value, std::vector<T> const& t, T t_value, std::vector<T> const& init,
+                                T init_value, bool reverse) {
+  std::vector<T> const& shaped = s.empty() ? t : s;
+  lanes const l(shape, axis);
+  std::vector<T> w(shaped.size());
+  for (std::int64_t k = 0; k < l.count(); ++k) {
+    std::vector<T> sl(static_cast<std::size_t>(l.n)), tl(sl.size()), wl(sl.size());
+    for (std::int64_t i = 0; i < l.n; ++i) {
+      if (!s.empty()) sl[i] = s[l.at(k, i)];
+      if (!t.empty()) tl[i] = t[l.at(k, i)];
+    }
+    ref::linrec_sequence<T>(s.empty() ? nullptr : sl.data(), s_value, t.empty() ? nullptr : tl.data(),
+                            t_value, wl.data(), layout::contiguous(l.n), 0,
+                            init.empty() ? init_value : init[k], reverse);
+    for (std::int64_t i = 0; i < l.n; ++i) w[l.at(k, i)] = wl[i];
+  }
+  return w;
+}
+
+// |s| <= 0.9, |t|, |init| <= 1: |w| <= 10 + 1, the size of the terms.
+constexpr double linrec_scale = 11;
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(arrays_last_axis_f32) {
+  std::vector<std::int64_t> const shape = {5, 300};
+  auto const s = random_reals<float>(1500, seed_for(701), 0.9), t = random_reals<float>(1500, seed_for(702));
+  save("ls.npy", shape, s);
+  save("lt.npy", shape, t);
+  auto const r = run("linrec ls.npy lt.npy lw.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  auto const want = linrec_reference<float>(shape, -1, s, 0, t, 0, {}, 0, false);
+  expect_close(load<float>("lw.npy", shape), want, linrec_scale, "s, t arrays");
+  // --reverse with a scalar init.
+  BOOST_TEST_REQUIRE(run("linrec --reverse --init -0.5 ls.npy lt.npy lwr.npy").status == 0);
+  auto const wantr = linrec_reference<float>(shape, -1, s, 0, t, 0, {}, -0.5f, true);
+  expect_close(load<float>("lwr.npy", shape), wantr, linrec_scale, "--reverse --init -0.5");
+}
+
+BOOST_AUTO_TEST_CASE(scalars_and_axes_f64) {
+  std::vector<std::int64_t> const shape = {40, 3, 6};
+  auto const s = random_reals<double>(720, seed_for(703), 0.9), t = random_reals<double>(720, seed_for(704));
+  save("ms.npy", shape, s);
+  save("mt.npy", shape, t);
+  // A scalar s (negative: a number, not an option) along the first axis.
+  auto r = run("linrec -0.75 mt.npy mw.npy --axis 0");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  auto const want0 = linrec_reference<double>(shape, 0, {}, -0.75, t, 0, {}, 0, false);
+  expect_close(load<double>("mw.npy", shape), want0, linrec_scale, "scalar s, axis 0");
+  // A scalar t along the middle axis, in reverse, one init per lane (the
+  // shape without the axis).
+  std::vector<std::int64_t> const lane_shape = {40, 6};
+  auto const init = random_reals<double>(240, seed_for(705));
+  save("mi.npy", lane_shape, init);
+  r = run("linrec ms.npy 0.25 mw1.npy --axis 1 --reverse --init mi.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  auto const want1 = linrec_reference<double>(shape, 1, s, 0, {}, 0.25, init, 0, true);
+  expect_close(load<double>("mw1.npy", shape), want1, linrec_scale, "scalar t, axis 1, --init array");
+  // Both arrays, the last axis, init per lane.
+  save("mi2.npy", {40, 3}, std::vector<double>(init.begin(), init.begin() + 120));
+  r = run("linrec ms.npy mt.npy mw2.npy --init mi2.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  auto const want2 = linrec_reference<double>(
+      shape, -1, s, 0, t, 0, std::vector<double>(init.begin(), init.begin() + 120), 0, false);
+  expect_close(load<double>("mw2.npy", shape), want2, linrec_scale, "arrays, --init array");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ------------------------------------------------------------ tridiag --
+
+BOOST_AUTO_TEST_SUITE(cli_tridiag)
+
+namespace {
+
+// Diagonally dominant systems along `axis` of `shape` (dl, d, du) and nrhs
+// right-hand sides, stacked first when nrhs > 1.
+template <class T>
+struct systems {
+  std::vector<std::int64_t> shape, rhs_shape;
+  std::vector<T> dl, d, du, rhs;
+  std::int64_t nrhs = 1;
+
+  systems(std::vector<std::int64_t> s, std::int64_t k, std::uint64_t seed) : shape(std::move(s)), nrhs(k) {
+    std::size_t size = 1;
+    for (auto const v : shape) size *= static_cast<std::size_t>(v);
+    dl = random_reals<T>(size, seed);
+    du = random_reals<T>(size, seed + 1);
+    d = random_reals<T>(size, seed + 2);
+    for (std::size_t i = 0; i < size; ++i)
+      d[i] =
+          static_cast<T>((d[i] < 0 ? -1 : 1) * (std::fabs(dl[i]) + std::fabs(du[i]) + 1 + std::fabs(d[i])));
+    rhs = random_reals<T>(size * static_cast<std::size_t>(k), seed + 3);
+    rhs_shape = shape;
+    if (k > 1) rhs_shape.insert(rhs_shape.begin(), k);
+  }
+  void save_all(std::string const& tag) const {
+    save("dl" + tag + ".npy", shape, dl);
+    save("d" + tag + ".npy", shape, d);
+    save("du" + tag + ".npy", shape, du);
+    save("b" + tag + ".npy", rhs_shape, rhs);
+  }
+  std::string files(std::string const& tag) const {
+    return "dl" + tag + ".npy d" + tag + ".npy du" + tag + ".npy b" + tag + ".npy";
+  }
+  // x by reference::thomas (or cyclic_reduction), system by system, and info.
+  std::vector<T> solve(int axis, bool cr, std::vector<std::int32_t>* info = nullptr) const {
+    lanes const l(shape, axis);
+    std::vector<T> x(rhs.size());
+    std::size_t const size = dl.size();
+    if (info) info->assign(static_cast<std::size_t>(l.count()), 0);
+    for (std::int64_t k = 0; k < l.count(); ++k) {
+      std::size_t const n = static_cast<std::size_t>(l.n);
+      std::vector<T> a(n), b(n), c(n), r(n * nrhs), xs(r.size());
+      for (std::int64_t i = 0; i < l.n; ++i) {
+        a[i] = dl[l.at(k, i)];
+        b[i] = d[l.at(k, i)];
+        c[i] = du[l.at(k, i)];
+        for (std::int64_t j = 0; j < nrhs; ++j) r[j * n + i] = rhs[j * size + l.at(k, i)];
+      }
+      std::int32_t one = 0;
+      auto const lay = layout::contiguous(l.n);
+      if (cr)
+        ref::cyclic_reduction<T>(a.data(), b.data(), c.data(), r.data(), xs.data(), lay, nrhs, l.n, &one);
+      else
+        ref::thomas<T>(a.data(), b.data(), c.data(), r.data(), xs.data(), lay, nrhs, l.n, &one);
+      if (info) (*info)[static_cast<std::size_t>(k)] = one;
+      for (std::int64_t i = 0; i < l.n; ++i)
+        for (std::int64_t j = 0; j < nrhs; ++j) x[j * size + l.at(k, i)] = xs[j * n + i];
+    }
+    return x;
+  }
+};
+
+// x: the reference's bits on the CPU for a named algorithm, within
+// tolerance of them otherwise (|x| <= max|rhs| for these rows, |d| > |dl| +
+// |du| + 1).
+template <class T>
+void expect_solution(std::vector<T> const& got, std::vector<T> const& want, bool bitwise,
+                     std::string const& what) {
+  if (bitwise && !on_gpu())
+    BOOST_TEST(same_bits(got, want), what << ": not the reference's bits");
+  else
+    expect_close(got, want, 1, what);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_axis) {
+  systems<double> const p({3, 40, 5}, 1, seed_for(801));
+  p.save_all("a");
+  for (int const axis : {2, 1, 0, -1, -2, -3}) {
+    std::string const ax = " --axis " + std::to_string(axis);
+    auto r = run("tridiag --algorithm thomas " + p.files("a") + " -o xa.npy" + ax);
+    BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    expect_solution(load<double>("xa.npy", p.shape), p.solve(axis, false), true, "thomas" + ax);
+    r = run("tridiag --algorithm cr " + p.files("a") + " --output xc.npy" + ax);
+    BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    expect_solution(load<double>("xc.npy", p.shape), p.solve(axis, true), true, "cr" + ax);
+    r = run("tridiag " + p.files("a") + " -o xd.npy" + ax);  // the automatic choice
+    BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    expect_solution(load<double>("xd.npy", p.shape), p.solve(axis, false), false, "auto" + ax);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_system_and_several_rhs_f32) {
+  systems<float> const one({64}, 1, seed_for(802));
+  one.save_all("1");
+  auto r = run("tridiag --algorithm thomas " + one.files("1") + " -o x1.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  expect_solution(load<float>("x1.npy", one.shape), one.solve(0, false), true, "one system");
+  // Three right-hand sides per system, stacked first: (3, 6, 32) with the
+  // systems along the last axis, and along the first (axis 0 of D's shape).
+  systems<float> const many({6, 32}, 3, seed_for(803));
+  many.save_all("k");
+  r = run("tridiag --algorithm thomas " + many.files("k") + " -o xk.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  expect_solution(load<float>("xk.npy", many.rhs_shape), many.solve(-1, false), true, "3 rhs, axis -1");
+  r = run("tridiag --algorithm thomas --axis 0 " + many.files("k") + " -o xk0.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  expect_solution(load<float>("xk0.npy", many.rhs_shape), many.solve(0, false), true, "3 rhs, axis 0");
+}
+
+// A zero pivot: that system is listed and NaN, the others solved, exit 3.
+// A NaN or Inf in a right-hand side: listed and NaN likewise, exit 4.
+BOOST_AUTO_TEST_CASE(breakdown_and_nonfinite_rhs) {
+  systems<double> p({4, 3, 20}, 1, seed_for(804));
+  p.d[static_cast<std::size_t>((1 * 3 + 2) * 20)] = 0;  // system [1, 2]: b_0 = 0
+  p.save_all("z");
+  auto r = run("tridiag --algorithm thomas " + p.files("z") + " -o xz.npy");
+  BOOST_TEST(r.status == 3, r.err);
+  BOOST_TEST(r.err.find("recur tridiag: system [1, 2]: broke down at index 0 along axis 2 (info 1") !=
+                 std::string::npos,
+             r.err);
+  BOOST_TEST(r.err.find("xz.npy: written; 1 of 12 systems broke down") != std::string::npos, r.err);
+  std::vector<std::int32_t> info;
+  auto const want = p.solve(-1, false, &info);
+  BOOST_TEST(info[5] == 1);
+  auto const x = load<double>("xz.npy", p.shape);
+  expect_solution(x, want, true, "a broken-down system");
+  for (int i = 0; i < 20; ++i) BOOST_TEST(std::isnan(x[100 + i]));
+
+  systems<double> q({4, 3, 20}, 1, seed_for(805));
+  q.rhs[static_cast<std::size_t>((2 * 3 + 0) * 20 + 7)] = std::numeric_limits<double>::quiet_NaN();
+  q.rhs[static_cast<std::size_t>((3 * 3 + 1) * 20 + 19)] = -std::numeric_limits<double>::infinity();
+  q.save_all("n");
+  r = run("tridiag " + q.files("n") + " -o xn.npy");
+  BOOST_TEST(r.status == 4, r.err);
+  BOOST_TEST(
+      r.err.find("recur tridiag: bn.npy: system [2, 0]: element 7 along axis 2 is nan; its x is NaN") !=
+          std::string::npos,
+      r.err);
+  BOOST_TEST(r.err.find("recur tridiag: bn.npy: system [3, 1]: element 19 along axis 2 is -inf") !=
+                 std::string::npos,
+             r.err);
+  auto const xn = load<double>("xn.npy", q.shape);
+  auto wantn = q.solve(-1, false);
+  for (std::size_t i : {120, 200})
+    for (std::size_t j = i; j < i + 20; ++j) wantn[j] = std::numeric_limits<double>::quiet_NaN();
+  expect_solution(xn, wantn, false, "non-finite right-hand sides");
+
+  // Both at once: the breakdown's status, 3.
+  p.rhs[3] = std::numeric_limits<double>::infinity();
+  p.save_all("zn");
+  r = run("tridiag " + p.files("zn") + " -o xzn.npy");
+  BOOST_TEST(r.status == 3, r.err);
+  BOOST_TEST(
+      r.err.find("1 of 12 systems broke down, 1 of 12 right-hand sides hold NaN or Inf") != std::string::npos,
+      r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------- errors and help --
+
+BOOST_AUTO_TEST_SUITE(cli_errors)
+
 // Every failure: its exit status (1 an input or a run failed, 2 the command
-// line is wrong), a message naming the problem, and no output file.
+// line is wrong), "recur CMD: SUBJECT: message" naming the option or file,
+// and no output file.
 BOOST_AUTO_TEST_CASE(errors) {
   save<double>("ex.npy", {2, 8}, std::vector<double>(16, 1.0));
+  save<float>("ex32.npy", {2, 8}, std::vector<float>(16, 1.0f));
+  save<double>("ex3.npy", {3, 8}, std::vector<double>(24, 1.0));
   save<std::int16_t>("ei16.npy", {2, 8}, std::vector<std::int16_t>(16, 3));
   save<std::int32_t>("ei32.npy", {2, 8}, std::vector<std::int32_t>(16, 3));
   save<double>("escalar.npy", {}, {1.0});
   save<double>("esos5.npy", {5}, {1, 0, 0, 1, 0});
   save<double>("esos_a0.npy", {1, 6}, {1, 0, 0, 0, 0.5, 0});
   save<std::int32_t>("esos_int.npy", {1, 6}, {1, 0, 0, 1, 0, 0});
-  struct failure {
-    std::string args;
-    int status;
-    std::string message;
-  };
+  save<double>("ei2.npy", {3}, {0, 0, 0});
+  save<double>("erhs.npy", {2, 2, 9}, std::vector<double>(36, 1.0));
+  std::string const tri = "ex.npy ex.npy ex.npy ex.npy";
   std::vector<failure> const cases = {
-      {"filter --b 1 ei16.npy OUT", 1, "ei16.npy holds int16; recur filter filters float32 or float64"},
-      {"filter --b 1 --a 0,1 ex.npy OUT", 1, "a[0] = 0"},
-      {"filter --b 1,nan ex.npy OUT", 1, "b[1] = nan is not finite"},
-      {"filter ex.npy OUT", 2, "filter needs --b"},
-      {"filter --b 1,,2 ex.npy OUT", 2, "--b needs numbers separated by commas"},
-      {"filter --b 1 --a 1,x ex.npy OUT", 2, "--a needs numbers"},
-      {"filter --b 1 ex.npy", 2, "filter takes two files, IN and OUT (1 given)"},
-      {"filter --b 1 ex.npy OUT --axis 2", 1, "--axis 2 is out of range for ex.npy of shape (2, 8)"},
-      {"filter --b 1 ex.npy OUT --axis -3", 1, "out of range"},
-      {"filter --b 1 ex.npy OUT --axis one", 2, "--axis needs an integer"},
-      {"filter --b 1 ex.npy OUT --axis", 2, "--axis needs a value"},
-      {"filter --b 1 escalar.npy OUT", 1, "is a scalar"},
-      {"filter --b 1 missing.npy OUT", 1, "missing.npy"},
-      {"filter --b 1 --frobnicate ex.npy OUT", 2, "unknown option '--frobnicate' for filter"},
-      {"sosfilt ex.npy OUT", 2, "sosfilt needs --sos"},
-      {"sosfilt --sos esos5.npy ex.npy OUT", 1, "has shape (5,); (n_sections, 6)"},
-      {"sosfilt --sos esos_int.npy ex.npy OUT", 1, "holds int32; float32 or float64 is needed"},
-      {"sosfilt --sos esos_a0.npy ex.npy OUT", 1, "sos[0][3] = 0 (a0 of section 0)"},
-      {"sosfilt --sos ex.npy ei16.npy OUT", 1, "has shape (2, 8)"},
-      {"dpcm ei16.npy OUT", 2, "dpcm needs encode or decode, not 'ei16.npy'"},
-      {"dpcm", 2, "dpcm needs encode or decode"},
-      {"dpcm encode --order 7 ei16.npy OUT", 2, "--order 7 has no fixed predictor"},
-      {"dpcm encode --order x ei16.npy OUT", 2, "--order needs an integer"},
-      {"dpcm encode --order 3 --coeffs 1,2 ei16.npy OUT", 2, "--order 3 but --coeffs gives 2 coefficients"},
-      {"dpcm encode --coeffs 0.5 ei16.npy OUT", 1, "whose codec needs integer coefficients"},
-      {"dpcm encode --coeffs 1 --shift 63 ei16.npy OUT", 2, "--shift needs an integer from 0 to 62"},
-      {"dpcm encode --coeffs 1 --shift 1 ex.npy OUT", 1, "--shift 1 applies to integer arrays"},
-      {"dpcm decode --coeffs 2147483648,1 ei32.npy OUT", 1, "sum |c_j| exceeds 2^31"},
-      {"dpcm encode --coeffs nan ex.npy OUT", 1, "c[0] = nan is not finite"},
-      {"dpcm encode ei16.npy", 2, "dpcm takes two files"},
+      {"filter --b 1 ei16.npy OUT", 1, "ei16.npy: holds int16; float32 or float64 is needed"},
+      {"filter --b 1 --a 0,1 ex.npy OUT", 1, "--a: a[0] = 0"},
+      {"filter --b 1,nan ex.npy OUT", 1, "--b: b[1] = nan is not finite"},
+      {"filter ex.npy OUT", 2, "--b: is required"},
+      {"filter --b 1,,2 ex.npy OUT", 2, "--b: needs numbers separated by commas"},
+      {"filter --b 1 --a 1,x ex.npy OUT", 2, "--a: needs numbers"},
+      {"filter --b 1 ex.npy", 2, "IN OUT: 2 arguments are needed, 1 given"},
+      {"filter --b 1 ex.npy OUT extra", 2, "extra: unexpected argument"},
+      {"filter --b 1 ex.npy OUT --axis 2", 1, "--axis: 2 is out of range for ex.npy of shape (2, 8)"},
+      {"filter --b 1 ex.npy OUT --axis -3", 1, "--axis: -3 is out of range"},
+      {"filter --b 1 ex.npy OUT --axis one", 2, "--axis: needs an integer, not 'one'"},
+      {"filter --b 1 ex.npy OUT --axis", 2, "--axis: needs a value"},
+      {"filter --b 1 --axis 0 --axis 1 ex.npy OUT", 2, "--axis: given twice"},
+      {"filter --b 1 escalar.npy OUT", 1, "escalar.npy: is a scalar"},
+      {"filter --b 1 missing.npy OUT", 1, "missing.npy: cannot open"},
+      {"filter --b 1 --frobnicate ex.npy OUT", 2, "--frobnicate: unknown option"},
+      {"sosfilt ex.npy OUT", 2, "--sos: is required"},
+      {"sosfilt --sos esos5.npy ex.npy OUT", 1, "esos5.npy: has shape (5,); (n_sections, 6)"},
+      {"sosfilt --sos esos_int.npy ex.npy OUT", 1, "esos_int.npy: holds int32; float32 or float64 is needed"},
+      {"sosfilt --sos esos_a0.npy ex.npy OUT", 1, "esos_a0.npy: sos[0][3] = 0 (a0 of section 0)"},
+      {"sosfilt --sos ex.npy ei16.npy OUT", 1, "ex.npy: has shape (2, 8)"},
+      {"dpcm ei16.npy OUT", 2, "ei16.npy: is not encode or decode"},
+      {"dpcm", 2, "MODE: encode or decode is needed"},
+      {"dpcm encode --order 7 ei16.npy OUT", 2, "--order: 7 has no fixed predictor"},
+      {"dpcm encode --order x ei16.npy OUT", 2, "--order: needs an integer"},
+      {"dpcm encode --order 3 --coeffs 1,2 ei16.npy OUT", 2, "--order: 3 but --coeffs gives 2 coefficients"},
+      {"dpcm encode --coeffs 0.5 ei16.npy OUT", 1,
+       "--coeffs: ei16.npy holds int16, whose codec needs integer"},
+      {"dpcm encode --coeffs 1 --shift 63 ei16.npy OUT", 2, "--shift: must be 0 to 62, not 63"},
+      {"dpcm encode --coeffs 1 --shift 1 ex.npy OUT", 1, "--shift: 1 applies to integer arrays"},
+      {"dpcm decode --coeffs 2147483648,1 ei32.npy OUT", 1, "--coeffs: sum |c_j| exceeds 2^31"},
+      {"dpcm encode --coeffs nan ex.npy OUT", 1, "--coeffs: c[0] = nan is not finite"},
+      {"dpcm encode ei16.npy", 2, "MODE IN OUT: 3 arguments are needed, 2 given"},
+      {"linrec 0.5 1 OUT", 2, "S T: both are numbers"},
+      {"linrec ex.npy ex32.npy OUT", 1, "ex32.npy: holds float32 but ex.npy holds float64"},
+      {"linrec ex.npy ex3.npy OUT", 1, "ex3.npy: has shape (3, 8) but ex.npy has (2, 8)"},
+      {"linrec ei16.npy 1 OUT", 1, "ei16.npy: holds int16; float32 or float64 is needed"},
+      {"linrec 0.5 ex.npy OUT --init ei2.npy", 1,
+       "--init: ei2.npy has shape (3,); one value per sequence, shape (2,)"},
+      {"linrec 0.5 ex.npy OUT --axis 0 --init ei2.npy", 1,
+       "--init: ei2.npy has shape (3,); one value per sequence, shape (8,)"},
+      {"linrec 0.5 nothere.npy OUT", 1, "nothere.npy: cannot open"},
+      {"linrec --reverse=1 0.5 ex.npy OUT", 2, "--reverse: takes no value"},
+      {"linrec 0.5 ex.npy", 2, "S T OUT: 3 arguments are needed, 2 given"},
+      {"tridiag " + tri, 2, "--output: is required"},
+      {"tridiag ex.npy ex.npy ex.npy -o OUT", 2, "DL D DU RHS: 4 arguments are needed, 3 given"},
+      {"tridiag --algorithm gauss " + tri + " -o OUT", 2, "--algorithm: unknown algorithm 'gauss'"},
+      {"tridiag ex32.npy ex.npy ex.npy ex.npy -o OUT", 1,
+       "ex32.npy: holds float32 but ex.npy (D) holds float64"},
+      {"tridiag ex.npy ex.npy ex3.npy ex.npy -o OUT", 1,
+       "ex3.npy: has shape (3, 8) but ex.npy (D) has (2, 8)"},
+      {"tridiag ex.npy ex.npy ex.npy ex3.npy -o OUT", 1,
+       "ex3.npy: has shape (3, 8); with diagonals of shape (2, 8)"},
+      {"tridiag ex.npy ex.npy ex.npy erhs.npy -o OUT", 1, "erhs.npy: has shape (2, 2, 9)"},
+      {"tridiag ei16.npy ex.npy ex.npy ex.npy -o OUT", 1, "ei16.npy: holds int16"},
+      {"tridiag " + tri + " -o OUT --axis 5", 1, "--axis: 5 is out of range for ex.npy of shape (2, 8)"},
+      {"tridiag " + tri + " -o OUT --device tpu", 2, "--device: must be cpu, gpu or auto, not 'tpu'"},
+      {"demo extra", 2, "extra: unexpected argument"},
+      {"demo --cpu", 2, "--cpu: unknown option"},
   };
-  int k = 0;
-  for (auto const& f : cases) {
-    std::string const out = "out" + std::to_string(k++) + ".npy";
-    std::string args = f.args;
-    if (auto const at = args.find("OUT"); at != std::string::npos) args.replace(at, 3, out);
-    auto const r = recur_cli(args);
-    BOOST_TEST(r.status == f.status, "recur " << args << ": status " << r.status << ", stderr: " << r.err);
-    BOOST_TEST(r.err.find(f.message) != std::string::npos,
-               "recur " << args << ": stderr '" << r.err << "' lacks '" << f.message << "'");
-    BOOST_TEST(!fs::exists(scratch_dir() / out), "recur " << args << " wrote " << out);
-  }
+  // The tests' device, except for the case that names another.
+  std::vector<failure> on_device, fixed;
+  for (auto const& f : cases) (f.args.find("--device") == std::string::npos ? on_device : fixed).push_back(f);
+  expect_failures(on_device, " --device " + device);
+  expect_failures(fixed, "");
 }
 
-BOOST_AUTO_TEST_CASE(help_lists_the_commands) {
-  auto const r = recur_cli("help");
-  BOOST_TEST(r.status == 0);
-  for (char const* s : {"filter --b B0,B1,... [--a A0,A1,...] IN OUT [--axis N]", "sosfilt --sos SOS IN OUT",
-                        "dpcm encode|decode [--order K] [--coeffs C1,...,CK] [--shift S] IN OUT"})
-    BOOST_TEST(r.out.find(s) != std::string::npos, "help lacks '" << s << "'");
+BOOST_AUTO_TEST_CASE(unknown_commands) {
+  auto r = recur_cli("frobnicate");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("recur: frobnicate: unknown command") != std::string::npos, r.err);
+  r = recur_cli("--frobnicate");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("recur: --frobnicate: unknown option") != std::string::npos, r.err);
+  r = recur_cli("");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("recur: no command given") != std::string::npos, r.err);
+  r = recur_cli("help frobnicate");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("recur: frobnicate: unknown command") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(help) {
+  auto const top = recur_cli("--help");
+  BOOST_TEST(top.status == 0);
+  BOOST_TEST(recur_cli("help").out == top.out);
+  for (char const* cmd : {"demo", "linrec", "filter", "sosfilt", "dpcm", "tridiag"}) {
+    std::string const c = cmd;
+    BOOST_TEST(top.out.find("\n  " + c + " ") != std::string::npos, "recur --help lacks " << c);
+    auto const h = recur_cli(c + " --help");
+    BOOST_TEST(h.status == 0);
+    // Its own text: the usage line, its options, an example, the exit statuses.
+    for (std::string const& part :
+         std::vector<std::string>{"usage: recur " + c, "\noptions:\n", "--device D",
+                                  "\nexample:\n  recur " + c, "\nexit status:\n  0  "})
+      BOOST_TEST(h.out.find(part) != std::string::npos, "recur " << c << " --help lacks '" << part << "'");
+    BOOST_TEST(recur_cli("help " + c).out == h.out);
+    BOOST_TEST(recur_cli(c + " -h").out == h.out);
+  }
+  BOOST_TEST(recur_cli("filter --help").out.find("--b B0,B1,...") != std::string::npos);
+  BOOST_TEST(recur_cli("linrec --help").out.find("--reverse") != std::string::npos);
+  auto const t = recur_cli("tridiag --help").out;
+  for (char const* s : {"--axis N", "  3  some system broke down", "  4  no system broke down"})
+    BOOST_TEST(t.find(s) != std::string::npos, "recur tridiag --help lacks '" << s << "'");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// ------------------------------------------------------------- device --
+
+BOOST_AUTO_TEST_SUITE(cli_device)
+
+// auto (the default) is the GPU when there is one, else the CPU: its output
+// is that device's, bit for bit. --device gpu without a device (or for what
+// the GPU does not run) is an error naming --device gpu.
+BOOST_AUTO_TEST_CASE(auto_and_gpu) {
+  bool const gpu_present = recur::cuda_device_count() > 0;
+  std::vector<std::int64_t> const shape = {4, 33};
+  save("dx.npy", shape, random_reals<float>(132, seed_for(901)));
+  BOOST_TEST_REQUIRE(recur_cli("filter --b 1,2 --a 1,-0.5 dx.npy dauto.npy").status == 0);
+  BOOST_TEST_REQUIRE(recur_cli("filter --b 1,2 --a 1,-0.5 dx.npy dexp.npy --device " +
+                               std::string(gpu_present ? "gpu" : "cpu"))
+                         .status == 0);
+  BOOST_TEST(same_bits(load<float>("dauto.npy", shape), load<float>("dexp.npy", shape)));
+  BOOST_TEST_REQUIRE(recur_cli("filter --b 1,2 --a 1,-0.5 dx.npy dauto2.npy --device auto").status == 0);
+  BOOST_TEST(same_bits(load<float>("dauto2.npy", shape), load<float>("dexp.npy", shape)));
+  std::string const nine = "filter --b 1,0,0,0,0,0,0,0,0,1 dx.npy OUT --device gpu";
+  if (!gpu_present) {
+    expect_failures({{"filter --b 1 dx.npy OUT --device gpu", 1, "--device gpu: "},
+                     {"tridiag dx.npy dx.npy dx.npy dx.npy -o OUT --device gpu", 1, "--device gpu: "},
+                     {"demo --device gpu", 1, "--device gpu: "}},
+                    "");
+  } else {
+    expect_failures({{nine, 1, "--device gpu: the GPU filters orders 0 to 8; --b and --a give order 9"},
+                     {"dpcm encode --coeffs 1,1,1,1,1,1,1,1,1 dx.npy OUT --device gpu", 1,
+                      "--device gpu: the GPU codes with orders 0 to 8; --coeffs gives order 9"}},
+                    "");
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+bool init_unit_test() {
+  boost::unit_test::framework::master_test_suite().p_name.value = "recur_cli";
+  return true;
+}
+
+}  // namespace
+
+// "--device gpu" or "--device cpu" (default) before Boost.Test's arguments
+// picks the device every command runs on; with gpu and no CUDA device the
+// program returns 77, which CTest (SKIP_RETURN_CODE) reports as skipped.
+int main(int argc, char* argv[]) {
+  std::vector<char*> args(argv, argv + argc);
+  if (args.size() >= 3 && std::string_view(args[1]) == "--device") {
+    device = args[2];
+    args.erase(args.begin() + 1, args.begin() + 3);
+  }
+  if (device != "cpu" && device != "gpu") {
+    std::fprintf(stderr, "test_cli: --device must be cpu or gpu, not '%s'\n", device.c_str());
+    return 2;
+  }
+  if (on_gpu() && recur::cuda_device_count() == 0) {
+    std::printf("test_cli --device gpu: no CUDA device (%s): skipped\n",
+                recur::cuda_device_description().c_str());
+    return 77;
+  }
+  return boost::unit_test::unit_test_main(&init_unit_test, static_cast<int>(args.size()), args.data());
+}

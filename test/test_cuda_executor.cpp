@@ -66,21 +66,20 @@ void lfilter_not_compiled() {
   std::vector<T> const b = {T(0.5), T(0.5)}, a = {T(1), T(-0.5)}, x(n * count, T(1)), zi(count, T(1));
   std::vector<T> y(n * count, recur_test::poison<T>()), zf(count, recur_test::poison<T>());
   auto const lay = recur::layout::interleaved(n, count);
-  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, std::span<T const>(b), std::span<T const>(a), x.data(),
-                                   y.data(), lay, std::span<T const>(zi), std::span<T>(zf)),
+  std::span<T const> const sb(b), sa(a);
+  recur::filter_options<T> const state{zi.data(), zf.data()};
+  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, sb, sa, x.data(), y.data(), lay, state),
                     recur::not_compiled);
-  BOOST_CHECK_THROW(
-      recur::lfilter(recur::cuda{}, b.data(), 2, a.data(), 2, x.data(), y.data(), lay, zi.data(), zf.data()),
-      recur::not_compiled);
+  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, sb, sa, x.data(), y.data(), lay), recur::not_compiled);
   // Empty batches and orders the GPU would reject: not_compiled all the same.
-  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, b.data(), 2, a.data(), 2, nullptr, nullptr,
-                                   recur::layout::contiguous(n, 0)),
-                    recur::not_compiled);
-  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, b.data(), 2, a.data(), 2, nullptr, nullptr,
-                                   recur::layout::contiguous(0, count), zi.data(), zf.data()),
-                    recur::not_compiled);
+  BOOST_CHECK_THROW(
+      recur::lfilter<T>(recur::cuda{}, sb, sa, nullptr, nullptr, recur::layout::contiguous(n, 0)),
+      recur::not_compiled);
+  BOOST_CHECK_THROW(
+      recur::lfilter<T>(recur::cuda{}, sb, sa, nullptr, nullptr, recur::layout::contiguous(0, count), state),
+      recur::not_compiled);
   std::vector<T> const b6(6, T(0.1));
-  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, b6.data(), 6, a.data(), 2, x.data(), y.data(), lay),
+  BOOST_CHECK_THROW(recur::lfilter(recur::cuda{}, std::span<T const>(b6), sa, x.data(), y.data(), lay),
                     recur::not_compiled);
   for (T const v : y) BOOST_TEST(recur_test::is_poison(v));
   for (T const v : zf) BOOST_TEST(recur_test::is_poison(v));

@@ -1,8 +1,8 @@
 // recur::device::scan: the device-wide scan over any associative operator.
 // Every output element is checked against a sequential host fold, with exact
 // (unsigned, wrap-around) operators, commutative and not, whose values take
-// every status-word path (8- and 16-byte packed words, separate state and
-// value arrays); floating-point sums for reproducibility and accuracy.
+// every status-record path (8- and 16-byte packed words, records of several
+// tagged words); floating-point sums for reproducibility and accuracy.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -17,7 +17,8 @@ namespace {
 using recur::layout;
 using recur::device::scan_options;
 
-#define CUDA_OK(x) BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
+#define CUDA_OK(x) \
+  BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
 
 struct plus_u32 {
   __host__ __device__ std::uint32_t operator()(std::uint32_t l, std::uint32_t r) const { return l + r; }
@@ -89,7 +90,7 @@ affine_u32 random_value(std::mt19937& g) {
   return {static_cast<std::uint32_t>(g() | 1u), static_cast<std::uint32_t>(g())};
 }
 template <class T>
-  requires requires(T t) { t.pad; }
+requires requires(T t) { t.pad; }
 T random_value(std::mt19937& g) {
   T v{};
   v.a = static_cast<std::uint32_t>(g() | 1u);
@@ -191,8 +192,8 @@ void check_exact(layout const& lay, Op op, scan_options<T> const& opt, bool in_p
 // Initial values of the matrix scans.
 std::mt19937 g_init(2026);
 
-std::vector<std::int64_t> const lengths = {1, 2, 3, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097, 8191,
-                                           100003, 1 << 20};
+std::vector<std::int64_t> const lengths = {1,   2,    3,    31,   32,   33,     255,    256,
+                                           257, 4095, 4096, 4097, 8191, 100003, 1 << 20};
 
 }  // namespace
 
@@ -219,7 +220,8 @@ BOOST_AUTO_TEST_CASE(single_sequence_unaligned) {
     check_exact<std::uint32_t>(layout::contiguous(n), plus_u32{}, {}, false, 4);
     check_exact<std::uint32_t>(layout::contiguous(n), plus_u32{}, {true, true, 7u}, true, 8);
     check_exact<affine_u32>(layout::contiguous(n), compose_u32{}, {true, true, {3u, 5u}}, false, 8);
-    check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {true, true, random_mat<3>(g_init)}, false, 4);
+    check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {true, true, random_mat<3>(g_init)},
+                            false, 4);
     check_exact<mat_u32<3>>(layout::contiguous(n), matmul_u32<3>{}, {}, true, 12);
   }
 }
@@ -251,10 +253,11 @@ BOOST_AUTO_TEST_CASE(batches_in_every_layout) {
 // Segmented scans of padded values over sequences of many tiles: nvcc 13.0
 // unrolled the look-back's fold loop wrongly for segmented values of 16, 20
 // and 28 bytes (whole tiles wrong from a sequence's sixth tile on; found
-// through integer DPCM's order-1 decode); scan_tile_status.cuh keeps that
-// loop rolled.
+// through integer DPCM's order-1 decode); agent_scan.cuh's scan_fold keeps
+// that loop rolled.
 BOOST_AUTO_TEST_CASE(segmented_padded_values) {
-  for (layout lay : {layout::contiguous(20000, 3), layout::contiguous(100003, 3), layout::interleaved(70001, 2)}) {
+  for (layout lay :
+       {layout::contiguous(20000, 3), layout::contiguous(100003, 3), layout::interleaved(70001, 2)}) {
     check_exact<affine_pad_u32<1>>(lay, compose_pad_u32<1>{}, {});
     check_exact<affine_pad_u32<2>>(lay, compose_pad_u32<2>{}, {});
     check_exact<affine_pad_u32<4>>(lay, compose_pad_u32<4>{}, {});
@@ -300,8 +303,10 @@ BOOST_AUTO_TEST_CASE(bad_arguments) {
              cudaErrorInvalidValue);
   // Empty shapes do nothing.
   bytes = 0;
-  BOOST_TEST(recur::device::scan<float>(nullptr, bytes, p, p, layout::contiguous(0, 5), plus_f32{}) == cudaSuccess);
-  BOOST_TEST(recur::device::scan<float>(temp, bytes, p, p, layout::contiguous(0, 5), plus_f32{}) == cudaSuccess);
+  BOOST_TEST(recur::device::scan<float>(nullptr, bytes, p, p, layout::contiguous(0, 5), plus_f32{}) ==
+             cudaSuccess);
+  BOOST_TEST(recur::device::scan<float>(temp, bytes, p, p, layout::contiguous(0, 5), plus_f32{}) ==
+             cudaSuccess);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -245,17 +245,15 @@ struct spec {
   bool zi = true, zf = true;
   bool in_place = false;        // y == x
   bool state_in_place = false;  // zf == zi
-  bool pointer_form = false;    // lfilter(ex, b, nb, a, na, ...) instead of spans
   std::uint64_t seed = 0;
 
   std::int64_t state_size() const { return lay.count * order; }
   std::string describe() const {
     return fmt::format(
         "order {} (shape {}), layout {{n = {}, count = {}, element_stride = {}, batch_stride = {}}}"
-        "{}{}{}{}{}, seed {:#x}",
+        "{}{}{}{}, seed {:#x}",
         order, shape, lay.n, lay.count, lay.element_stride, lay.batch_stride, zi ? ", zi" : "",
-        zf ? ", zf" : "", in_place ? ", y == x" : "", state_in_place ? ", zf == zi" : "",
-        pointer_form ? ", pointer form" : "", seed);
+        zf ? ", zf" : "", in_place ? ", y == x" : "", state_in_place ? ", zf == zi" : "", seed);
   }
 };
 
@@ -349,12 +347,7 @@ result<T> run_gpu(problem<T> const& p, cudaStream_t stream = test_stream(), memo
   T* const zf = !sp.zf || !ns ? nullptr : sp.state_in_place ? dzi.p : dzf.p;
   recur::cuda const ex{stream};
   auto const& f = p.f;
-  if (sp.pointer_form)
-    recur::lfilter(ex, f.b.data(), std::int64_t(f.b.size()), f.a.data(), std::int64_t(f.a.size()), dx.p, y,
-                   sp.lay, zi, zf);
-  else
-    recur::lfilter(ex, std::span<T const>(f.b), std::span<T const>(f.a), dx.p, y, sp.lay,
-                   std::span<T const>(zi, zi ? ns : 0), std::span<T>(zf, zf ? ns : 0));
+  recur::lfilter(ex, std::span<T const>(f.b), std::span<T const>(f.a), dx.p, y, sp.lay, {zi, zf});
   finish(stream);
   result<T> r;
   r.y = (sp.in_place ? dx : dy).read();
@@ -440,7 +433,6 @@ void sweep(std::uint64_t salt) {
           sp.order = order;
           sp.shape = order == 0 ? 0 : idx % 3;
           sp.lay = recur_test::make_layout(kind, n, count);
-          sp.pointer_form = idx % 2 == 1;
           sp.seed = seed_for(salt, static_cast<std::uint64_t>(idx++));
           run_and_check<T>(sp);
         }
@@ -469,7 +461,6 @@ BOOST_AUTO_TEST_CASE(without_initial_or_final_state) {
           sp.lay = recur_test::make_layout(kind, n, count);
           sp.zi = false;
           sp.zf = zf;
-          sp.pointer_form = idx % 2 == 0;
           sp.seed = seed_for(703, static_cast<std::uint64_t>(idx++));
           run_and_check<float>(sp);
           sp.seed = seed_for(704, static_cast<std::uint64_t>(idx));
@@ -492,7 +483,6 @@ BOOST_AUTO_TEST_CASE(in_place_and_shared_state) {
           sp.lay = recur_test::make_layout(kind, n, count);
           sp.in_place = mode != 1;
           sp.state_in_place = mode != 0;
-          sp.pointer_form = idx % 2 == 1;
           sp.seed = seed_for(705, static_cast<std::uint64_t>(idx++));
           run_and_check<float>(sp);
           sp.seed = seed_for(706, static_cast<std::uint64_t>(idx));
@@ -558,26 +548,15 @@ void order_9_rejected() {
       return ok;
     });
   };
-  std::span<T const> const zi(dzi.p, hzi.size());
-  std::span<T> const zf(dzf.p, hzi.size());
-  rejected(
-      [&] { recur::lfilter(ex, std::span<T const>(b6), std::span<T const>(a2), dx.p, dy.p, lay, zi, zf); },
-      "b of 10");
-  rejected(
-      [&] { recur::lfilter(ex, std::span<T const>(b2), std::span<T const>(a6), dx.p, dy.p, lay, zi, zf); },
-      "a of 10");
-  rejected([&] { recur::lfilter(ex, b6.data(), 10, a6.data(), 10, dx.p, dy.p, lay, dzi.p, dzf.p); },
-           "pointer form");
-  rejected([&] { recur::lfilter(ex, b6.data(), 10, a2.data(), 2, dx.p, dx.p, lay); }, "in place");
-  rejected(
-      [&] {
-        recur::lfilter(ex, b6.data(), 10, a6.data(), 10, dx.p, dy.p, layout::contiguous(0, count), dzi.p,
-                       dzf.p);
-      },
-      "n == 0");
-  rejected(
-      [&] { recur::lfilter(ex, b6.data(), 10, a6.data(), 10, nullptr, nullptr, layout::contiguous(n, 0)); },
-      "count == 0");
+  recur::filter_options<T> const state{dzi.p, dzf.p};
+  std::span<T const> const sb6(b6), sa6(a6), sb2(b2), sa2(a2);
+  rejected([&] { recur::lfilter(ex, sb6, sa2, dx.p, dy.p, lay, state); }, "b of 10");
+  rejected([&] { recur::lfilter(ex, sb2, sa6, dx.p, dy.p, lay, state); }, "a of 10");
+  rejected([&] { recur::lfilter(ex, sb6, sa6, dx.p, dy.p, lay, state); }, "both of 10");
+  rejected([&] { recur::lfilter(ex, sb6, sa2, dx.p, dx.p, lay); }, "in place");
+  rejected([&] { recur::lfilter(ex, sb6, sa6, dx.p, dy.p, layout::contiguous(0, count), state); }, "n == 0");
+  rejected([&] { recur::lfilter<T>(ex, sb6, sa6, nullptr, nullptr, layout::contiguous(n, 0)); },
+           "count == 0");
   finish(test_stream());
   BOOST_TEST(all_poison(dy.read()));
   BOOST_TEST(all_poison(dzf.read()));
@@ -627,10 +606,10 @@ BOOST_AUTO_TEST_CASE(host_pointers_rejected) {
         c.y = hy.data(), c.name = "y = ";
         break;
       case 2:
-        c.zi = hzi.data(), c.name = "zi = ";
+        c.zi = hzi.data(), c.name = "opt.init = ";
         break;
       case 3:
-        c.zf = hzf.data(), c.name = "zf = ";
+        c.zf = hzf.data(), c.name = "opt.final_state = ";
         break;
       case 4:
         c.b = db.p, c.name = "b = ";
@@ -649,17 +628,15 @@ BOOST_AUTO_TEST_CASE(host_pointers_rejected) {
       BOOST_TEST(ok, "message \"" << m << "\" lacks \"" << c.name << "\"");
       return ok;
     };
-    BOOST_CHECK_EXCEPTION(recur::lfilter(ex, c.b, 3, c.a, 3, c.x, c.y, lay, c.zi, c.zf),
+    BOOST_CHECK_EXCEPTION(recur::lfilter(ex, std::span<float const>(c.b, 3), std::span<float const>(c.a, 3),
+                                         c.x, c.y, lay, {c.zi, c.zf}),
                           recur::invalid_argument, named);
-    BOOST_CHECK_EXCEPTION(
-        recur::lfilter(ex, std::span<float const>(c.b, 3), std::span<float const>(c.a, 3), c.x, c.y, lay,
-                       std::span<float const>(c.zi, ns), std::span<float>(c.zf, ns)),
-        recur::invalid_argument, named);
   }
   // In place with a host array.
   std::vector<float> hx2 = hx;
-  BOOST_CHECK_THROW(recur::lfilter(ex, b.data(), 3, a.data(), 3, hx2.data(), hx2.data(), lay),
-                    recur::invalid_argument);
+  BOOST_CHECK_THROW(
+      recur::lfilter(ex, std::span<float const>(b), std::span<float const>(a), hx2.data(), hx2.data(), lay),
+      recur::invalid_argument);
   finish(test_stream());
   BOOST_TEST(all_poison(dy.read()));
   BOOST_TEST(all_poison(dzf.read()));
@@ -687,21 +664,24 @@ BOOST_AUTO_TEST_CASE(same_errors_as_host) {
     std::vector<double> const* b;
     std::vector<double> const* a;
     layout lay;
-    std::size_t zi_size, zf_size;
+    int zi, zf;    // 0: null, 1: the state buffer, 2: that buffer one byte on (misaligned)
     int y_shift;   // y = x + y_shift when >= 0 (overlap), else the y buffer
     int zf_alias;  // 1: zf inside y
   };
   std::vector<bad_call> const calls = {
-      {"a[0] == 0", &b, &a0, lay, ns, ns, -1, 0},
-      {"empty b", &empty, &a, lay, ns, ns, -1, 0},
+      {"a[0] == 0", &b, &a0, lay, 1, 1, -1, 0},
+      {"empty b", &empty, &a, lay, 1, 1, -1, 0},
       {"non-finite b", &b_inf, &a, lay, 0, 0, -1, 0},
       {"b / a[0] overflows", &b_big, &a_tiny, lay, 0, 0, -1, 0},
-      {"zi of the wrong size", &b, &a, lay, ns - 1, ns, -1, 0},
-      {"zf of the wrong size", &b, &a, lay, ns, ns + 2, -1, 0},
+      {"misaligned zi", &b, &a, lay, 2, 1, -1, 0},
+      {"misaligned zf", &b, &a, lay, 1, 2, -1, 0},
       {"negative n", &b, &a, layout{-1, 1, 1, 1}, 0, 0, -1, 0},
       {"self-overlapping layout", &b, &a, layout::strided(n, count, 1, 10), 0, 0, -1, 0},
       {"y overlaps x", &b, &a, lay, 0, 0, 1, 0},
-      {"zf inside y", &b, &a, lay, ns, ns, -1, 1},
+      {"zf inside y", &b, &a, lay, 1, 1, -1, 1},
+  };
+  auto pick = [](double* p, int how) {
+    return how == 0 ? nullptr : how == 1 ? p : reinterpret_cast<double*>(reinterpret_cast<char*>(p) + 1);
   };
   auto message = [](auto&& call) {
     try {
@@ -714,18 +694,18 @@ BOOST_AUTO_TEST_CASE(same_errors_as_host) {
   for (bad_call const& c : calls) {
     auto args = [&](double* x, double* y, double* zi, double* zf) {
       double* const yy = c.y_shift >= 0 ? x + c.y_shift : y;
-      double* const zff = c.zf_alias ? y + 10 : zf;
-      return std::tuple{std::span<double const>(*c.b),          std::span<double const>(*c.a),    x, yy,
-                        std::span<double const>(zi, c.zi_size), std::span<double>(zff, c.zf_size)};
+      double* const zff = c.zf_alias ? y + 10 : pick(zf, c.zf);
+      return std::tuple{std::span<double const>(*c.b), std::span<double const>(*c.a), x, yy,
+                        recur::filter_options<double>{pick(zi, c.zi), zff}};
     };
     std::vector<double> hx_copy = hx;
     std::string const on_host = message([&] {
-      auto [bb, aa, x, y, zi, zf] = args(hx_copy.data(), hy.data(), hzi.data(), hzf.data());
-      recur::lfilter(recur::host{}, bb, aa, x, y, c.lay, zi, zf);
+      auto [bb, aa, x, y, state] = args(hx_copy.data(), hy.data(), hzi.data(), hzf.data());
+      recur::lfilter(recur::host{}, bb, aa, x, y, c.lay, state);
     });
     std::string const on_gpu = message([&] {
-      auto [bb, aa, x, y, zi, zf] = args(dx.p, dy.p, dzi.p, dzf.p);
-      recur::lfilter(recur::cuda{test_stream()}, bb, aa, x, y, c.lay, zi, zf);
+      auto [bb, aa, x, y, state] = args(dx.p, dy.p, dzi.p, dzf.p);
+      recur::lfilter(recur::cuda{test_stream()}, bb, aa, x, y, c.lay, state);
     });
     BOOST_TEST(on_host.rfind("recur::lfilter: ", 0) == 0, c.what << ": host says \"" << on_host << "\"");
     BOOST_TEST(on_gpu == on_host, c.what << ": GPU says \"" << on_gpu << "\", host \"" << on_host << "\"");
@@ -743,17 +723,15 @@ BOOST_AUTO_TEST_CASE(same_errors_as_host) {
 // zeros without zi; y untouched.
 BOOST_AUTO_TEST_CASE(empty_batches) {
   recur::cuda const ex{test_stream()};
-  std::vector<float> const b = {0.25f, 0.5f, 0.25f}, a = {1.0f, -0.5f, 0.25f};
+  std::vector<float> const bv = {0.25f, 0.5f, 0.25f}, av = {1.0f, -0.5f, 0.25f};
+  std::span<float const> const b(bv), a(av);
   {
     dbuf<float> const guard = poisoned<float>(16), y = poisoned<float>(16);
     settle();
-    BOOST_CHECK_NO_THROW(
-        recur::lfilter(ex, b.data(), 3, a.data(), 3, nullptr, nullptr, layout::contiguous(10, 0)));
-    BOOST_CHECK_NO_THROW(recur::lfilter(ex, std::span<float const>(b), std::span<float const>(a), nullptr,
-                                        nullptr, layout::interleaved(10, 0)));
-    // A zf pointer of count * order = 0 values is not written either.
-    BOOST_CHECK_NO_THROW(
-        recur::lfilter(ex, b.data(), 3, a.data(), 3, y.p, y.p, layout::contiguous(16, 0), nullptr, guard.p));
+    BOOST_CHECK_NO_THROW(recur::lfilter<float>(ex, b, a, nullptr, nullptr, layout::contiguous(10, 0)));
+    BOOST_CHECK_NO_THROW(recur::lfilter<float>(ex, b, a, nullptr, nullptr, layout::interleaved(10, 0)));
+    // A final_state pointer of count * order = 0 values is not written either.
+    BOOST_CHECK_NO_THROW(recur::lfilter(ex, b, a, y.p, y.p, layout::contiguous(16, 0), {nullptr, guard.p}));
     finish(test_stream());
     BOOST_TEST(all_poison(guard.read()));
     BOOST_TEST(all_poison(y.read()));
@@ -767,10 +745,9 @@ BOOST_AUTO_TEST_CASE(empty_batches) {
                       dy = poisoned<float>(8);
     settle();
     layout const lay = layout::contiguous(0, count);
-    recur::lfilter(ex, std::span<float const>(b), std::span<float const>(a), nullptr, nullptr, lay,
-                   std::span<float const>(dzi.p, ns), std::span<float>(dzf.p, ns));
-    recur::lfilter(ex, b.data(), 3, a.data(), 3, dy.p, dy.p, lay, nullptr, dzf0.p);
-    recur::lfilter(ex, b.data(), 3, a.data(), 3, nullptr, nullptr, lay, dzi.p, dzi.p);  // zf == zi
+    recur::lfilter<float>(ex, b, a, nullptr, nullptr, lay, {dzi.p, dzf.p});
+    recur::lfilter(ex, b, a, dy.p, dy.p, lay, {nullptr, dzf0.p});
+    recur::lfilter<float>(ex, b, a, nullptr, nullptr, lay, {dzi.p, dzi.p});  // zf == zi
     finish(test_stream());
     BOOST_TEST(same_bits(dzf.read(), zi), "count " << count << ": zf is not zi");
     BOOST_TEST(same_bits(dzi.read(), zi), "count " << count << ": zf == zi changed it");

@@ -102,7 +102,7 @@ void lfilter_matches_reference(std::uint64_t seed) {
           ref::lfilter<T>(f.b, f.a, x.data(), want.data(), lay, zi.data(), want_zf.data());
           for (int const threads : {0, 1}) {
             std::vector<T> y(ext, recur_test::poison<T>()), zf(zi.size(), recur_test::poison<T>());
-            recur::lfilter(host{threads}, f.b, f.a, x.data(), y.data(), lay, zi, zf);
+            recur::lfilter(host{threads}, f.b, f.a, x.data(), y.data(), lay, {zi.data(), zf.data()});
             BOOST_TEST(same_bits(y, want), "nb=" << nb << " poles=" << poles << " " << recur_test::name(kind)
                                                  << " count=" << count << " threads=" << threads);
             BOOST_TEST(same_bits(zf, want_zf));
@@ -113,12 +113,6 @@ void lfilter_matches_reference(std::uint64_t seed) {
           ref::lfilter<T>(f.b, f.a, x.data(), want0.data(), lay, nullptr, nullptr);
           recur::lfilter(host{}, f.b, f.a, x.data(), y0.data(), lay);
           BOOST_TEST(same_bits(y0, want0));
-          // Pointer-and-length form.
-          std::vector<T> y1(ext, recur_test::poison<T>()), zf1(zi.size(), recur_test::poison<T>());
-          recur::lfilter(host{}, f.b.data(), nb, f.a.data(), poles + 1, x.data(), y1.data(), lay, zi.data(),
-                         zf1.data());
-          BOOST_TEST(same_bits(y1, want));
-          BOOST_TEST(same_bits(zf1, want_zf));
         }
     }
 }
@@ -143,7 +137,7 @@ void sosfilt_matches_reference(std::uint64_t seed) {
       ref::sosfilt<T>(sos, x.data(), want.data(), lay, zi.data(), want_zf.data());
       for (int const threads : {0, 1}) {
         std::vector<T> y(ext, recur_test::poison<T>()), zf(zi.size(), recur_test::poison<T>());
-        recur::sosfilt(host{threads}, sos, x.data(), y.data(), lay, zi, zf);
+        recur::sosfilt(host{threads}, sos, x.data(), y.data(), lay, {zi.data(), zf.data()});
         BOOST_TEST(same_bits(y, want), "sections=" << sections << " " << recur_test::name(kind));
         BOOST_TEST(same_bits(zf, want_zf));
         BOOST_TEST(gaps_untouched(y, lay));
@@ -190,19 +184,20 @@ void continuation(std::uint64_t seed) {
       std::int64_t const shift = h * lay.element_stride;
 
       std::vector<T> once(ext, recur_test::poison<T>()), zf_once(count * m);
-      recur::lfilter(host{}, f.b, f.a, x.data(), once.data(), lay, {}, zf_once);
+      recur::lfilter(host{}, f.b, f.a, x.data(), once.data(), lay, {nullptr, zf_once.data()});
       std::vector<T> halves(ext, recur_test::poison<T>()), z(count * m, recur_test::poison<T>());
-      recur::lfilter(host{}, f.b, f.a, x.data(), halves.data(), first, {}, z);
-      // zi == zf: the state updated in place.
-      recur::lfilter(host{}, f.b, f.a, x.data() + shift, halves.data() + shift, second, z, z);
+      recur::lfilter(host{}, f.b, f.a, x.data(), halves.data(), first, {nullptr, z.data()});
+      // init == final_state: the state updated in place.
+      recur::lfilter(host{}, f.b, f.a, x.data() + shift, halves.data() + shift, second, {z.data(), z.data()});
       BOOST_TEST(same_bits(once, halves), recur_test::name(kind) << " h=" << h);
       BOOST_TEST(same_bits(z, zf_once));
 
       std::vector<T> sonce(ext, recur_test::poison<T>()), szf(count * 6);
-      recur::sosfilt(host{}, sos, x.data(), sonce.data(), lay, {}, szf);
+      recur::sosfilt(host{}, sos, x.data(), sonce.data(), lay, {nullptr, szf.data()});
       std::vector<T> shalves = x, sz(count * 6);  // in place as well
-      recur::sosfilt(host{}, sos, shalves.data(), shalves.data(), first, {}, sz);
-      recur::sosfilt(host{}, sos, shalves.data() + shift, shalves.data() + shift, second, sz, sz);
+      recur::sosfilt(host{}, sos, shalves.data(), shalves.data(), first, {nullptr, sz.data()});
+      recur::sosfilt(host{}, sos, shalves.data() + shift, shalves.data() + shift, second,
+                     {sz.data(), sz.data()});
       auto const in = covered(lay);
       bool same = true;
       for (std::size_t o = 0; o < ext; ++o)
@@ -279,7 +274,7 @@ void thread_counts(std::uint64_t seed) {
     ref::dpcm_encode<std::int16_t>(c, 0, xi.data(), want_e.data(), lay);
     for (int const threads : {1, 2, 3, 0}) {
       std::vector<T> y(ext, recur_test::poison<T>()), zf(zi.size(), recur_test::poison<T>());
-      recur::lfilter(host{threads}, f.b, f.a, x.data(), y.data(), lay, zi, zf);
+      recur::lfilter(host{threads}, f.b, f.a, x.data(), y.data(), lay, {zi.data(), zf.data()});
       BOOST_TEST(same_bits(y, want), recur_test::name(kind) << " threads=" << threads);
       BOOST_TEST(same_bits(zf, want_zf));
       std::vector<T> ys(ext, recur_test::poison<T>());
@@ -377,7 +372,7 @@ BOOST_AUTO_TEST_CASE(fir_and_order_zero) {
   // b only (a = {a0}): y = (b / a0) * x, no state; a moving sum.
   std::vector<double> const b = {1, 1, 1}, a = {2};
   std::vector<double> x = {1, 2, 3, 4, 5}, y(5), zf(2);
-  recur::lfilter(host{}, b, a, x.data(), y.data(), layout::contiguous(5), {}, zf);
+  recur::lfilter(host{}, b, a, x.data(), y.data(), layout::contiguous(5), {nullptr, zf.data()});
   BOOST_TEST(y == (std::vector<double>{0.5, 1.5, 3.0, 4.5, 6.0}), boost::test_tools::per_element());
   BOOST_TEST(zf == (std::vector<double>{4.5, 2.5}), boost::test_tools::per_element());
   std::vector<double> const g = {3}, one = {1};
@@ -400,7 +395,7 @@ BOOST_AUTO_TEST_CASE(lfilter_zi_steady_state) {
       for (std::int64_t i = 0; i < n; ++i) x[k * n + i] = c;
       for (std::size_t j = 0; j < zi.size(); ++j) state[k * zi.size() + j] = c * zi[j];
     }
-    recur::lfilter(host{}, f.b, f.a, x.data(), y.data(), layout::contiguous(n, count), state);
+    recur::lfilter(host{}, f.b, f.a, x.data(), y.data(), layout::contiguous(n, count), {state.data()});
     for (std::int64_t k = 0; k < count; ++k)
       for (std::int64_t i = 1; i < n; ++i) BOOST_TEST(std::fabs(y[k * n + i] - y[k * n]) <= 1e-12);
   }
@@ -422,19 +417,19 @@ BOOST_AUTO_TEST_CASE(lfilter_zi_steady_state) {
 BOOST_AUTO_TEST_CASE(empty_problems) {
   std::vector<double> const b = {1, 2, 3}, a = {1, -0.5};
   // No sequences: no pointer needed.
-  recur::lfilter(host{}, b, a, nullptr, nullptr, layout::contiguous(5, 0));
-  recur::sosfilt(host{}, std::vector<double>{1, 0, 0, 1, 0, 0}, nullptr, nullptr, layout::contiguous(5, 0));
-  // Empty sequences: zf receives zi (or zeros).
+  recur::lfilter<double>(host{}, b, a, nullptr, nullptr, layout::contiguous(5, 0));
+  recur::sosfilt<double>(host{}, std::vector<double>{1, 0, 0, 1, 0, 0}, nullptr, nullptr,
+                         layout::contiguous(5, 0));
+  // Empty sequences: final_state receives init (or zeros).
   std::vector<double> const zi = {1, 2, 3, 4};
   std::vector<double> zf(4, recur_test::poison<double>());
-  recur::lfilter(host{}, b, a, nullptr, nullptr, layout::contiguous(0, 2), zi, zf);
+  recur::lfilter<double>(host{}, b, a, nullptr, nullptr, layout::contiguous(0, 2), {zi.data(), zf.data()});
   BOOST_TEST(zf == zi, boost::test_tools::per_element());
-  recur::lfilter(host{}, b, a, nullptr, nullptr, layout::contiguous(0, 2), {}, zf);
+  recur::lfilter<double>(host{}, b, a, nullptr, nullptr, layout::contiguous(0, 2), {nullptr, zf.data()});
   BOOST_TEST(zf == (std::vector<double>(4, 0.0)), boost::test_tools::per_element());
   std::vector<std::int64_t> const c = {1};
-  recur::dpcm_encode(host{}, c, 0, static_cast<std::int16_t const*>(nullptr), nullptr,
-                     layout::contiguous(0, 3));
-  recur::dpcm_decode(host{}, std::span<float const>(), nullptr, nullptr, layout::contiguous(4, 0));
+  recur::dpcm_encode<std::int16_t>(host{}, c, 0, nullptr, nullptr, layout::contiguous(0, 3));
+  recur::dpcm_decode<float>(host{}, std::span<float const>(), nullptr, nullptr, layout::contiguous(4, 0));
 }
 
 // ------------------------------------------------------------------- DPCM --
@@ -477,10 +472,10 @@ void integer_round_trip(std::uint64_t seed) {
         S const* const ip = init.empty() ? nullptr : init.data();
         std::vector<S> want(ext, recur_test::poison<S>()), e(ext, recur_test::poison<S>());
         ref::dpcm_encode<S>(p.c, p.shift, x.data(), want.data(), lay, ip);
-        recur::dpcm_encode(host{}, p.c, p.shift, x.data(), e.data(), lay, init);
+        recur::dpcm_encode(host{}, p.c, p.shift, x.data(), e.data(), lay, {ip});
         BOOST_TEST(same_bits(e, want), "order " << p.c.size() << " " << recur_test::name(kind));
         std::vector<S> back(ext, recur_test::poison<S>());
-        recur::dpcm_decode(host{3}, p.c, p.shift, e.data(), back.data(), lay, init);
+        recur::dpcm_decode(host{3}, p.c, p.shift, e.data(), back.data(), lay, {ip});
         auto const in = covered(lay);
         bool exact = true, gaps = true;
         for (std::size_t o = 0; o < ext; ++o) {
@@ -491,12 +486,12 @@ void integer_round_trip(std::uint64_t seed) {
         BOOST_TEST(gaps);
         // In place, both ways.
         std::vector<S> v = x;
-        recur::dpcm_encode(host{2}, p.c, p.shift, v.data(), v.data(), lay, init);
+        recur::dpcm_encode(host{2}, p.c, p.shift, v.data(), v.data(), lay, {ip});
         bool same = true;
         for (std::size_t o = 0; o < ext; ++o)
           if (in[o]) same = same && v[o] == e[o];
         BOOST_TEST(same);
-        recur::dpcm_decode(host{}, p.c, p.shift, v.data(), v.data(), lay, init);
+        recur::dpcm_decode(host{}, p.c, p.shift, v.data(), v.data(), lay, {ip});
         BOOST_TEST(v == x, boost::test_tools::per_element());
       }
 }
@@ -556,11 +551,11 @@ BOOST_AUTO_TEST_CASE(dpcm_float_matches_reference) {
       for (std::int64_t i = 0; i < n; ++i)
         x[lay.offset(i, k)] = std::sin(0.05 * double(i) + double(k)) + 0.01 * r.symmetric();
     std::vector<double> e(ext, recur_test::poison<double>()), want(ext, recur_test::poison<double>());
-    recur::dpcm_encode(host{}, c, x.data(), e.data(), lay, init);
+    recur::dpcm_encode(host{}, c, x.data(), e.data(), lay, {init.data()});
     ref::dpcm_encode<double>(c, x.data(), want.data(), lay, init.data());
     BOOST_TEST(same_bits(e, want));
     std::vector<double> back(ext, recur_test::poison<double>()), want_back(ext, recur_test::poison<double>());
-    recur::dpcm_decode(host{2}, c, e.data(), back.data(), lay, init);
+    recur::dpcm_decode(host{2}, c, e.data(), back.data(), lay, {init.data()});
     ref::dpcm_decode<double>(c, e.data(), want_back.data(), lay, init.data());
     BOOST_TEST(same_bits(back, want_back));
     auto const in = covered(lay);
@@ -622,67 +617,54 @@ void lfilter_bad_arguments() {
   std::vector<T> const before = ar.mem;
   auto untouched = [&] { return same_bits(ar.mem, before); };
   layout const lay = layout::contiguous(n, count);
-  std::span<T const> const sb(b, 3), sa(a, 2), szi(zi, count * m);
-  std::span<T> const szf(zf, count * m);
+  std::span<T const> const sb(b, 3), sa(a, 2);
   auto call = [&](host ex, std::span<T const> bb, std::span<T const> aa, T const* xx, T* yy, layout const& l,
-                  std::span<T const> i0,
-                  std::span<T> f0) { return [=] { recur::lfilter(ex, bb, aa, xx, yy, l, i0, f0); }; };
+                  T const* i0, T* f0) {
+    return [=] { recur::lfilter(ex, bb, aa, xx, yy, l, recur::filter_options<T>{i0, f0}); };
+  };
   // Sanity: the valid call works (on copies, to keep the arena as it is).
   {
     std::vector<T> yc(n * count), zc(count * m);
-    recur::lfilter(host{}, sb, sa, x, yc.data(), lay, szi, zc);
+    recur::lfilter(host{}, sb, sa, x, yc.data(), lay, {zi, zc.data()});
   }
   std::vector<T> const nan_b = {T(1), std::numeric_limits<T>::quiet_NaN()};
   std::vector<T> const inf_a = {T(1), std::numeric_limits<T>::infinity()};
   std::vector<T> const zero_a = {T(0), T(1)};
   std::vector<T> const tiny_a = {std::numeric_limits<T>::denorm_min(), T(0.5)};
   std::vector<T> const big_b = {std::numeric_limits<T>::max()};
-  expect_rejected("a is empty", call(host{}, sb, {}, x, y, lay, szi, szf), untouched);
-  expect_rejected("b is empty", call(host{}, {}, sa, x, y, lay, szi, szf), untouched);
-  expect_rejected("a[0] = 0", call(host{}, sb, zero_a, x, y, lay, szi, szf), untouched);
-  expect_rejected("b[1] = nan is not finite", call(host{}, nan_b, sa, x, y, lay, szi, szf), untouched);
-  expect_rejected("a[1] = inf is not finite", call(host{}, sb, inf_a, x, y, lay, szi, szf), untouched);
-  expect_rejected("b[0] / a[0]", call(host{}, big_b, tiny_a, x, y, lay, szi, szf), untouched);
-  expect_rejected("host.threads = -1", call(host{-1}, sb, sa, x, y, lay, szi, szf), untouched);
-  expect_rejected("x is null", call(host{}, sb, sa, nullptr, y, lay, szi, szf), untouched);
-  expect_rejected("y is null", call(host{}, sb, sa, x, nullptr, lay, szi, szf), untouched);
-  expect_rejected("layout.n = -1", call(host{}, sb, sa, x, y, layout{-1, 3, 1, 8}, szi, szf), untouched);
-  expect_rejected("layout.count = -2", call(host{}, sb, sa, x, y, layout{8, -2, 1, 8}, szi, szf), untouched);
-  expect_rejected("layout.element_stride = 0", call(host{}, sb, sa, x, y, layout{8, 3, 0, 8}, szi, szf),
+  // A T that starts one byte into an element.
+  auto const odd = [](T* p) { return reinterpret_cast<T*>(reinterpret_cast<char*>(p) + 1); };
+  expect_rejected("a is empty", call(host{}, sb, {}, x, y, lay, zi, zf), untouched);
+  expect_rejected("b is empty", call(host{}, {}, sa, x, y, lay, zi, zf), untouched);
+  expect_rejected("a[0] = 0", call(host{}, sb, zero_a, x, y, lay, zi, zf), untouched);
+  expect_rejected("b[1] = nan is not finite", call(host{}, nan_b, sa, x, y, lay, zi, zf), untouched);
+  expect_rejected("a[1] = inf is not finite", call(host{}, sb, inf_a, x, y, lay, zi, zf), untouched);
+  expect_rejected("b[0] / a[0]", call(host{}, big_b, tiny_a, x, y, lay, zi, zf), untouched);
+  expect_rejected("host.threads = -1", call(host{-1}, sb, sa, x, y, lay, zi, zf), untouched);
+  expect_rejected("x is null", call(host{}, sb, sa, nullptr, y, lay, zi, zf), untouched);
+  expect_rejected("y is null", call(host{}, sb, sa, x, nullptr, lay, zi, zf), untouched);
+  expect_rejected("layout.n = -1", call(host{}, sb, sa, x, y, layout{-1, 3, 1, 8}, zi, zf), untouched);
+  expect_rejected("layout.count = -2", call(host{}, sb, sa, x, y, layout{8, -2, 1, 8}, zi, zf), untouched);
+  expect_rejected("layout.element_stride = 0", call(host{}, sb, sa, x, y, layout{8, 3, 0, 8}, zi, zf),
                   untouched);
-  expect_rejected("maps two elements to one address",
-                  call(host{}, sb, sa, x, y, layout{8, 3, 1, 4}, szi, szf), untouched);
-  expect_rejected("zi has 5 values; 6 are needed",
-                  call(host{}, sb, sa, x, y, lay, std::span<T const>(zi, 5), szf), untouched);
-  expect_rejected("zf has 7 values; 6 are needed", call(host{}, sb, sa, x, y, lay, szi, std::span<T>(zf, 7)),
+  expect_rejected("maps two elements to one address", call(host{}, sb, sa, x, y, layout{8, 3, 1, 4}, zi, zf),
                   untouched);
+  expect_rejected("opt.init = ", call(host{}, sb, sa, x, y, lay, odd(zi), zf), untouched);
+  expect_rejected("opt.final_state = ", call(host{}, sb, sa, x, y, lay, zi, odd(zf)), untouched);
   expect_rejected("y overlaps x (only y == x exactly is allowed)",
-                  call(host{}, sb, sa, x, x + 1, lay, szi, szf), untouched);
-  expect_rejected("y overlaps zi", call(host{}, sb, sa, x, zi - 20, lay, szi, szf), untouched);
-  expect_rejected("zf overlaps y", call(host{}, sb, sa, x, y, lay, szi, std::span<T>(y + 3, 6)), untouched);
-  expect_rejected("zf overlaps x", call(host{}, sb, sa, x, y, lay, szi, std::span<T>(x + 10, 6)), untouched);
-  expect_rejected("zf overlaps zi (only zf == zi exactly is allowed)",
-                  call(host{}, sb, sa, x, y, lay, szi, std::span<T>(zi + 1, 6)), untouched);
-  expect_rejected("y overlaps b", call(host{}, sb, sa, x, b - 10, lay, szi, szf), untouched);
-  expect_rejected("zf overlaps a", call(host{}, sb, sa, x, y, lay, szi, std::span<T>(a - 3, 6)), untouched);
-  // Misaligned output (a T that starts one byte into an element).
-  T* const odd = reinterpret_cast<T*>(reinterpret_cast<char*>(y) + 1);
-  expect_rejected("is not aligned", call(host{}, sb, sa, x, odd, lay, szi, szf), untouched);
-  // Pointer-and-length form: negative and null.
-  expect_rejected(
-      "nb = -1 is negative", [&] { recur::lfilter(host{}, b, std::int64_t{-1}, a, 2, x, y, lay, zi, zf); },
-      untouched);
-  expect_rejected(
-      "na = -3 is negative", [&] { recur::lfilter(host{}, b, 3, a, std::int64_t{-3}, x, y, lay, zi, zf); },
-      untouched);
-  expect_rejected(
-      "b is null",
-      [&] { recur::lfilter(host{}, static_cast<T const*>(nullptr), 3, a, 2, x, y, lay, zi, zf); }, untouched);
-  expect_rejected(
-      "zf overlaps zi", [&] { recur::lfilter(host{}, b, 3, a, 2, x, y, lay, zi, zi + 2); }, untouched);
+                  call(host{}, sb, sa, x, x + 1, lay, zi, zf), untouched);
+  expect_rejected("y overlaps init", call(host{}, sb, sa, x, zi - 20, lay, zi, zf), untouched);
+  expect_rejected("final_state overlaps y", call(host{}, sb, sa, x, y, lay, zi, y + 3), untouched);
+  expect_rejected("final_state overlaps x", call(host{}, sb, sa, x, y, lay, zi, x + 10), untouched);
+  expect_rejected("final_state overlaps init (only final_state == init exactly is allowed)",
+                  call(host{}, sb, sa, x, y, lay, zi, zi + 1), untouched);
+  expect_rejected("y overlaps b", call(host{}, sb, sa, x, b - 10, lay, zi, zf), untouched);
+  expect_rejected("final_state overlaps a", call(host{}, sb, sa, x, y, lay, zi, a - 3), untouched);
+  // Misaligned output.
+  expect_rejected("is not aligned", call(host{}, sb, sa, x, odd(y), lay, zi, zf), untouched);
   // Messages start with the entry point's name.
   try {
-    recur::lfilter(host{}, sb, zero_a, x, y, lay, szi, szf);
+    recur::lfilter(host{}, sb, std::span<T const>(zero_a), x, y, lay, {zi, zf});
   } catch (recur::invalid_argument const& e) {
     BOOST_TEST(std::string(e.what()).starts_with("recur::lfilter: "));
   }
@@ -703,28 +685,30 @@ void sosfilt_bad_arguments() {
   std::vector<T> const before = ar.mem;
   auto untouched = [&] { return same_bits(ar.mem, before); };
   layout const lay = layout::contiguous(n, count);
-  std::span<T const> const ss(sos, 12), szi(zi, 8);
-  std::span<T> const szf(zf, 8);
-  auto call = [&](host ex, std::span<T const> s, T const* xx, T* yy, layout const& l, std::span<T const> i0,
-                  std::span<T> f0) { return [=] { recur::sosfilt(ex, s, xx, yy, l, i0, f0); }; };
+  std::span<T const> const ss(sos, 12);
+  auto call = [&](host ex, std::span<T const> s, T const* xx, T* yy, layout const& l, T const* i0, T* f0) {
+    return [=] { recur::sosfilt(ex, s, xx, yy, l, recur::filter_options<T>{i0, f0}); };
+  };
   {
     std::vector<T> yc(n * count), zc(8);
-    recur::sosfilt(host{}, ss, x, yc.data(), lay, szi, zc);
+    recur::sosfilt(host{}, ss, x, yc.data(), lay, {zi, zc.data()});
   }
   std::vector<T> bad_nan(rows, rows + 12), bad_a0(rows, rows + 12);
   bad_nan[7] = std::numeric_limits<T>::quiet_NaN();
   bad_a0[9] = T(0);
-  expect_rejected("sos has 11 values", call(host{}, std::span<T const>(sos, 11), x, y, lay, szi, szf),
+  expect_rejected("sos has 11 values", call(host{}, std::span<T const>(sos, 11), x, y, lay, zi, zf),
                   untouched);
-  expect_rejected("sos has 0 values", call(host{}, {}, x, y, lay, szi, szf), untouched);
-  expect_rejected("sos[1][1] = nan is not finite", call(host{}, bad_nan, x, y, lay, szi, szf), untouched);
-  expect_rejected("sos[1][3] = 0 (a0 of section 1)", call(host{}, bad_a0, x, y, lay, szi, szf), untouched);
-  expect_rejected("zi has 4 values; 8 are needed",
-                  call(host{}, ss, x, y, lay, std::span<T const>(zi, 4), szf), untouched);
-  expect_rejected("y overlaps x", call(host{}, ss, x, x + 2, lay, szi, szf), untouched);
-  expect_rejected("y overlaps sos", call(host{}, ss, x, sos - 4, lay, szi, szf), untouched);
-  expect_rejected("x is null", call(host{}, ss, nullptr, y, lay, szi, szf), untouched);
-  expect_rejected("host.threads = -4", call(host{-4}, ss, x, y, lay, szi, szf), untouched);
+  expect_rejected("sos has 0 values", call(host{}, {}, x, y, lay, zi, zf), untouched);
+  expect_rejected("sos[1][1] = nan is not finite", call(host{}, bad_nan, x, y, lay, zi, zf), untouched);
+  expect_rejected("sos[1][3] = 0 (a0 of section 1)", call(host{}, bad_a0, x, y, lay, zi, zf), untouched);
+  expect_rejected(
+      "opt.init = ",
+      call(host{}, ss, x, y, lay, reinterpret_cast<T const*>(reinterpret_cast<char*>(zi) + 1), zf),
+      untouched);
+  expect_rejected("y overlaps x", call(host{}, ss, x, x + 2, lay, zi, zf), untouched);
+  expect_rejected("y overlaps sos", call(host{}, ss, x, sos - 4, lay, zi, zf), untouched);
+  expect_rejected("x is null", call(host{}, ss, nullptr, y, lay, zi, zf), untouched);
+  expect_rejected("host.threads = -4", call(host{-4}, ss, x, y, lay, zi, zf), untouched);
 }
 
 template <class S>
@@ -740,28 +724,28 @@ void dpcm_bad_arguments() {
   auto untouched = [&] { return same_bits(ar.mem, before); };
   layout const lay = layout::contiguous(n, count);
   std::vector<std::int64_t> const c = {2, -1};
-  std::span<S const> const si(init, k * count);
+  S const* const si = init;
   auto enc = [&](host ex, std::vector<std::int64_t> cc, int shift, S const* in, S* out, layout const& l,
-                 std::span<S const> i0) {
-    return [=] { recur::dpcm_encode(ex, cc, shift, in, out, l, i0); };
-  };
+                 S const* i0) { return [=] { recur::dpcm_encode(ex, cc, shift, in, out, l, {i0}); }; };
   auto dec = [&](host ex, std::vector<std::int64_t> cc, int shift, S const* in, S* out, layout const& l,
-                 std::span<S const> i0) {
-    return [=] { recur::dpcm_decode(ex, cc, shift, in, out, l, i0); };
-  };
+                 S const* i0) { return [=] { recur::dpcm_decode(ex, cc, shift, in, out, l, {i0}); }; };
   {
     std::vector<S> ec(n * count);
-    recur::dpcm_encode(host{}, c, 0, x, ec.data(), lay, si);
+    recur::dpcm_encode(host{}, c, 0, x, ec.data(), lay, {si});
   }
   std::vector<std::int64_t> const huge = {std::int64_t{1} << 30, std::int64_t{1} << 30, 1};
   expect_rejected("shift = -1 is outside [0, 62]", enc(host{}, c, -1, x, e, lay, si), untouched);
   expect_rejected("shift = 63 is outside [0, 62]", dec(host{}, c, 63, x, e, lay, si), untouched);
-  expect_rejected("sum |c_j| exceeds 2^31 (at c[2] = 1)", enc(host{}, huge, 0, x, e, lay, {}), untouched);
+  expect_rejected("sum |c_j| exceeds 2^31 (at c[2] = 1)", enc(host{}, huge, 0, x, e, lay, nullptr),
+                  untouched);
   expect_rejected("recur::dpcm_encode: x is null", enc(host{}, c, 0, nullptr, e, lay, si), untouched);
   expect_rejected("recur::dpcm_decode: e is null", dec(host{}, c, 0, nullptr, e, lay, si), untouched);
   expect_rejected("recur::dpcm_decode: x is null", dec(host{}, c, 0, x, nullptr, lay, si), untouched);
-  expect_rejected("init has 5 values; 6 are needed",
-                  enc(host{}, c, 0, x, e, lay, std::span<S const>(init, 5)), untouched);
+  if constexpr (alignof(S) > 1)
+    expect_rejected(
+        "opt.init = ",
+        enc(host{}, c, 0, x, e, lay, reinterpret_cast<S const*>(reinterpret_cast<char*>(init) + 1)),
+        untouched);
   expect_rejected("e overlaps x (only e == x exactly is allowed)", enc(host{}, c, 0, x, x + 1, lay, si),
                   untouched);
   expect_rejected("x overlaps e (only x == e exactly is allowed)", dec(host{}, c, 0, x, x + 1, lay, si),
@@ -792,8 +776,11 @@ BOOST_AUTO_TEST_CASE(dpcm_float_bad_arguments) {
       [&] { return same_bits(e, before); });
   std::vector<double> const init(3);
   expect_rejected(
-      "init has 3 values; 2 are needed",
-      [&] { recur::dpcm_decode(host{}, c, x.data(), e.data(), layout::contiguous(5, 2), init); },
+      "opt.init = ",
+      [&] {
+        recur::dpcm_decode(host{}, c, x.data(), e.data(), layout::contiguous(5, 2),
+                           {reinterpret_cast<double const*>(reinterpret_cast<char const*>(init.data()) + 1)});
+      },
       [&] { return same_bits(e, before); });
   expect_rejected(
       "e overlaps c",

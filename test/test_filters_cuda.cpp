@@ -365,14 +365,14 @@ struct result {
   std::vector<T> y, zf;
 };
 
-// One call of the function on device pointers (spans of ns state values).
+// One call of the function on device pointers (ns state values in zi and zf;
+// their size follows from the layout).
 template <class T>
 void call(recur::cuda const& ex, op what, std::span<T const> coef, T const* x, T* y, layout const& lay,
-          T const* zi, T* zf, std::size_t ns) {
-  std::span<T const> const szi(zi, zi ? ns : 0);
-  if (what == op::sosfilt) recur::sosfilt(ex, coef, x, y, lay, szi, std::span<T>(zf, zf ? ns : 0));
-  if (what == op::encode) recur::dpcm_encode(ex, coef, x, y, lay, szi);
-  if (what == op::decode) recur::dpcm_decode(ex, coef, x, y, lay, szi);
+          T const* zi, T* zf, std::size_t /*ns*/) {
+  if (what == op::sosfilt) recur::sosfilt(ex, coef, x, y, lay, {zi, zf});
+  if (what == op::encode) recur::dpcm_encode(ex, coef, x, y, lay, {zi});
+  if (what == op::decode) recur::dpcm_decode(ex, coef, x, y, lay, {zi});
   if (what == op::order_k) recur::linrec_order_k(ex, coef, x, y, lay, recur::chain_options<T>{zi, zf});
 }
 
@@ -645,7 +645,7 @@ void errors() {
     op what;
     char const *in, *out, *state, *coef;
   };
-  for (names const& nm : {names{op::sosfilt, "x = ", "y = ", "zi = ", "sos = "},
+  for (names const& nm : {names{op::sosfilt, "x = ", "y = ", "opt.init = ", "sos = "},
                           names{op::encode, "x = ", "e = ", "init = ", "c = "},
                           names{op::decode, "e = ", "x = ", "init = ", "c = "},
                           names{op::order_k, "x = ", "y = ", "opt.init = ", "a = "}}) {

@@ -199,7 +199,8 @@ BOOST_AUTO_TEST_CASE(empty_sequences_pass_init_through) {
       BOOST_TEST(recur_test::is_poison(a.final_state()[5]));
       BOOST_TEST(std::memcmp(before.data(), a.mem.data(), 3072 * sizeof(double)) ==
                  0);  // all but final_state
-      BOOST_CHECK_NO_THROW(recur::linrec(recur::host{}, a.s(), a.t(), nullptr, layout::contiguous(0, 5), o));
+      BOOST_CHECK_NO_THROW(
+          recur::linrec<double>(recur::host{}, a.s(), a.t(), nullptr, layout::contiguous(0, 5), o));
       // final_state == init exactly is allowed: init passes through unchanged.
       o.init = a.init();
       o.final_state = a.init();
@@ -218,8 +219,10 @@ BOOST_AUTO_TEST_CASE(empty_batch_is_a_no_op) {
   o.init = a.init();
   o.final_state = a.final_state();
   BOOST_CHECK_NO_THROW(recur::linrec(recur::host{}, a.s(), a.t(), a.w(), layout::contiguous(100, 0), o));
-  BOOST_CHECK_NO_THROW(recur::linrec(recur::host{}, a.s(), a.t(), nullptr, layout::contiguous(100, 0), o));
-  BOOST_CHECK_NO_THROW(recur::linrec(recur::host{3}, a.s(), a.t(), nullptr, layout::interleaved(7, 0), o));
+  BOOST_CHECK_NO_THROW(
+      recur::linrec<float>(recur::host{}, a.s(), a.t(), nullptr, layout::contiguous(100, 0), o));
+  BOOST_CHECK_NO_THROW(
+      recur::linrec<float>(recur::host{3}, a.s(), a.t(), nullptr, layout::interleaved(7, 0), o));
   BOOST_TEST(std::memcmp(before.data(), a.mem.data(), before.size() * sizeof(float)) == 0);
 }
 

@@ -488,8 +488,9 @@ BOOST_AUTO_TEST_CASE(empty_shapes) {
   o.final_state = f.as<float>();
   for (auto const v : variants) {
     o.variant = v;
-    BOOST_CHECK_NO_THROW(recur::linrec(recur::cuda{test_stream()}, recur::operand<float>(1.0f),
-                                       recur::operand<float>(1.0f), nullptr, layout::contiguous(10, 0), o));
+    BOOST_CHECK_NO_THROW(recur::linrec<float>(recur::cuda{test_stream()}, recur::operand<float>(1.0f),
+                                              recur::operand<float>(1.0f), nullptr, layout::contiguous(10, 0),
+                                              o));
   }
   cuda_ok(cudaStreamSynchronize(test_stream()), "cudaStreamSynchronize");
   for (float const x : download<float>(f, 4)) BOOST_TEST(is_poison(x));

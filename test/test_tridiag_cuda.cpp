@@ -193,8 +193,8 @@ RECUR_TRIDIAG_SWEEP(thomas_pcr)
 BOOST_AUTO_TEST_CASE(algorithm_support) {
   for (tridiag_algorithm const alg : all_algorithms) {
     try {
-      auto const got = recur::resolve_tridiag_algorithm(recur::cuda{test_stream()},
-                                                        layout::interleaved(512, 512), sizeof(float), alg);
+      auto const got = recur::resolve_tridiag_algorithm<float>(recur::cuda{test_stream()},
+                                                               layout::interleaved(512, 512), alg);
       BOOST_TEST_MESSAGE(recur::to_string(alg)
                          << ": runs as " << recur::to_string(got) << " (512 x 512 f32)");
       BOOST_TEST((got != tridiag_algorithm::automatic));
@@ -207,15 +207,17 @@ BOOST_AUTO_TEST_CASE(algorithm_support) {
   for (layout_kind const kind : layout_kinds)
     for (std::int64_t const n : {1, 2, 3, 33, 512, 513, 4096, 100000})
       for (std::int64_t const count : {1, 3, 1000})
-        for (std::size_t const bytes : {sizeof(float), sizeof(double)}) {
-          layout const lay = make_layout(kind, n, count);
-          BOOST_CHECK_NO_THROW(recur::resolve_tridiag_algorithm(recur::cuda{test_stream()}, lay, bytes));
-        }
+      {
+        layout const lay = make_layout(kind, n, count);
+        BOOST_CHECK_NO_THROW(recur::resolve_tridiag_algorithm<float>(recur::cuda{test_stream()}, lay));
+        BOOST_CHECK_NO_THROW(recur::resolve_tridiag_algorithm<double>(recur::cuda{test_stream()}, lay));
+      }
   // Short contiguous systems of n = Lanes R go to Thomas-PCR on segments of
   // a warp (f32 R = 16, f64 R = 8); other short ones to Thomas.
   auto const pick = [](std::int64_t n, std::size_t bytes, bool inter = false) {
-    return recur::resolve_tridiag_algorithm(recur::cuda{test_stream()},
-                                            inter ? layout::interleaved(n, 1000) : layout::contiguous(n, 1000), bytes);
+    layout const lay = inter ? layout::interleaved(n, 1000) : layout::contiguous(n, 1000);
+    return bytes == sizeof(float) ? recur::resolve_tridiag_algorithm<float>(recur::cuda{test_stream()}, lay)
+                                  : recur::resolve_tridiag_algorithm<double>(recur::cuda{test_stream()}, lay);
   };
   BOOST_TEST((pick(64, sizeof(float)) == tridiag_algorithm::thomas_pcr));
   BOOST_TEST((pick(64, sizeof(double)) == tridiag_algorithm::thomas_pcr));
@@ -292,15 +294,14 @@ void plan_matches_solve(tridiag_algorithm alg) {
   int idx = 0;
   for (layout const& lay :
        {layout::interleaved(512, 512), layout::contiguous(1000, 37), layout::contiguous(33, 3)}) {
-    if (unsupported<cuda_backend>(alg, lay, sizeof(T))) continue;
+    if (unsupported<T, cuda_backend>(alg, lay)) continue;
     matrix_kind const mk = rd_like(alg) ? matrix_kind::close_values : matrix_kind::dominant;
     auto const p = make_problem<T>(lay, 2, 0, mk, seed_for(510, idx++, sizeof(T)));
     recur::tridiag_options opt;
     opt.nrhs = p.nrhs;
     opt.algorithm = alg;
     recur::tridiag_plan<T> const plan(lay, opt);
-    BOOST_TEST((plan.algorithm() ==
-                recur::resolve_tridiag_algorithm(cuda_backend::executor(), lay, sizeof(T), alg)));
+    BOOST_TEST((plan.algorithm() == recur::resolve_tridiag_algorithm<T>(cuda_backend::executor(), lay, alg)));
     BOOST_TEST((plan.shape() == lay));
     auto const want = run<cuda_backend>(p, alg, false);
 
@@ -346,7 +347,7 @@ void plan_matches_solve(tridiag_algorithm alg) {
 
 BOOST_AUTO_TEST_CASE(plan_runs) {
   for (tridiag_algorithm const alg : all_algorithms) {
-    if (unsupported<cuda_backend>(alg, layout::contiguous(33, 3), sizeof(float))) {
+    if (unsupported<float, cuda_backend>(alg, layout::contiguous(33, 3))) {
       BOOST_TEST_MESSAGE("skipped plan " << recur::to_string(alg) << ": not implemented");
       continue;
     }

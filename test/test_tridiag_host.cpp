@@ -189,21 +189,18 @@ BOOST_AUTO_TEST_CASE(algorithm_names) {
 BOOST_AUTO_TEST_CASE(host_resolution) {
   layout const lay = layout::interleaved(512, 512);
   for (tridiag_algorithm const alg : all_algorithms) {
-    tridiag_algorithm const got = recur::resolve_tridiag_algorithm(recur::host{}, lay, sizeof(float), alg);
+    tridiag_algorithm const got = recur::resolve_tridiag_algorithm<float>(recur::host{}, lay, alg);
     BOOST_TEST((got == (alg == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : alg)),
                recur::to_string(alg));
   }
-  expect_invalid([&] { (void)recur::resolve_tridiag_algorithm(recur::host{}, lay, 2); },
-                 [] { return std::vector<int>{}; }, {"value_bytes = 2"},
-                 "recur::resolve_tridiag_algorithm: ");
   expect_invalid(
       [&] {
-        (void)recur::resolve_tridiag_algorithm(recur::host{}, lay, 4, static_cast<tridiag_algorithm>(-1));
+        (void)recur::resolve_tridiag_algorithm<float>(recur::host{}, lay, static_cast<tridiag_algorithm>(-1));
       },
       [] { return std::vector<int>{}; }, {"algorithm = -1"}, "recur::resolve_tridiag_algorithm: ");
   expect_invalid(
       [&] {
-        (void)recur::resolve_tridiag_algorithm(recur::host{}, layout{-3, 1, 1, 0}, 8);
+        (void)recur::resolve_tridiag_algorithm<double>(recur::host{}, layout{-3, 1, 1, 0});
       },
       [] { return std::vector<int>{}; }, {"layout.n = -3"}, "recur::resolve_tridiag_algorithm: ");
 }
@@ -227,7 +224,7 @@ BOOST_AUTO_TEST_CASE(cuda_entry_points_not_compiled) {
   BOOST_CHECK_THROW(
       recur::solve_batched(ex, ad.data(), ad.data(), ad.data(), ad.data(), xd.data(), layout::contiguous(8)),
       recur::not_compiled);
-  BOOST_CHECK_THROW((void)recur::resolve_tridiag_algorithm(ex, layout::contiguous(4, 2), sizeof(float)),
+  BOOST_CHECK_THROW((void)recur::resolve_tridiag_algorithm<float>(ex, layout::contiguous(4, 2)),
                     recur::not_compiled);
   BOOST_CHECK_THROW(recur::tridiag_plan<float>(layout::contiguous(4, 2)), recur::not_compiled);
   BOOST_CHECK_THROW(recur::tridiag_plan<double>(layout::contiguous(0, 2)), recur::not_compiled);

@@ -437,10 +437,10 @@ std::string check(problem<T> const& p, outputs<T> const& out, tridiag_algorithm 
 
 // Whether the backend runs alg for this shape (resolve_tridiag_algorithm does
 // not throw invalid_argument); why not otherwise.
-template <class Backend>
-std::optional<std::string> unsupported(tridiag_algorithm alg, layout const& lay, std::size_t value_bytes) {
+template <class T, class Backend>
+std::optional<std::string> unsupported(tridiag_algorithm alg, layout const& lay) {
   try {
-    (void)recur::resolve_tridiag_algorithm(Backend::executor(), lay, value_bytes, alg);
+    (void)recur::resolve_tridiag_algorithm<T>(Backend::executor(), lay, alg);
     return std::nullopt;
   } catch (recur::invalid_argument const& e) {
     return std::string(e.what());
@@ -466,7 +466,7 @@ struct implemented {
     std::optional<std::string> why;
     for (layout const& lay :
          {layout::contiguous(512, 8), layout::interleaved(64, 64), layout::contiguous(31, 3)}) {
-      why = unsupported<Backend>(alg, lay, sizeof(float));
+      why = unsupported<float, Backend>(alg, lay);
       if (!why) return true;
     }
     boost::test_tools::assertion_result r(false);
@@ -512,7 +512,7 @@ void sweep(tridiag_algorithm alg) {
           if (n * count > work_budget(alg)) continue;
           nrhs = 1, stride = 0;
         }
-        if (auto const why = unsupported<Backend>(alg, lay, sizeof(T))) {
+        if (auto const why = unsupported<T, Backend>(alg, lay)) {
           sk.add(*why);
           continue;
         }
@@ -547,12 +547,11 @@ void breakdown(tridiag_algorithm requested) {
   int idx = 0;
   for (layout_kind const kind : {layout_kind::contiguous, layout_kind::interleaved}) {
     layout const lay = make_layout(kind, n, count);
-    if (auto const why = unsupported<Backend>(requested, lay, sizeof(T))) {
+    if (auto const why = unsupported<T, Backend>(requested, lay)) {
       BOOST_TEST_MESSAGE("skipped " << recur::to_string(requested) << ": " << *why);
       continue;
     }
-    tridiag_algorithm const alg =
-        recur::resolve_tridiag_algorithm(Backend::executor(), lay, sizeof(T), requested);
+    tridiag_algorithm const alg = recur::resolve_tridiag_algorithm<T>(Backend::executor(), lay, requested);
     matrix_kind const mk = rd_like(alg) ? matrix_kind::close_values : matrix_kind::dominant;
     auto p = make_problem<T>(lay, nrhs, 0, mk, seed_for(450, idx++, sizeof(T)));
     std::map<std::int64_t, int> want;
@@ -622,7 +621,7 @@ void deterministic(tridiag_algorithm alg) {
   int idx = 0;
   for (layout const& lay : {layout::contiguous(513, 37), layout::interleaved(1000, 37),
                             make_layout(layout_kind::strided_gaps, 127, 3)}) {
-    if (unsupported<Backend>(alg, lay, sizeof(T))) continue;
+    if (unsupported<T, Backend>(alg, lay)) continue;
     matrix_kind const mk = rd_like(alg) ? matrix_kind::close_values : matrix_kind::dominant;
     auto const p = make_problem<T>(lay, 2, 0, mk, seed_for(460, idx++, sizeof(T)));
     auto const x1 = run<Backend>(p, alg, false), x2 = run<Backend>(p, alg, false);

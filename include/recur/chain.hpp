@@ -84,7 +84,6 @@
 //
 // With recur::host, pointers are host memory. Sizes are 64-bit.
 
-#include <concepts>
 #include <cstdint>
 #include <span>
 #include <type_traits>
@@ -92,64 +91,70 @@
 #include <recur/error.hpp>
 #include <recur/executor.hpp>
 #include <recur/layout/layout.hpp>
+#include <recur/types.hpp>
 
 namespace recur {
 
-// State of matrix_chain and linrec_order_k: K (or k) values per sequence.
-template <class T>
-struct chain_options {
-  T const* init = nullptr;   // initial state, count * K values; null: zero
-  T* final_state = nullptr;  // if set, receives each sequence's last state (count * K values)
-};
-
-template <class T>
-struct mobius_options {
-  T const* init = nullptr;   // p_{-1} per sequence (count values), or null
-  T init_value = T(0);       // p_{-1} of every sequence when init is null
-  T* final_state = nullptr;  // if set, receives each sequence's p_{n-1} (count values)
-};
-
 // --- matrix chains ---------------------------------------------------------
 
-// Defined in the library for K = 2..8 and T = float, double.
-template <int K, class T>
-requires(K >= 2 && K <= 8 && (std::same_as<T, float> || std::same_as<T, double>)) void matrix_chain(
-    host const& ex, T const* M, std::type_identity_t<T> const* u, T* x, layout const& lay,
-    chain_options<std::type_identity_t<T>> const& opt = {});
-
-// On the GPU: M, u, x, init and final_state in device memory.
-template <int K, class T>
-requires(K >= 2 && K <= 8 && (std::same_as<T, float> || std::same_as<T, double>)) void matrix_chain(
-    cuda const& ex, T const* M, std::type_identity_t<T> const* u, T* x, layout const& lay,
-    chain_options<std::type_identity_t<T>> const& opt = {});
+// Defined in the library for K = 2..8 and T = float, double. With recur::cuda
+// M, u, x, init and final_state are device memory.
+template <int K, real_value T>
+requires(K >= 2 && K <= 8) void matrix_chain(host const& ex, std::type_identity_t<T> const* M,
+                                             std::type_identity_t<T> const* u, T* x, layout const& lay,
+                                             chain_options<std::type_identity_t<T>> const& opt = {});
+template <int K, real_value T>
+requires(K >= 2 && K <= 8) void matrix_chain(cuda const& ex, std::type_identity_t<T> const* M,
+                                             std::type_identity_t<T> const* u, T* x, layout const& lay,
+                                             chain_options<std::type_identity_t<T>> const& opt = {});
 
 // --- k-th order recurrences with constant coefficients ---------------------
 
-// a holds a_1 .. a_k.
-void linrec_order_k(host const& ex, std::span<float const> a, float const* x, float* y, layout const& lay,
-                    chain_options<float> const& opt = {});
-void linrec_order_k(host const& ex, std::span<double const> a, double const* x, double* y, layout const& lay,
-                    chain_options<double> const& opt = {});
-// On the GPU (orders 0-8): a on the host, the rest in device memory.
-void linrec_order_k(cuda const& ex, std::span<float const> a, float const* x, float* y, layout const& lay,
-                    chain_options<float> const& opt = {});
-void linrec_order_k(cuda const& ex, std::span<double const> a, double const* x, double* y, layout const& lay,
-                    chain_options<double> const& opt = {});
+// a holds a_1 .. a_k. With recur::cuda (orders 0-8) a is host memory, the
+// rest device memory.
+template <real_value T>
+void linrec_order_k(host const& ex, std::span<std::type_identity_t<T> const> a,
+                    std::type_identity_t<T> const* x, T* y, layout const& lay,
+                    chain_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T>
+void linrec_order_k(cuda const& ex, std::span<std::type_identity_t<T> const> a,
+                    std::type_identity_t<T> const* x, T* y, layout const& lay,
+                    chain_options<std::type_identity_t<T>> const& opt = {});
 
 // --- Moebius recurrences ---------------------------------------------------
 
-void mobius_recurrence(host const& ex, float const* alpha, float const* beta, float const* gamma,
-                       float const* delta, float* p, layout const& lay,
-                       mobius_options<float> const& opt = {});
-void mobius_recurrence(host const& ex, double const* alpha, double const* beta, double const* gamma,
-                       double const* delta, double* p, layout const& lay,
-                       mobius_options<double> const& opt = {});
-// On the GPU: every array in device memory.
-void mobius_recurrence(cuda const& ex, float const* alpha, float const* beta, float const* gamma,
-                       float const* delta, float* p, layout const& lay,
-                       mobius_options<float> const& opt = {});
-void mobius_recurrence(cuda const& ex, double const* alpha, double const* beta, double const* gamma,
-                       double const* delta, double* p, layout const& lay,
-                       mobius_options<double> const& opt = {});
+// With recur::cuda every array is device memory.
+template <real_value T>
+void mobius_recurrence(host const& ex, std::type_identity_t<T> const* alpha,
+                       std::type_identity_t<T> const* beta, std::type_identity_t<T> const* gamma,
+                       std::type_identity_t<T> const* delta, T* p, layout const& lay,
+                       mobius_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T>
+void mobius_recurrence(cuda const& ex, std::type_identity_t<T> const* alpha,
+                       std::type_identity_t<T> const* beta, std::type_identity_t<T> const* gamma,
+                       std::type_identity_t<T> const* delta, T* p, layout const& lay,
+                       mobius_options<std::type_identity_t<T>> const& opt = {});
+
+// --- one sequence of n elements --------------------------------------------
+
+template <int K, class Executor, real_value T>
+requires(K >= 2 && K <= 8) void matrix_chain(Executor const& ex, std::type_identity_t<T> const* M,
+                                             std::type_identity_t<T> const* u, T* x, std::int64_t n,
+                                             chain_options<std::type_identity_t<T>> const& opt = {}) {
+  matrix_chain<K, T>(ex, M, u, x, layout::contiguous(n, 1), opt);
+}
+template <class Executor, real_value T>
+void linrec_order_k(Executor const& ex, std::span<std::type_identity_t<T> const> a,
+                    std::type_identity_t<T> const* x, T* y, std::int64_t n,
+                    chain_options<std::type_identity_t<T>> const& opt = {}) {
+  linrec_order_k(ex, a, x, y, layout::contiguous(n, 1), opt);
+}
+template <class Executor, real_value T>
+void mobius_recurrence(Executor const& ex, std::type_identity_t<T> const* alpha,
+                       std::type_identity_t<T> const* beta, std::type_identity_t<T> const* gamma,
+                       std::type_identity_t<T> const* delta, T* p, std::int64_t n,
+                       mobius_options<std::type_identity_t<T>> const& opt = {}) {
+  mobius_recurrence(ex, alpha, beta, gamma, delta, p, layout::contiguous(n, 1), opt);
+}
 
 }  // namespace recur

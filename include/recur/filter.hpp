@@ -5,15 +5,16 @@
 //   recur::lfilter(recur::host{}, b, a, x, y, recur::layout::contiguous(n, count));
 //   recur::sosfilt(recur::host{}, sos, x, x, recur::layout::interleaved(n, count));  // in place
 //   recur::dpcm_encode(recur::host{}, c, shift, pixels, residuals, recur::layout::contiguous(w, h));
-//   recur::lfilter(recur::cuda{stream}, b, a, d_x, d_y, recur::layout::interleaved(n, count));
+//   recur::lfilter(recur::cuda{stream}, b, a, d_x, d_y, recur::layout::interleaved(n, count),
+//                  {d_zi, d_zf});  // state in and out: scipy's zi and zf
 //
 // Executors. recur::host (OpenMP, sequences spread over threads, each
 // sequence filtered sequentially) runs every function here. recur::cuda runs
-// lfilter (orders 0-8), sosfilt (any number of sections) and the
-// floating-point DPCM codecs (orders 0-8), through recur::device::lfilter,
-// sosfilt, dpcm_encode and dpcm_decode (kernels/dispatch/dispatch_lfilter.cuh,
-// dispatch_filters.cuh, both over dispatch_lti.cuh); the integer DPCM codecs
-// are host-only.
+// lfilter (orders 0-8), sosfilt (any number of sections) and the DPCM codecs
+// (orders 0-8), floating point through recur::device::lfilter, sosfilt,
+// dpcm_encode and dpcm_decode (kernels/dispatch/dispatch_lfilter.cuh,
+// dispatch_filters.cuh, both over dispatch_lti.cuh), integer through
+// kernels/dispatch/dispatch_dpcm_int.cuh.
 //
 // Semantics: those of the sequential references, include/recur/reference/
 // lfilter.hpp and dpcm.hpp, whose arithmetic the recur::host functions run,
@@ -25,23 +26,24 @@
 //   element axis of every sequence: b and a are divided by a[0] and padded
 //   with zeros to m + 1 values, m = max(len(a), len(b)) - 1 the order, and
 //   each sample goes through direct form II transposed. The state is m values
-//   per sequence, sequence k's at zi[k * m .. k * m + m) (zf likewise):
-//   scipy's zi with the lane axis first. Empty zi: zero initial state
-//   (scipy's default); empty zf: not wanted; otherwise each must hold exactly
-//   count * m values. zf receives the state after the last sample, so
-//   filtering x[0, h) with zf, then x[h, n) with that as zi, gives the same
-//   bits as filtering x at once. zi may be zf itself (the state updated in
-//   place).
+//   per sequence (filter_options): opt.init is scipy's zi and opt.final_state
+//   its zf, with the sequence axis first, sequence k's state at
+//   init[k * m .. k * m + m) (final_state likewise), count * m values each.
+//   A null init is a zero initial state (scipy's default); a null
+//   final_state is not wanted. final_state receives the state after the last
+//   sample, so filtering x[0, h) with final_state = z, then x[h, n) with
+//   init = z, gives the same bits as filtering x at once. init may be
+//   final_state itself (the state updated in place).
 // - lfilter_zi: scipy.signal.lfilter_zi, the steady-state state for a unit
-//   step: lfilter with zi = c * lfilter_zi(b, a) (per sequence) on a
+//   step: lfilter with init = c * lfilter_zi(b, a) (per sequence) on a
 //   constant c input is constant from the first sample.
 // - sosfilt: the cascade of second-order sections, sos holding n_sections
 //   rows [b0 b1 b2 a0 a1 a2] (row-major, 6 * n_sections values, each row
 //   normalised by its a0, which must be nonzero; scipy requires 1). One pass
 //   over memory: every sample goes through all sections before the next is
 //   read. The state is 2 values per section per sequence, sequence k's
-//   section j at zi[(k * n_sections + j) * 2]; it equals lfilter applied
-//   section after section, bit for bit.
+//   section j at init[(k * n_sections + j) * 2] (final_state likewise); it
+//   equals lfilter applied section after section, bit for bit.
 // - dpcm_encode / dpcm_decode with an order-k linear predictor,
 //   k = c.size(). Integer samples (int16_t, int32_t, uint8_t): the prediction
 //   p_i = (sum_j c_j x_{i-j}) >> shift is exact in int64, residuals are
@@ -49,17 +51,17 @@
 //   no saturation), and decode(encode(x)) == x exactly for every input.
 //   Floating point: p_i = sum_j c_j x_{i-j}, e_i = x_i - p_i; the round trip
 //   is exact only to rounding (decode is a k-th order recurrence). Samples
-//   before the first are 0, or k values per sequence from init, newest first
-//   (sequence k's x_{-1} at init[k * order]).
+//   before the first are 0, or k values per sequence from opt.init
+//   (dpcm_options), newest first (sequence s's x_{-1} at init[s * k]).
 //
 // Guarantees, as for linrec: inputs are never written; the output may be the
 // input itself (y == x, e == x, x == e: in place), any other overlap of an
-// output with an input or with another output is rejected (zf == zi exactly
-// is allowed); on a bad argument nothing is written and recur::invalid_argument
-// names the argument and its value. Checked: empty a or b, a[0] == 0,
-// non-finite coefficients (also after the division by a[0]), sos not a
-// positive multiple of 6 values, negative sizes, null or misaligned pointers
-// for a non-empty batch, zi/zf/init of the wrong size, a DPCM shift outside
+// output with an input or with another output is rejected (final_state ==
+// init exactly is allowed); on a bad argument nothing is written and
+// recur::invalid_argument names the argument and its value. Checked: empty a
+// or b, a[0] == 0, non-finite coefficients (also after the division by a[0]),
+// sos not a positive multiple of 6 values, negative sizes, null or
+// misaligned pointers for a non-empty batch, a DPCM shift outside
 // [0, 62] or sum |c_j| > 2^31 (the int64 prediction would not be exact),
 // layouts (negative sizes, non-positive strides, self-overlap, 64-bit
 // overflow), negative host.threads. Non-finite samples are not rejected: they
@@ -68,8 +70,8 @@
 // With recur::cuda (lfilter, sosfilt, DPCM integer and floating point): the same
 // semantics and the same argument checks (same errors, nothing written on
 // error), except that
-// - x, y, e, zi, zf and init are device (or managed) pointers, and spans over
-//   device memory; the coefficients b, a, sos and c stay host memory (they are
+// - x, y, e and the state (opt.init, opt.final_state) are device (or managed)
+//   pointers; the coefficients b, a, sos and c stay host memory (they are
 //   checked and normalised on the host); a host pointer where device memory is
 //   needed, or device memory for coefficients, is an invalid_argument;
 // - lfilter's order max(len(a), len(b)) - 1 and DPCM's c.size() must be 0 to
@@ -86,7 +88,7 @@
 //   a small multiple of eps times the filter's error gain (sum_k ||A^k||) for
 //   a stable filter, not growing with the length. They are bitwise identical
 //   from run to run for the same input, device and build. Outputs may equal
-//   inputs (in place), zf may equal zi, as on the host;
+//   inputs (in place), final_state may equal init, as on the host;
 // - integer DPCM is exact on the GPU too: bitwise the reference's results
 //   (encoding is a stencil; decoding with shift 0 a scan in wrap-around
 //   uint32_t arithmetic, exact modulo 2^bits; with a shift, whose floor is
@@ -104,38 +106,31 @@
 
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <recur/error.hpp>
 #include <recur/executor.hpp>
 #include <recur/layout/layout.hpp>
+#include <recur/types.hpp>
 
 namespace recur {
 
+// Every function here is defined in the library for T = float and double (S:
+// int16_t, int32_t, uint8_t) on both executors. With recur::cuda the
+// coefficients (b, a, sos, c) are host memory, every other array device
+// memory.
+
 // --- lfilter ---------------------------------------------------------------
 
-void lfilter(host const& ex, std::span<float const> b, std::span<float const> a, float const* x, float* y,
-             layout const& lay, std::span<float const> zi = {}, std::span<float> zf = {});
-void lfilter(host const& ex, std::span<double const> b, std::span<double const> a, double const* x, double* y,
-             layout const& lay, std::span<double const> zi = {}, std::span<double> zf = {});
-
-// b and a as pointer and length (nb, na >= 1); zi and zf, when not null,
-// hold count * (max(na, nb) - 1) values each.
-void lfilter(host const& ex, float const* b, std::int64_t nb, float const* a, std::int64_t na, float const* x,
-             float* y, layout const& lay, float const* zi = nullptr, float* zf = nullptr);
-void lfilter(host const& ex, double const* b, std::int64_t nb, double const* a, std::int64_t na,
-             double const* x, double* y, layout const& lay, double const* zi = nullptr, double* zf = nullptr);
-
-// On the GPU (orders 0-8): x, y, zi and zf in device memory, b and a on the
-// host; enqueued on ex.stream.
-void lfilter(cuda const& ex, std::span<float const> b, std::span<float const> a, float const* x, float* y,
-             layout const& lay, std::span<float const> zi = {}, std::span<float> zf = {});
-void lfilter(cuda const& ex, std::span<double const> b, std::span<double const> a, double const* x, double* y,
-             layout const& lay, std::span<double const> zi = {}, std::span<double> zf = {});
-void lfilter(cuda const& ex, float const* b, std::int64_t nb, float const* a, std::int64_t na, float const* x,
-             float* y, layout const& lay, float const* zi = nullptr, float* zf = nullptr);
-void lfilter(cuda const& ex, double const* b, std::int64_t nb, double const* a, std::int64_t na,
-             double const* x, double* y, layout const& lay, double const* zi = nullptr, double* zf = nullptr);
+template <real_value T>
+void lfilter(host const& ex, std::span<std::type_identity_t<T> const> b,
+             std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+             layout const& lay, filter_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T>
+void lfilter(cuda const& ex, std::span<std::type_identity_t<T> const> b,
+             std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+             layout const& lay, filter_options<std::type_identity_t<T>> const& opt = {});
 
 // The order max(len(a), len(b)) - 1: the state values per sequence.
 constexpr std::int64_t lfilter_order(std::int64_t nb, std::int64_t na) noexcept {
@@ -145,73 +140,89 @@ constexpr std::int64_t lfilter_order(std::int64_t nb, std::int64_t na) noexcept 
 // scipy.signal.lfilter_zi(b, a): order values. Throws recur::invalid_argument
 // for the coefficients lfilter rejects, and when the filter has a pole at
 // z = 1 (sum(a) == 0: no steady state).
-std::vector<float> lfilter_zi(std::span<float const> b, std::span<float const> a);
-std::vector<double> lfilter_zi(std::span<double const> b, std::span<double const> a);
+template <real_value T>
+std::vector<T> lfilter_zi(std::span<T const> b, std::span<T const> a);
 
 // --- sosfilt ---------------------------------------------------------------
 
-void sosfilt(host const& ex, std::span<float const> sos, float const* x, float* y, layout const& lay,
-             std::span<float const> zi = {}, std::span<float> zf = {});
-void sosfilt(host const& ex, std::span<double const> sos, double const* x, double* y, layout const& lay,
-             std::span<double const> zi = {}, std::span<double> zf = {});
-// On the GPU: sos on the host, the rest in device memory.
-void sosfilt(cuda const& ex, std::span<float const> sos, float const* x, float* y, layout const& lay,
-             std::span<float const> zi = {}, std::span<float> zf = {});
-void sosfilt(cuda const& ex, std::span<double const> sos, double const* x, double* y, layout const& lay,
-             std::span<double const> zi = {}, std::span<double> zf = {});
+template <real_value T>
+void sosfilt(host const& ex, std::span<std::type_identity_t<T> const> sos, std::type_identity_t<T> const* x,
+             T* y, layout const& lay, filter_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T>
+void sosfilt(cuda const& ex, std::span<std::type_identity_t<T> const> sos, std::type_identity_t<T> const* x,
+             T* y, layout const& lay, filter_options<std::type_identity_t<T>> const& opt = {});
 
 // --- DPCM ------------------------------------------------------------------
 
 // Integer codecs. c: the predictor's coefficients c_1 .. c_k (fixed point with
-// `shift` fractional bits).
-void dpcm_encode(host const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* x,
-                 std::int16_t* e, layout const& lay, std::span<std::int16_t const> init = {});
-void dpcm_encode(host const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* x,
-                 std::int32_t* e, layout const& lay, std::span<std::int32_t const> init = {});
-void dpcm_encode(host const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* x,
-                 std::uint8_t* e, layout const& lay, std::span<std::uint8_t const> init = {});
-void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* e,
-                 std::int16_t* x, layout const& lay, std::span<std::int16_t const> init = {});
-void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* e,
-                 std::int32_t* x, layout const& lay, std::span<std::int32_t const> init = {});
-void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* e,
-                 std::uint8_t* x, layout const& lay, std::span<std::uint8_t const> init = {});
-
-// On the GPU (orders 0-8): c on the host, x, e and init in device memory;
-// results bitwise those of recur::host. Encoding is a stencil; decoding
-// with shift 0 a single-pass scan (the recurrence is linear modulo 2^32),
-// with a shift one sequence per thread (see kernels/dispatch/dispatch_dpcm_int.cuh).
-void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* x,
-                 std::int16_t* e, layout const& lay, std::span<std::int16_t const> init = {});
-void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* x,
-                 std::int32_t* e, layout const& lay, std::span<std::int32_t const> init = {});
-void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* x,
-                 std::uint8_t* e, layout const& lay, std::span<std::uint8_t const> init = {});
-void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int16_t const* e,
-                 std::int16_t* x, layout const& lay, std::span<std::int16_t const> init = {});
-void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::int32_t const* e,
-                 std::int32_t* x, layout const& lay, std::span<std::int32_t const> init = {});
-void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::uint8_t const* e,
-                 std::uint8_t* x, layout const& lay, std::span<std::uint8_t const> init = {});
+// `shift` fractional bits). With recur::cuda: results bitwise those of
+// recur::host; encoding is a stencil, decoding with shift 0 a single-pass
+// scan (the recurrence is linear modulo 2^32), with a shift one sequence per
+// thread.
+template <dpcm_sample S>
+void dpcm_encode(host const& ex, std::span<std::int64_t const> c, int shift, std::type_identity_t<S> const* x,
+                 S* e, layout const& lay, dpcm_options<std::type_identity_t<S>> const& opt = {});
+template <dpcm_sample S>
+void dpcm_encode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::type_identity_t<S> const* x,
+                 S* e, layout const& lay, dpcm_options<std::type_identity_t<S>> const& opt = {});
+template <dpcm_sample S>
+void dpcm_decode(host const& ex, std::span<std::int64_t const> c, int shift, std::type_identity_t<S> const* e,
+                 S* x, layout const& lay, dpcm_options<std::type_identity_t<S>> const& opt = {});
+template <dpcm_sample S>
+void dpcm_decode(cuda const& ex, std::span<std::int64_t const> c, int shift, std::type_identity_t<S> const* e,
+                 S* x, layout const& lay, dpcm_options<std::type_identity_t<S>> const& opt = {});
 
 // Floating-point codecs.
-void dpcm_encode(host const& ex, std::span<float const> c, float const* x, float* e, layout const& lay,
-                 std::span<float const> init = {});
-void dpcm_encode(host const& ex, std::span<double const> c, double const* x, double* e, layout const& lay,
-                 std::span<double const> init = {});
-void dpcm_decode(host const& ex, std::span<float const> c, float const* e, float* x, layout const& lay,
-                 std::span<float const> init = {});
-void dpcm_decode(host const& ex, std::span<double const> c, double const* e, double* x, layout const& lay,
-                 std::span<double const> init = {});
+template <real_value T>
+void dpcm_encode(host const& ex, std::span<std::type_identity_t<T> const> c, std::type_identity_t<T> const* x,
+                 T* e, layout const& lay, dpcm_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T>
+void dpcm_encode(cuda const& ex, std::span<std::type_identity_t<T> const> c, std::type_identity_t<T> const* x,
+                 T* e, layout const& lay, dpcm_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T>
+void dpcm_decode(host const& ex, std::span<std::type_identity_t<T> const> c, std::type_identity_t<T> const* e,
+                 T* x, layout const& lay, dpcm_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T>
+void dpcm_decode(cuda const& ex, std::span<std::type_identity_t<T> const> c, std::type_identity_t<T> const* e,
+                 T* x, layout const& lay, dpcm_options<std::type_identity_t<T>> const& opt = {});
 
-// On the GPU (orders 0-8): c on the host, x, e and init in device memory.
-void dpcm_encode(cuda const& ex, std::span<float const> c, float const* x, float* e, layout const& lay,
-                 std::span<float const> init = {});
-void dpcm_encode(cuda const& ex, std::span<double const> c, double const* x, double* e, layout const& lay,
-                 std::span<double const> init = {});
-void dpcm_decode(cuda const& ex, std::span<float const> c, float const* e, float* x, layout const& lay,
-                 std::span<float const> init = {});
-void dpcm_decode(cuda const& ex, std::span<double const> c, double const* e, double* x, layout const& lay,
-                 std::span<double const> init = {});
+// --- one sequence of n elements --------------------------------------------
+
+template <class Executor, real_value T>
+void lfilter(Executor const& ex, std::span<std::type_identity_t<T> const> b,
+             std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+             std::int64_t n, filter_options<std::type_identity_t<T>> const& opt = {}) {
+  lfilter(ex, b, a, x, y, layout::contiguous(n, 1), opt);
+}
+template <class Executor, real_value T>
+void sosfilt(Executor const& ex, std::span<std::type_identity_t<T> const> sos,
+             std::type_identity_t<T> const* x, T* y, std::int64_t n,
+             filter_options<std::type_identity_t<T>> const& opt = {}) {
+  sosfilt(ex, sos, x, y, layout::contiguous(n, 1), opt);
+}
+template <class Executor, dpcm_sample S>
+void dpcm_encode(Executor const& ex, std::span<std::int64_t const> c, int shift,
+                 std::type_identity_t<S> const* x, S* e, std::int64_t n,
+                 dpcm_options<std::type_identity_t<S>> const& opt = {}) {
+  dpcm_encode(ex, c, shift, x, e, layout::contiguous(n, 1), opt);
+}
+template <class Executor, dpcm_sample S>
+void dpcm_decode(Executor const& ex, std::span<std::int64_t const> c, int shift,
+                 std::type_identity_t<S> const* e, S* x, std::int64_t n,
+                 dpcm_options<std::type_identity_t<S>> const& opt = {}) {
+  dpcm_decode(ex, c, shift, e, x, layout::contiguous(n, 1), opt);
+}
+template <class Executor, real_value T>
+void dpcm_encode(Executor const& ex, std::span<std::type_identity_t<T> const> c,
+                 std::type_identity_t<T> const* x, T* e, std::int64_t n,
+                 dpcm_options<std::type_identity_t<T>> const& opt = {}) {
+  dpcm_encode(ex, c, x, e, layout::contiguous(n, 1), opt);
+}
+template <class Executor, real_value T>
+void dpcm_decode(Executor const& ex, std::span<std::type_identity_t<T> const> c,
+                 std::type_identity_t<T> const* e, T* x, std::int64_t n,
+                 dpcm_options<std::type_identity_t<T>> const& opt = {}) {
+  dpcm_decode(ex, c, e, x, layout::contiguous(n, 1), opt);
+}
 
 }  // namespace recur

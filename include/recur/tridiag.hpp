@@ -37,54 +37,42 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <string_view>
+#include <type_traits>
 
 #include <recur/error.hpp>
 #include <recur/executor.hpp>
 #include <recur/layout/layout.hpp>
+#include <recur/types.hpp>
 
 namespace recur {
 
-enum class tridiag_algorithm {
-  automatic,   // chosen by shape, layout and type (tuning tables, doc/performance.md)
-  thomas,      // Gaussian elimination without pivoting, one thread per system
-  cr,          // cyclic reduction (Hockney; Zhang et al. 2010 sec. 2.1)
-  pcr,         // parallel cyclic reduction (sec. 2.2)
-  rd,          // recursive doubling: a scan over 3x3 matrices (sec. 2.3)
-  cr_pcr,      // CR down to a small system, PCR on it, CR back substitution
-  cr_rd,       // CR down to a small system, RD on it
-  cr_packed,   // register-packed CR (Davidson and Owens 2011)
-  pscheme,     // forward elimination as Moebius and affine recurrences (Wakatani 2012)
-  thomas_pcr,  // chunks of rows by Thomas, their boundary rows by PCR (Laszlo et al. 2016)
-  cr_split,    // cyclic reduction with Goeddeke and Strzodka's split storage (conflict-free levels)
-};
-
-// "auto", "thomas", "cr", ... as accepted by parse_tridiag_algorithm.
-char const* to_string(tridiag_algorithm a) noexcept;
-std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) noexcept;
-
-struct tridiag_options {
-  std::int64_t nrhs = 1;         // right-hand sides per system
-  std::int64_t rhs_stride = 0;   // elements between right-hand side sets; 0: the layout's span
-  std::int32_t* info = nullptr;  // per-system breakdown row, or null
-  tridiag_algorithm algorithm = tridiag_algorithm::automatic;
-};
-
-void solve_batched(host const& ex, float const* a, float const* b, float const* c, float const* d, float* x,
+// Defined in the library for T = float and double.
+template <real_value T>
+void solve_batched(host const& ex, std::type_identity_t<T> const* a, std::type_identity_t<T> const* b,
+                   std::type_identity_t<T> const* c, std::type_identity_t<T> const* d, T* x,
                    layout const& lay, tridiag_options const& opt = {});
-void solve_batched(host const& ex, double const* a, double const* b, double const* c, double const* d,
-                   double* x, layout const& lay, tridiag_options const& opt = {});
-void solve_batched(cuda const& ex, float const* a, float const* b, float const* c, float const* d, float* x,
+template <real_value T>
+void solve_batched(cuda const& ex, std::type_identity_t<T> const* a, std::type_identity_t<T> const* b,
+                   std::type_identity_t<T> const* c, std::type_identity_t<T> const* d, T* x,
                    layout const& lay, tridiag_options const& opt = {});
-void solve_batched(cuda const& ex, double const* a, double const* b, double const* c, double const* d,
-                   double* x, layout const& lay, tridiag_options const& opt = {});
 
-// The algorithm `automatic` resolves to for this shape on this executor
-// (recur::cuda: the current device).
-tridiag_algorithm resolve_tridiag_algorithm(host const& ex, layout const& lay, std::size_t value_bytes,
+// One system of n unknowns.
+template <class Executor, real_value T>
+void solve_batched(Executor const& ex, std::type_identity_t<T> const* a, std::type_identity_t<T> const* b,
+                   std::type_identity_t<T> const* c, std::type_identity_t<T> const* d, T* x, std::int64_t n,
+                   tridiag_options const& opt = {}) {
+  solve_batched(ex, a, b, c, d, x, layout::contiguous(n, 1), opt);
+}
+
+// The algorithm `automatic` resolves to for systems of type T in this layout
+// on this executor (recur::cuda: the current device); `requested` other than
+// automatic is returned when the executor runs it for this shape, and an
+// invalid_argument saying why otherwise.
+template <real_value T>
+tridiag_algorithm resolve_tridiag_algorithm(host const& ex, layout const& lay,
                                             tridiag_algorithm requested = tridiag_algorithm::automatic);
-tridiag_algorithm resolve_tridiag_algorithm(cuda const& ex, layout const& lay, std::size_t value_bytes,
+template <real_value T>
+tridiag_algorithm resolve_tridiag_algorithm(cuda const& ex, layout const& lay,
                                             tridiag_algorithm requested = tridiag_algorithm::automatic);
 
 namespace detail {
@@ -96,10 +84,10 @@ struct tridiag_checked_pointers;  // lib/tridiag.cpp
 // can be captured in a CUDA graph. opt.info is ignored here (run takes it).
 //
 // run() checks every argument as solve_batched does, except that a pointer
-// which passed the device-memory check (cudaPointerGetAttributes, about
-// 2 us a pointer on the H100 machine, 2026-11-24: more than a small solve's
-// kernel) in a recent run of this plan or a copy of it is not asked again;
-// a buffer freed after such a run must not be passed to it again.
+// which passed the device-memory check (cudaPointerGetAttributes, which can
+// take longer than a small solve's kernels) in a recent run of this plan or
+// a copy of it is not asked again; a buffer freed after such a run must not
+// be passed to it again.
 template <class T>
 class tridiag_plan {
  public:

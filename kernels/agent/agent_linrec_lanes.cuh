@@ -11,7 +11,6 @@
 
 #include <cstdint>
 
-#include "linrec_lookback.cuh"
 #include "linrec_params.cuh"
 
 namespace recur::kernels {
@@ -59,10 +58,11 @@ struct agent_linrec_lanes {
     std::int64_t const slot = chunk * count + lane;
     T w = T(0);
     if (chunk > 0) {
-      st.publish_aggregate(slot, agg);
-      w = st.template incoming_thread<LookbackDepth>(slot - count, count, ts.stack + tid, Block);
+      st.publish(slot, lookback_aggregate, agg);
+      w = st.template lookback_thread<LookbackDepth>(slot - count, count, ts.stack + tid, Block,
+                                                     linrec_fold<T, 1>{});
     }
-    st.publish_inclusive(slot, apply_resetting(agg, w));
+    st.publish(slot, lookback_inclusive, {T(0), apply_resetting(agg, w)});
     // final_state may be init: the lane's last chunk writes it only after
     // chunk 0 has read init (a walk from chunk 2 on may stop short of it at a
     // constant map; see init_tile_to_await).

@@ -6,11 +6,9 @@
 //
 // Why: in agent_linrec_tiles a block issues its loads, then waits for them,
 // scans, and waits for its predecessor's state; while it waits nothing of
-// its own is in flight, and 4 blocks per SM did not keep the memory system
-// full (the H100 traces of doc/performance.md: loads 4.6 us of a 10.7 us tile
-// lifetime). Here the copies are asynchronous (cp.async, sm_80 and later):
-// global memory goes to shared memory without passing through registers,
-// and the waits of one tile overlap the loads of the next.
+// its own is in flight. Here the copies are asynchronous (cp.async, sm_80
+// and later): global memory goes to shared memory without passing through
+// registers, and the waits of one tile overlap the loads of the next.
 //
 // Per tile (Block threads x Items elements; thread x owns the contiguous run
 // x*Items .. x*Items+Items-1, the paper's rearrangement):
@@ -20,7 +18,7 @@
 //                    bank conflicts;
 //   pre-computation: the owner composes its run; a block scan gives prefixes
 //                    and the tile's map;
-//   propagation:     decoupled look-back (linrec_tile_status, value space:
+//   propagation:     decoupled look-back (lookback.cuh, value space:
 //                    bitwise reproducible);
 //   determination:   in registers, results back to the same slots, then
 //                    stored striped and coalesced.
@@ -31,7 +29,6 @@
 #include <cstdint>
 
 #include "../block/block_scan.cuh"
-#include "linrec_lookback.cuh"
 #include "linrec_params.cuh"
 
 namespace recur::kernels {
@@ -44,7 +41,8 @@ __device__ __forceinline__ unsigned smem_addr(void const* p) {
 // 16 bytes global -> shared, asynchronous; bytes past `src_bytes` (0..16)
 // are zero-filled and not read.
 __device__ __forceinline__ void cp_async16(void* dst, void const* src, unsigned src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(src_bytes)
                : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -62,7 +60,8 @@ struct alignas(16) chunk {
 
 }  // namespace detail_pipe
 
-template <class T, int Block, int Items, int Stages, int LookbackDepth, int MinBlocks = 1, int LookbackWords = 1>
+template <class T, int Block, int Items, int Stages, int LookbackDepth, int MinBlocks = 1,
+          int LookbackWords = 1>
 struct agent_linrec_pipe {
   static constexpr int block_threads = Block;
   static constexpr int min_blocks = MinBlocks;
@@ -77,6 +76,7 @@ struct agent_linrec_pipe {
   using map = ops::affine<T>;
   using scan = block_scan<map, Block, ops::compose_resetting>;
   using status = linrec_tile_status<T>;
+  using fold = linrec_fold<T, 8>;
 
   // Slot of chunk c of owner o. Rotating each owner's chunks by o/2 puts the
   // 8 chunks that a quarter warp reads at once (owners 8q .. 8q+7, same c) in
@@ -116,8 +116,9 @@ struct agent_linrec_pipe {
   // Start the copies of `tile` into stage `k` (every thread; a tile past the
   // end copies nothing). One commit group per call, empty or not, so the
   // group count stays uniform.
-  __device__ static void copy_in(temp_storage& ts, int k, std::int64_t tile, detail::linrec_problem<T> const& p,
-                                 std::int64_t total, std::int64_t n_tiles) {
+  __device__ static void copy_in(temp_storage& ts, int k, std::int64_t tile,
+                                 detail::linrec_problem<T> const& p, std::int64_t total,
+                                 std::int64_t n_tiles) {
     if (tile < n_tiles) {
       std::int64_t const f0 = tile * tile_items;
       std::int64_t const valid = total - f0 < tile_items ? total - f0 : tile_items;
@@ -126,7 +127,9 @@ struct agent_linrec_pipe {
         int const g = j * Block + static_cast<int>(threadIdx.x);
         std::int64_t const e = static_cast<std::int64_t>(g) * per_chunk;
         std::int64_t const left = valid - e;
-        unsigned const bytes = left >= per_chunk ? 16u : left > 0 ? static_cast<unsigned>(left * sizeof(T)) : 0u;
+        unsigned const bytes = left >= per_chunk ? 16u
+                               : left > 0        ? static_cast<unsigned>(left * sizeof(T))
+                                                 : 0u;
         std::int64_t const src = bytes ? f0 + e : f0;  // nothing is read when bytes == 0
         int const d = slot(g / chunks, g % chunks);
         if (p.s) detail_pipe::cp_async16(&ts.st[k].s[d], p.s + src, bytes);
@@ -154,7 +157,8 @@ struct agent_linrec_pipe {
 
     for (int it = 0;; ++it) {
       int const k = it % Stages;
-      int const k_next = (it + Stages - 1) % Stages;  // the stage of tile it + Stages - 1 (freed by tile it - 1)
+      int const k_next =
+          (it + Stages - 1) % Stages;  // the stage of tile it + Stages - 1 (freed by tile it - 1)
       // This thread's copies of tile `it` have landed (later tiles may still
       // be in flight); the barrier makes everyone's visible, and ends every
       // read of stage k_next by tile it - 1.
@@ -164,9 +168,8 @@ struct agent_linrec_pipe {
       if (tile >= n_tiles) break;  // uniform: read after the barrier
       // The tile whose copy starts now is taken now, not earlier: tiles are
       // then taken in about the order they will be worked on, so a tile's
-      // predecessors are mostly done by the time it looks back. (Taking it
-      // one iteration earlier made whole rounds of tiles look back at once:
-      // 10% of copy on long-memory data.)
+      // predecessors are mostly done by the time it looks back (taken a
+      // whole iteration earlier, rounds of tiles would look back at once).
       if (tid == 0) ts.tile[k_next] = st.next_tile();
 
       std::int64_t const f0 = tile * tile_items;
@@ -226,11 +229,12 @@ struct agent_linrec_pipe {
 
       // Propagation (warp 0), while the next tile's copies are in flight.
       if (tid < 32) {
-        if (tile > 0 && tid == 0) st.publish_aggregate(tile, tile_map);
-        T const w_in =
-            tile > 0 ? st.template incoming_warp<LookbackDepth, LookbackWords>(tile, ts.walk, tid) : T(0);
+        if (tile > 0 && tid == 0) st.publish(tile, lookback_aggregate, tile_map);
+        T const w_in = tile > 0
+                           ? st.template lookback<LookbackDepth, LookbackWords>(tile, 0, ts.walk, tid, fold{})
+                           : T(0);
         if (tid == 0) {
-          st.publish_inclusive(tile, apply_resetting(tile_map, w_in));
+          st.publish(tile, lookback_inclusive, {T(0), apply_resetting(tile_map, w_in)});
           if (std::int64_t const q = init_tile_to_await(p, tile, tile_items); q >= 0) st.wait_published(q);
           ts.w_in = w_in;
         }

@@ -11,33 +11,18 @@
 //   determination:   each thread re-runs its run from its incoming state,
 //                    results go back through shared memory, stored striped.
 // Memory is read once and written once. One tile per block, as many blocks
-// as tiles; other blocks on the SM hide a block's look-back. (A persistent,
-// double-buffered form that overlaps a tile's look-back with the next tile's
-// loads measured slower on the H100; doc/performance.md.)
+// as tiles; other blocks on the SM hide a block's look-back.
 
 #include <cstdint>
 
 #include "../block/block_scan.cuh"
-#include "linrec_lookback.cuh"
 #include "linrec_params.cuh"
 
 namespace recur::kernels {
 
-#ifdef RECUR_LINREC_TRACE
-__device__ __forceinline__ unsigned long long linrec_trace_clock() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-#define RECUR_TRACE(slot, value) \
-  if (st.trace && tid == 0) st.trace[tile * 8 + (slot)] = (value)
-#else
-#define RECUR_TRACE(slot, value) (void)0
-#endif
-
-// Phases run, for the differential timing of doc/performance.md (the paper's
-// method: stop after a phase and difference the times). Anything but `all`
-// gives wrong results and exists only for that measurement.
+// Phases run: `all` in the library. bench/tune_linrec_tiles times the
+// others (stop after a phase, difference the times: the paper's method);
+// they give wrong results.
 enum class linrec_phases { load_store, precompute, propagate, all };
 
 template <class T, int Block, int Items, int LookbackDepth, int MinBlocks = 1, int LookbackWords = 1,
@@ -49,6 +34,7 @@ struct agent_linrec_tiles {
   using map = ops::affine<T>;
   using scan = block_scan<map, Block, ops::compose_resetting>;
   using status = linrec_tile_status<T>;
+  using fold = linrec_fold<T, 8>;
 
   // One pad word every 32 so a thread's contiguous run is read without bank
   // conflicts.
@@ -70,7 +56,6 @@ struct agent_linrec_tiles {
     if (tid == 0) ts.tile = st.next_tile();
     __syncthreads();
     std::int64_t const tile = ts.tile;
-    RECUR_TRACE(0, linrec_trace_clock());
     std::int64_t const n = prm.p.lay.n;
     std::int64_t const total = n * prm.p.lay.count;
     std::int64_t const f0 = tile * tile_items;
@@ -110,7 +95,6 @@ struct agent_linrec_tiles {
       ts.t[padded(k)] = m[j].b;
     }
     __syncthreads();
-    RECUR_TRACE(1, linrec_trace_clock());
 
     // Pre-computation over the thread's contiguous run (m[] is reused; the
     // determination reads the run again from shared memory, which keeps the
@@ -128,18 +112,18 @@ struct agent_linrec_tiles {
     if constexpr (Phases != linrec_phases::load_store)
       prefix = scan::exclusive(ts.scan, run, ops::affine_identity<T>(), ops::compose_resetting{}, tile_map);
 
-    RECUR_TRACE(2, linrec_trace_clock());
     // Propagation: the tile's incoming state.
     if constexpr (Phases == linrec_phases::all || Phases == linrec_phases::propagate) {
       if (tid < 32) {
-        if (tile > 0 && tid == 0) st.publish_aggregate(tile, tile_map);
-        T const w_in = tile > 0 ? st.template incoming_warp<LookbackDepth, LookbackWords>(tile, ts.walk, tid) : T(0);
+        if (tile > 0 && tid == 0) st.publish(tile, lookback_aggregate, tile_map);
+        T const w_in = tile > 0
+                           ? st.template lookback<LookbackDepth, LookbackWords>(tile, 0, ts.walk, tid, fold{})
+                           : T(0);
         if (tid == 0) {
-          st.publish_inclusive(tile, apply_resetting(tile_map, w_in));
-          if (std::int64_t const q = init_tile_to_await(prm.p, tile, tile_items); q >= 0) st.wait_published(q);
+          st.publish(tile, lookback_inclusive, {T(0), apply_resetting(tile_map, w_in)});
+          if (std::int64_t const q = init_tile_to_await(prm.p, tile, tile_items); q >= 0)
+            st.wait_published(q);
           ts.w_in = w_in;
-          RECUR_TRACE(3, linrec_trace_clock());
-          RECUR_TRACE(5, static_cast<unsigned long long>(tile > 0 ? ts.walk.depth : 0));
         }
       }
     } else if (tid == 0) {
@@ -169,17 +153,8 @@ struct agent_linrec_tiles {
         prm.store(seq, i, prm.offset(seq, i), ts.t[padded(k)]);
       }
     }
-    if constexpr (Phases == linrec_phases::all) {
-      RECUR_TRACE(4, linrec_trace_clock());
-#ifdef RECUR_LINREC_TRACE
-      unsigned smid;
-      asm("mov.u32 %0, %%smid;" : "=r"(smid));
-      RECUR_TRACE(6, smid);
-#endif
-    }
   }
 };
-#undef RECUR_TRACE
 
 // Dynamic shared memory (a tile may exceed the 48 KB static limit; the
 // dispatch raises the kernel's limit with cudaFuncSetAttribute).

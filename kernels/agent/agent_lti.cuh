@@ -22,7 +22,14 @@
 //                    runs as (l, r) -> A^(Items d) l + r with the powers
 //                    A^(Items 2^s) from the parameters (constant bank), and the
 //                    warps' totals fold into the tile's aggregate;
-//   propagation:     decoupled look-back over K-vectors (lti_lookback.cuh);
+//   propagation:     decoupled look-back over K-vectors (lookback.cuh): a
+//                    tile publishes its aggregate v (the state it leaves from
+//                    a zero start; every full tile's map is s -> A^T s + v),
+//                    then its outgoing state, and folds its predecessors'
+//                    forward in value space, s <- A^T s + v, the operations a
+//                    tile uses to publish its own. When A^T is zero in T (a
+//                    filter that forgets within a tile, any FIR stencil),
+//                    every walk stops at the first predecessor;
 //   determination:   warp 0 gives each warp its incoming state (A^(Items 32 u)
 //                    times the tile's plus the scan of the warps before, one
 //                    lane per warp); each thread's is A^(Items lane) times its
@@ -38,11 +45,16 @@
 
 #include <recur/layout/layout.hpp>
 #include "../thread/thread_ops.cuh"
-#include "lti_lookback.cuh"
+#include "lookback.cuh"
 
 namespace recur::kernels {
 
 constexpr int lti_log2(int v) { return v <= 1 ? 0 : 1 + lti_log2(v / 2); }
+
+template <class T, int K>
+struct lti_vec {
+  T v[K];
+};
 
 // Whether entry (i, j) of the powers of a System's state matrix can be
 // nonzero: a System may declare `static constexpr bool nonzero(int, int)`
@@ -67,14 +79,13 @@ struct lti_params {
   T const* x;
   T* y;
   layout lay;
-  T const* zi;                 // sequence k's initial state at zi + k * state_stride, or null (zero)
-  T* zf;                       // sequence k's final state at zf + k * state_stride, or null
+  T const* zi;  // sequence k's initial state at zi + k * state_stride, or null (zero)
+  T* zf;        // sequence k's final state at zf + k * state_stride, or null
   std::int64_t state_stride;
   std::int64_t tiles_per_seq;
-  int forget;                  // A^tile is zero in T: tiles' maps are constant
+  int forget;  // A^tile is zero in T: tiles' maps are constant
   T pow[Levels][K][K];
   T resp[Rows][K];
-  T sub[K][K];                 // A^(Items / Runs): one sub-run's map (Runs > 1)
 };
 
 // Unit: element stride 1 (32-bit offsets within a tile), chosen at launch.
@@ -82,26 +93,19 @@ struct lti_params {
 // incoming state, y_j = y0_j + C A^j s_in (K independent FMAs per sample),
 // to the outputs y0 of the pre-computation's zero-state run, instead of
 // running the System's step chain a second time.
-// Runs: a thread's Items samples are Runs sub-runs of Items / Runs, stepped
-// together (sample j of every sub-run, then j + 1), so a thread has Runs
-// independent step chains in flight instead of one; sub-run r's aggregate
-// joins as A^(Items / Runs) w + v_r, and in the determination its incoming
-// state is that of sub-run r - 1 carried the same way. Costs (Runs - 1)
-// K x K products each way and (Runs - 1) K registers.
 template <class T, class System, int Block, int Items, int Depth, int MinBlocks, bool Unit = true,
-          bool Correct = false, int Runs = 1>
+          bool Correct = false>
 struct agent_lti {
   static constexpr int K = System::K;
   static constexpr int block_threads = Block, min_blocks = MinBlocks;
   static constexpr int tile_items = Block * Items, warps = Block / 32;
   static_assert(Block >= 64 && (Block & (Block - 1)) == 0 && (Items & (Items - 1)) == 0);
-  static_assert(Runs >= 1 && (Runs & (Runs - 1)) == 0 && Runs <= Items);
-  static constexpr int run_items = Items / Runs;
   static constexpr int log_block = lti_log2(Block), log_warp = 5, log_warps = log_block - log_warp,
                        levels = log_block + 1;
-  using params = lti_params<T, System, levels, Correct ? Items / Runs : 1>;
-  using status = lti_tile_status<T, K>;
+  using params = lti_params<T, System, levels, Correct ? Items : 1>;
   using vec = lti_vec<T, K>;
+  // Records of 16-byte words, each a tag and 16 / sizeof(T) - 1 whole values.
+  using status = tile_status<tagged_record<vec, 16, sizeof(T)>>;
 
   static constexpr int padded(int k) { return k + k / 32; }
   // Item i of a thread's run, from the run's start: padded(t Items + i) -
@@ -173,21 +177,34 @@ struct agent_lti {
             }
           }(),
           ...);
-    }(std::make_integer_sequence<int, Steps>{});
+    }
+    (std::make_integer_sequence<int, Steps>{});
   }
   // v <- pow[Base]^q v for q < 2^Bits: one product per set bit.
   template <int Base, int Bits>
   __device__ __forceinline__ static void power(params const& p, vec& v, unsigned q) {
-    [&]<int... S>(std::integer_sequence<int, S...>) {
-      ((q & (1u << S) ? mul<Base + S>(p, v) : void()), ...);
-    }(std::make_integer_sequence<int, Bits>{});
+    [&]<int... S>(std::integer_sequence<int, S...>) { ((q & (1u << S) ? mul<Base + S>(p, v) : void()), ...); }
+    (std::make_integer_sequence<int, Bits>{});
   }
-  // A tile's outgoing state from its incoming one: the look-back's fold.
+  // A tile's outgoing state from its incoming one.
   __device__ __forceinline__ static vec apply_tile(params const& p, vec s, vec const& agg) {
     if (p.forget) return agg;
     mul_add<log_block>(p, s, agg);
     return s;
   }
+  // The look-back's fold: the aggregates applied oldest first. A tile that
+  // forgets ends every walk.
+  struct fold {
+    using result = vec;
+    static constexpr bool shuffle_base = true;
+    params const& p;
+    __device__ __forceinline__ bool ends(vec const&) const { return p.forget != 0; }
+    template <class Stack>
+    __device__ __forceinline__ vec operator()(vec const& base, Stack const& stack, int depth) const {
+      return fold_stack<1, true>(base, stack, depth,
+                                 [&](vec const& s, vec const& agg) { return apply_tile(p, s, agg); });
+    }
+  };
 
   __device__ static void run(temp_storage& ts, params const& p, status const& st) {
     unsigned const tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -227,28 +244,23 @@ struct agent_lti {
     std::int64_t const last_j = n - 1 - i0 - std::int64_t(tid) * Items;
     int const zf_j = p.zf && last_j >= 0 && last_j < Items ? int(last_j) : -1;
     if constexpr (Correct) {
-      if (zf_j >= 0) {  // the zero-state sub-run's state after item zf_j
+      if (zf_j >= 0) {  // the zero-state run's state after item zf_j
         vec z{};
-        for (int i = zf_j / run_items * run_items; i <= zf_j; ++i) (void)p.sys.step(z.v, run[at(i)]);
+#pragma unroll 1  // one thread per sequence: kept small
+        for (int i = 0; i <= zf_j; ++i) (void)p.sys.step(z.v, run[at(i)]);
         ts.zf0 = z;
       }
     }
 
-    // Pre-computation: each sub-run's state from zero, the thread's run's
-    // aggregate (sub-runs joined in order), then the warp scan. sub[r] keeps
-    // sub-run r's aggregate for the determination (r < Runs - 1).
-    vec sub[Runs] = {};
+    // Pre-computation: the run's state from zero (its aggregate), then the
+    // warp scan.
+    vec inc{};
 #pragma unroll
-    for (int j = 0; j < run_items; ++j)
-#pragma unroll
-      for (int r = 0; r < Runs; ++r) {
-        int const k = at(r * run_items + j);
-        T const y0 = p.sys.step(sub[r].v, run[k]);
-        if constexpr (Correct) run[k] = y0;
-      }
-    vec inc = sub[0];
-#pragma unroll
-    for (int r = 1; r < Runs; ++r) mat_mul_add(p.sub, inc, sub[r]);
+    for (int j = 0; j < Items; ++j) {
+      int const k = at(j);
+      T const y0 = p.sys.step(inc.v, run[k]);
+      if constexpr (Correct) run[k] = y0;
+    }
     scan_lanes<0, log_warp>(p, inc, lane);
     vec excl;
 #pragma unroll
@@ -276,29 +288,20 @@ struct agent_lti {
       bool const last = local == p.tiles_per_seq - 1;
       vec s_in{};
       if (local > 0) {
-        if (lane == 0 && !last) st.publish(tile, status::aggregate, agg);
-        vec b{};
-        int const depth = st.template walk<Depth>(tile, tile - local, p.forget != 0, ts.walk, b, lane);
-        if (lane == 0) {
-          for (int m = depth - 1; m >= 0; --m) b = apply_tile(p, b, ts.walk.stack[m]);
-          s_in = b;
-          // zf may be zi: the sequence's last tile writes zf only after its
-          // first tile has read zi (and published its inclusive state). A
-          // walk that ends at an inclusive state already implies that; one
-          // that ends at a forgetting predecessor's aggregate does not.
-          if (last && p.zf && p.zi && p.forget) {
-            vec w;
-            bool inclusive = false;
-            while (!st.poll(tile - local, false, w, inclusive) || !inclusive) __nanosleep(64);
-          }
-        }
+        if (lane == 0 && !last) st.publish(tile, lookback_aggregate, agg);
+        s_in = st.template lookback<Depth, 1>(tile, tile - local, ts.walk, lane, fold{p});
+        // zf may be zi: the sequence's last tile writes zf only after its
+        // first tile has read zi (and published its inclusive state). A walk
+        // that ends at an inclusive state already implies that; one that
+        // ends at a forgetting predecessor's aggregate does not.
+        if (lane == 0 && last && p.zf && p.zi && p.forget) st.wait_inclusive(tile - local);
 #pragma unroll
         for (int e = 0; e < K; ++e) s_in.v[e] = shfl_idx(s_in.v[e], 0);
       } else if (p.zi) {
 #pragma unroll
         for (int e = 0; e < K; ++e) s_in.v[e] = p.zi[seq * p.state_stride + e];
       }
-      if (lane == 0 && !last) st.publish(tile, status::inclusive, apply_tile(p, s_in, agg));
+      if (lane == 0 && !last) st.publish(tile, lookback_inclusive, apply_tile(p, s_in, agg));
       if (lane < warps) {
         power<log_warp, log_warps>(p, s_in, lane);  // A^(Items 32 u) s_in + before
 #pragma unroll
@@ -308,60 +311,40 @@ struct agent_lti {
     }
     __syncthreads();
 
-    // Determination: the thread's incoming state, each sub-run's from the
-    // one before, then the sub-runs again.
+    // Determination: the thread's incoming state, then the run again.
     vec s = ts.warp_in[warp];
     power<0, log_warp>(p, s, lane);
 #pragma unroll
     for (int e = 0; e < K; ++e) s.v[e] += excl.v[e];
-    {
-      vec carry = s;
-#pragma unroll
-      for (int r = 0; r < Runs; ++r) {
-        vec const v = sub[r];
-        sub[r] = carry;  // sub-run r's incoming state
-        if (r + 1 < Runs) mat_mul_add(p.sub, carry, v);
-      }
-    }
     if constexpr (Correct) {
 #pragma unroll
-      for (int j = 0; j < run_items; ++j)
+      for (int j = 0; j < Items; ++j) {
+        int const k = at(j);
+        T acc = run[k];
 #pragma unroll
-        for (int r = 0; r < Runs; ++r) {
-          int const k = at(r * run_items + j);
-          T acc = run[k];
-#pragma unroll
-          for (int e = 0; e < K; ++e) acc = fma(p.resp[j][e], sub[r].v[e], acc);
-          run[k] = acc;
-        }
-      if (zf_j >= 0) {  // the state after item zf_j: A^(j + 1) s_in(r) + the zero-state sub-run's
-        int const r = zf_j / run_items;
-        vec z{};
-#pragma unroll
-        for (int q = 0; q < Runs; ++q)
-          if (q == r) z = sub[q];
-        for (int j = r * run_items; j <= zf_j; ++j) (void)p.sys.step(z.v, T(0));
+        for (int e = 0; e < K; ++e) acc = fma(p.resp[j][e], s.v[e], acc);
+        run[k] = acc;
+      }
+      if (zf_j >= 0) {  // the state after item zf_j: A^(j + 1) s_in + the zero-state run's
+        vec z = s;
+#pragma unroll 1  // one thread per sequence: kept small
+        for (int j = 0; j <= zf_j; ++j) (void)p.sys.step(z.v, T(0));
 #pragma unroll
         for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = z.v[e] + ts.zf0.v[e];
       }
     } else {
-      if (zf_j >= 0) {  // the state after item zf_j, from sub-run r's incoming one
-        int const r = zf_j / run_items;
-        vec z{};
-#pragma unroll
-        for (int q = 0; q < Runs; ++q)
-          if (q == r) z = sub[q];
-        for (int i = r * run_items; i <= zf_j; ++i) (void)p.sys.step(z.v, run[at(i)]);
+      if (zf_j >= 0) {  // the state after item zf_j, from the incoming one
+        vec z = s;
+#pragma unroll 1  // one thread per sequence: kept small
+        for (int i = 0; i <= zf_j; ++i) (void)p.sys.step(z.v, run[at(i)]);
 #pragma unroll
         for (int e = 0; e < K; ++e) p.zf[seq * p.state_stride + e] = z.v[e];
       }
 #pragma unroll
-      for (int j = 0; j < run_items; ++j)
-#pragma unroll
-        for (int r = 0; r < Runs; ++r) {
-          int const k = at(r * run_items + j);
-          run[k] = p.sys.step(sub[r].v, run[k]);
-        }
+      for (int j = 0; j < Items; ++j) {
+        int const k = at(j);
+        run[k] = p.sys.step(s.v, run[k]);
+      }
     }
     __syncthreads();
     T* const y = p.y + base + tid * es;
@@ -398,7 +381,8 @@ struct lti_lanes_params {
 };
 
 template <class T, class System>
-__global__ void __launch_bounds__(128) lti_lanes_kernel(__grid_constant__ lti_lanes_params<T, System> const p) {
+__global__ void __launch_bounds__(128)
+    lti_lanes_kernel(__grid_constant__ lti_lanes_params<T, System> const p) {
   constexpr int K = System::K;
   std::int64_t const seq = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (seq >= p.lay.count) return;

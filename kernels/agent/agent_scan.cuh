@@ -2,9 +2,9 @@
 // Single-pass device-wide scan over any associative operator: tiles of the
 // flattened batch, staged through shared memory so that each thread owns a
 // contiguous run, a block scan of the runs, the value-space look-back of
-// scan_tile_status.cuh between tiles, and the results stored from shared
-// memory, coalesced. Memory is read once and written once; results are
-// bitwise reproducible run to run for any operator.
+// lookback.cuh between tiles, and the results stored from shared memory,
+// coalesced. Memory is read once and written once; results are bitwise
+// reproducible run to run for any operator.
 //
 // Batches (layout.count > 1) are one flat scan of segmented values (see
 // dispatch_scan.cuh): a segment start resets the scan, and the look-back
@@ -13,9 +13,51 @@
 #include <cstdint>
 #include <cstring>
 
-#include "scan_tile_status.cuh"
+#include "lookback.cuh"
 
 namespace recur::kernels {
+
+// Operators may say that a value makes everything before it irrelevant.
+template <class Op, class V>
+__device__ __forceinline__ bool scan_resets(Op const& op, V const& v) {
+  if constexpr (requires { op.resets(v); })
+    return op.resets(v);
+  else
+    return false;
+}
+
+// A tile's status for a value V: when V and a 32-bit state fit in 16 bytes,
+// one word of 8 or 16 bytes (the state in the first 4 bytes, or 8 when V
+// holds doubles); larger values are records of 16-byte words of a 4-byte tag
+// and 12 bytes of the value each.
+template <class V>
+inline constexpr int scan_tag_bytes = alignof(V) > 4 ? 8 : 4;
+template <class V>
+inline constexpr bool scan_packed = scan_tag_bytes<V> + sizeof(V) <= 16 && alignof(V) <= 8;
+template <class V>
+using scan_record =
+    std::conditional_t<scan_packed<V>,
+                       tagged_record<V, scan_tag_bytes<V> + sizeof(V) <= 8 ? 8 : 16, scan_tag_bytes<V>>,
+                       tagged_record<V, 16, 4>>;
+template <class V>
+using scan_tile_status = tile_status<scan_record<V>>;
+
+// The look-back's fold: op(...op(op(base, A_(j+1)), A_(j+2))..., A_(k-1)),
+// eight shared-memory loads ahead of the chain of operations. The remainder
+// loop stays rolled: nvcc 13.0 (sm_90, -O2) miscompiles it when it unrolls
+// it for some value types (segmented values of 16, 20 and 28 bytes: folds of
+// 4 or more entries came out wrong; test_device_scan's
+// segmented_padded_values). It is at most 7 operations.
+template <class V, class Op>
+struct scan_fold {
+  using result = V;
+  Op const& op;
+  __device__ __forceinline__ bool ends(V const& v) const { return scan_resets(op, v); }
+  template <class Stack>
+  __device__ __forceinline__ V operator()(V const& base, Stack const& stack, int depth) const {
+    return fold_stack<8, true>(base, stack, depth, [&](V const& acc, V const& x) { return op(acc, x); });
+  }
+};
 
 // Where the data is and what to write: `Access` provides
 //   V load(seq, i) const         element i of sequence seq as a scan value
@@ -69,7 +111,8 @@ struct agent_scan {
       p *= 2;
     return p;
   }();
-  static constexpr int part_items = Items / run_parts, part_chunks = run_chunks > 0 ? run_chunks / run_parts : 0;
+  static constexpr int part_items = Items / run_parts,
+                       part_chunks = run_chunks > 0 ? run_chunks / run_parts : 0;
   static constexpr int gcd8(int c) { return c % 8 == 0 ? 8 : c % 4 == 0 ? 4 : c % 2 == 0 ? 2 : 1; }
   static constexpr int rotate_every = 8 / gcd8(run_chunks > 0 ? run_chunks : 1);
   __device__ static constexpr int chunk_slot(int g) {
@@ -105,7 +148,8 @@ struct agent_scan {
     auto* const bytes = reinterpret_cast<unsigned char*>(x);
 #pragma unroll
     for (int c = 0; c < part_chunks; ++c) {
-      uint4 const w = reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(run_chunks * o + part_chunks * part + c)];
+      uint4 const w =
+          reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(run_chunks * o + part_chunks * part + c)];
       std::memcpy(bytes + 16 * c, &w, 16);
     }
   }
@@ -150,7 +194,8 @@ struct agent_scan {
       for (int part = 0; part < run_parts; ++part) {
         uint4 w[part_chunks];
 #pragma unroll
-        for (int j = 0; j < part_chunks; ++j) w[j] = src[(part * part_chunks + j) * Block + static_cast<int>(tid)];
+        for (int j = 0; j < part_chunks; ++j)
+          w[j] = src[(part * part_chunks + j) * Block + static_cast<int>(tid)];
 #pragma unroll
         for (int j = 0; j < part_chunks; ++j)
           reinterpret_cast<uint4*>(ts.items)[chunk_slot((part * part_chunks + j) * Block + int(tid))] = w[j];
@@ -207,7 +252,8 @@ struct agent_scan {
       V const u = shfl_up(inc, d);
       if (lane >= d && int(tid) < active) inc = op(u, inc);
     }
-    int const last_in_warp = active - 1 - static_cast<int>(warp) * 32;  // lane of the warp's last active thread
+    int const last_in_warp =
+        active - 1 - static_cast<int>(warp) * 32;  // lane of the warp's last active thread
     if (last_in_warp >= 0 && int(lane) == (last_in_warp < 31 ? last_in_warp : 31)) ts.warp_total[warp] = inc;
     __syncthreads();
     int const active_warps = (active + 31) / 32;
@@ -232,12 +278,13 @@ struct agent_scan {
     // The tile's exclusive prefix.
     if (warp == 0) {
       if (tile == 0) {
-        if (lane == 0) st.publish(0, scan_inclusive, aggregate);
+        if (lane == 0) st.publish(0, lookback_inclusive, aggregate);
       } else {
-        if (lane == 0) st.publish(tile, scan_aggregate, aggregate);
-        V const e = st.template exclusive_prefix<LookbackDepth, LookbackWords>(tile, ts.walk, lane, op);
+        if (lane == 0) st.publish(tile, lookback_aggregate, aggregate);
+        V const e =
+            st.template lookback<LookbackDepth, LookbackWords>(tile, 0, ts.walk, lane, scan_fold<V, Op>{op});
         if (lane == 0) {
-          st.publish(tile, scan_inclusive, op(e, aggregate));
+          st.publish(tile, lookback_inclusive, op(e, aggregate));
           ts.exclusive = e;
         }
       }
@@ -296,7 +343,8 @@ struct agent_scan {
       auto* dst = reinterpret_cast<uint4*>(acc.out + f0);
 #pragma unroll
       for (int j = 0; j < run_chunks; ++j)
-        dst[j * Block + static_cast<int>(tid)] = reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(j * Block + int(tid))];
+        dst[j * Block + static_cast<int>(tid)] =
+            reinterpret_cast<uint4 const*>(ts.items)[chunk_slot(j * Block + int(tid))];
     } else {
 #pragma unroll
       for (int j = 0; j < Items; ++j) {

@@ -2,13 +2,17 @@
 // Kernel-side view of a linrec problem: element access through the layout,
 // with sequence starts folded into the data. Element 0 of sequence k becomes
 // the constant map (0, s_0 init_k + t_0), so a batch of sequences is one scan
-// of maps whose boundaries need no flags (see ops::compose_resetting).
+// of maps whose boundaries need no flags (see ops::compose_resetting). And
+// the look-back's record and fold for the single-pass agents.
 
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include <recur/detail/linrec_problem.hpp>
 #include <recur/ops/affine.hpp>
 #include "../thread/thread_ops.cuh"
+#include "lookback.cuh"
 
 namespace recur::kernels {
 
@@ -44,11 +48,11 @@ struct linrec_params {
 // in can be that one. Returns the tile to wait for (its first status word,
 // published after its loads), or -1.
 template <class T>
-__device__ __forceinline__ std::int64_t init_tile_to_await(detail::linrec_problem<T> const& p, std::int64_t tile,
-                                                         std::int64_t tile_items) {
+__device__ __forceinline__ std::int64_t init_tile_to_await(detail::linrec_problem<T> const& p,
+                                                           std::int64_t tile, std::int64_t tile_items) {
   if (!p.final_state || p.final_state != p.init) return -1;
   std::int64_t const n = p.lay.n, f0 = tile * tile_items;
-  std::int64_t const start = f0 / n * n;  // element 0 of the tile's first sequence
+  std::int64_t const start = f0 / n * n;       // element 0 of the tile's first sequence
   if (start + n > f0 + tile_items) return -1;  // that sequence does not end in this tile
   std::int64_t const first = start / tile_items;
   return first < tile - 1 ? first : -1;
@@ -60,5 +64,53 @@ template <class T>
 __device__ __forceinline__ T determine(T s, T t, T w) {
   return s == T(0) ? t : fma(s, w, t);
 }
+
+// A tile's status: one word of 2 sizeof(T) bytes holding its map (a, b),
+// read and written whole. The inclusive value w_out is published as the
+// constant map (0, w_out); any map with a == 0 reads as inclusive, since it
+// is the tile's outgoing state whatever came before (a constant map ends a
+// walk, which needs no history). a's bits all ones (the 0xff memset) read as
+// nothing published; a NaN a is stored canonical, so it never collides.
+template <class T>
+struct linrec_record {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  using value = ops::affine<T>;
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  using word = status_word<2 * sizeof(T)>;
+  static constexpr int words = 1;
+
+  __device__ __forceinline__ static void encode(std::uint32_t, value const& m, word (&w)[1]) {
+    bits a = __builtin_bit_cast(bits, m.a);
+    if (m.a != m.a) a = __builtin_bit_cast(bits, T(NAN));
+    bits const h[2] = {a, __builtin_bit_cast(bits, m.b)};
+    std::memcpy(&w[0], h, sizeof(h));
+  }
+  __device__ __forceinline__ static std::uint32_t decode(word const (&w)[1], value& m) {
+    bits h[2];
+    std::memcpy(h, &w[0], sizeof(h));
+    if (h[0] == ~bits(0)) return lookback_invalid;
+    m = {__builtin_bit_cast(T, h[0]), __builtin_bit_cast(T, h[1])};
+    return m.a == T(0) ? lookback_inclusive : lookback_aggregate;
+  }
+};
+
+template <class T>
+using linrec_tile_status = tile_status<linrec_record<T>>;
+
+// The look-back's fold in value space: the walk's base is a constant map
+// (its outgoing state b), the aggregates apply to it forward with the fused
+// multiply-add a tile uses to publish its own outgoing state. Batch
+// shared-memory loads go ahead of the dependent chain.
+template <class T, int Batch>
+struct linrec_fold {
+  using result = T;
+  static constexpr bool shuffle_base = true;
+  __device__ __forceinline__ bool ends(ops::affine<T> const&) const { return false; }  // the record says
+  template <class Stack>
+  __device__ __forceinline__ T operator()(ops::affine<T> const& base, Stack const& stack, int depth) const {
+    return fold_stack<Batch>(base.b, stack, depth,
+                             [](T w, ops::affine<T> const& m) { return apply_resetting(m, w); });
+  }
+};
 
 }  // namespace recur::kernels

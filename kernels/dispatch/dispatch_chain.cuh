@@ -125,16 +125,6 @@ struct mobius_access {
   }
 };
 
-// Tiles for values of 16 B to 600 B: fewer threads and items as they grow
-// (a tile of 3x3 f32 steps, 52 B, is 256 x 2; of 8x8 f64 steps, 584 B,
-// 64 x 1), 32-predecessor look-back rounds.
-template <class V>
-struct chain_policy {
-  static constexpr int block = sizeof(V) <= 64 ? 256 : sizeof(V) <= 160 ? 128 : 64;
-  static constexpr int items = sizeof(V) <= 160 ? 2 : 1;
-  static constexpr int lookback_depth = 32, lookback_words = 1;
-};
-
 // n == 0: the final state is the initial state (`values` per sequence).
 template <class T>
 __global__ void chain_copy_state_kernel(T const* init, T init_value, T* final_state, std::int64_t total) {

@@ -17,7 +17,7 @@
 
 #include <cuda_runtime.h>
 
-#include <recur/linrec.hpp>
+#include <recur/types.hpp>
 #include "../agent/agent_linrec_lanes.cuh"
 #include "../agent/agent_linrec_pipe.cuh"
 #include "../agent/agent_linrec_three_kernel.cuh"
@@ -56,15 +56,22 @@ bool linrec_tiles_forget(detail::linrec_problem<T> const& p, int tile_items) {
   return tile_items * std::log2(a) < limit;
 }
 
+// Forms, first that applies:
+//   none          nothing to scan (n or count zero): final_state = init
+//   three_kernel  asked for (linrec_variant::three_kernel)
+//   lanes         interleaved batches of linrec_lanes_min_count sequences or
+//                 more: one sequence per thread
+//   pipe          asked for (pipelined), or automatic when every tile's map
+//                 provably forgets (linrec_tiles_forget), on a dense
+//                 contiguous 16-byte-aligned batch; it loses to the tiles
+//                 agent when walks go far back
+//   tiles         otherwise
 template <class T>
 linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_variant v) {
   if (p.lay.n == 0 || p.lay.count == 0) return linrec_agent::none;
   if (v == linrec_variant::three_kernel) return linrec_agent::three_kernel;
   if (p.lay.count >= linrec_lanes_min_count && p.lay.batch_stride == 1 && p.lay.n > 1)
     return linrec_agent::lanes;
-  // The pipelined agent when asked for, or when the maps provably forget
-  // within a tile; not otherwise, since it loses to the tiles agent on
-  // long-memory data (doc/performance.md, "The pipelined variant").
   if ((v == linrec_variant::pipelined ||
        (v == linrec_variant::automatic && linrec_tiles_forget(p, linrec_pipe_agent<T>::tile_items))) &&
       linrec_pipe_agent<T>::serves(p))

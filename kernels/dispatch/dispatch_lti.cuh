@@ -42,6 +42,7 @@
 #include <recur/config.hpp>
 #include <recur/layout/layout.hpp>
 #include "../agent/agent_lti.cuh"
+#include "../tuning/tuning_lti.cuh"
 
 namespace recur::kernels {
 
@@ -182,61 +183,6 @@ inline bool all_finite(std::span<T const> c) {
   return true;
 }
 
-// --- tuning -----------------------------------------------------------------
-
-// Tile shapes, from bench/tune_lti on the H100 (f32, one lane of 2^24
-// samples and 64 lanes of 2^18, the host's enqueue hidden behind a spin
-// kernel, inputs rotated through 4 copies so none stays in L2;
-// bench/results/h100-tune-lti-offsets.log, 2026-11-24, after the agent's
-// run offsets became compile-time constants: the 8-value cascade fell from
-// 127 to 80 registers, and every system gained 3-11 points of copy):
-// - tiles that forget (A^tile zero in T, so no walk goes past the first
-//   predecessor), states of up to 4 values: 128 threads x 32 samples at 6
-//   blocks per SM, corrected (agent_lti's Correct): lfilter order 1 77.2 /
-//   78.4% of copy (one lane / 64 lanes), order 4 74.9 / 75.8%, DPCM decode
-//   order 2 77.0 / 77.9%. The shapes of before (256 x 16 at 6, 128 x 16 at
-//   8) measured 74.6 / 75.8%, 67.8%, 74.3%.
-// - larger states (a 4-section sosfilt, K = 8): 128 x 32 at 3 blocks per SM,
-//   plain: 58.8 / 59.4% (128 x 32 at 5: 59.0 / 59.6%, the same; corrected at
-//   6: 49.9%; 256 x 32 at 3: 53.8%; 128 x 16 at 6: 50%).
-// - long memory (a walk may go far back, and fewer, longer tiles pay), states
-//   of up to 4 values: 256 x 32 at 3 blocks per SM, plain. A pole at 0.99999:
-//   68.4% of copy on one lane against 47.6% at 128 x 32 (75.2 / 75.4% on 64
-//   lanes); poles 0.9999 and 0.999: 66.4% against 38.2% (73.0 / 75.8%).
-//   Larger states: 128 x 32 at 2, as before (not re-tuned).
-// f64: 128 x 16 (16 KB tiles, as 128 x 32 f32) at 4 blocks per SM (2 for
-// states over 4 values), not tuned separately.
-template <int B, int I, int D, int M, bool C = false, int R = 1>
-struct lti_shape {
-  static constexpr int block = B, items = I, depth = D, min_blocks = M;
-  static constexpr bool correct = C;  // agent_lti's output-correcting determination
-  static constexpr int runs = R;      // agent_lti's sub-runs per thread
-};
-template <class Policy>
-constexpr bool lti_correct() {
-  if constexpr (requires { Policy::correct; })
-    return Policy::correct;
-  else
-    return false;
-}
-template <class Policy>
-constexpr int lti_runs() {
-  if constexpr (requires { Policy::runs; })
-    return Policy::runs;
-  else
-    return 1;
-}
-template <class T, int K>
-using lti_policy_short = std::conditional_t<
-    sizeof(T) == 4,
-    std::conditional_t<(K <= 4), lti_shape<128, 32, 128, 6, true>, lti_shape<128, 32, 128, 3>>,
-    lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
-template <class T, int K>
-using lti_policy_long =
-    std::conditional_t<sizeof(T) == 4,
-                       std::conditional_t<(K <= 4), lti_shape<256, 32, 128, 3>, lti_shape<128, 32, 128, 2>>,
-                       lti_shape<128, 16, 128, K <= 4 ? 4 : 2>>;
-
 // --- dispatch ---------------------------------------------------------------
 
 // zf = zi (or zeros) for empty sequences.
@@ -249,19 +195,12 @@ __global__ void lti_state_copy_kernel(T const* zi, T* zf, std::int64_t count, in
   }
 }
 
-// x and y follow `lay` (y may equal x); zi and zf (device, may be null, may
-// be equal) hold each sequence's K state values at seq * state_stride.
-// Errors: cudaErrorInvalidValue for a negative size or too little temporary
-// storage.
 // long double -> T, with the values too small for T's smallest denormal
 // (half of it or less: those round to zero) given as zero without the
 // conversion. The result is the same; the point is the host's time: on x86
 // an x87 conversion that underflows takes a microcode assist (hundreds of
-// cycles on Intel cores), and the high powers of a decaying A are full of
-// such values (A^4096 of a filter with poles at 0.9 holds entries near
-// 1e-188): an H100 host took about 33 us per call converting a 4-section
-// sosfilt's 8 x 8 powers (bench/probe_enqueue: 42 us for dispatch_lti against
-// 9 us for its memset and launch alone).
+// cycles), and the high powers of a decaying A are full of such values
+// (A^4096 of a filter with poles at 0.9 holds entries near 1e-188).
 template <class T>
 inline T lti_narrow(long double v) {
   long double const m = v < 0 ? -v : v;
@@ -349,11 +288,6 @@ lti_power_chain<K> const& cached_power_chain(System const& sys, int top) {
   return *last.chain;
 }
 
-// Many short or strided sequences: one thread each.
-inline bool lti_use_lanes(layout const& lay, std::int64_t tile_items) {
-  return lay.count >= 4096 && (lay.element_stride != 1 || lay.n <= 2 * tile_items);
-}
-
 // One tile shape: sizes (null temp) or launches.
 // `chain` (may be null: the cached one) holds at least log2(Items) + levels
 // powers.
@@ -362,12 +296,10 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
                        layout const& lay, T const* zi, T* zf, std::int64_t state_stride, cudaStream_t stream,
                        lti_power_chain<System::K> const* chain = nullptr) {
   constexpr int K = System::K;
-  constexpr bool correct = lti_correct<Policy>();
-  constexpr int runs = lti_runs<Policy>();
   using agent = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, true,
-                          correct, runs>;
+                          Policy::correct>;
   using strided = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, false,
-                            correct, runs>;
+                            Policy::correct>;
   using status = typename agent::status;
   std::int64_t const tps = agent::tiles_per_seq(lay.n);
   std::int64_t const tiles = tps * lay.count;
@@ -387,12 +319,12 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
   p.zf = zf;
   p.state_stride = state_stride;
   p.tiles_per_seq = tps;
-  if constexpr (correct) {  // resp[j][c]: output j of a zero-sample run from unit state c
+  if constexpr (Policy::correct) {  // resp[j][c]: output j of a zero-sample run from unit state c
     auto const hs = sys.template cast<long double>();
     for (int c = 0; c < K; ++c) {
       long double s[K] = {};
       s[c] = 1;
-      for (int j = 0; j < agent::run_items; ++j) p.resp[j][c] = lti_narrow<T>(hs.step(s, 0.0L));
+      for (int j = 0; j < Policy::items; ++j) p.resp[j][c] = lti_narrow<T>(hs.step(s, 0.0L));
     }
   }
   // A^Items and its squares, rounded to T at the end.
@@ -402,9 +334,6 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
   for (int s = 0; s < agent::levels; ++s)
     for (int r = 0; r < K; ++r)
       for (int c = 0; c < K; ++c) p.pow[s][r][c] = lti_narrow<T>(chain->p[log_items + s].m[r][c]);
-  constexpr int log_sub = lti_log2(agent::run_items);  // A^(Items / Runs): chain entry log_sub
-  for (int r = 0; r < K; ++r)
-    for (int c = 0; c < K; ++c) p.sub[r][c] = lti_narrow<T>(chain->p[log_sub].m[r][c]);
   p.forget = chain->p[log_items + agent::levels - 1].template zero_in<T>();
   status const st = status::carve(d_temp, tiles);
   cudaError_t const e = cudaMemsetAsync(d_temp, 0xff, bytes, stream);
@@ -418,20 +347,25 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
 
 // x and y follow `lay` (y may equal x); zi and zf (device, may be null, may
 // be equal) hold each sequence's K state values at seq * state_stride.
-// Policy: a tile shape (lti_shape), or void for the tuned choice above.
-// Errors: cudaErrorInvalidValue for a negative size or too little temporary
-// storage.
+// Policy: a tile shape (lti_shape) for every tiled call, or void for
+// lti_policy's. Errors: cudaErrorInvalidValue for a negative size or too
+// little temporary storage.
+//
+// Forms, first that applies:
+//   nothing to do     empty: zf = zi for empty sequences
+//   lti_lanes_kernel  many sequences (lti_lanes_min_count), strided or short
+//                     (at most two lti_lanes_tile): one thread each
+//   tiles, forgetting the forgetting shape's tile power is zero in T
+//   tiles, long       otherwise
 template <class T, class Policy = void, class System>
 cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys, T const* x, T* y,
                          layout const& lay, T const* zi, T* zf, std::int64_t state_stride,
                          cudaStream_t stream) {
   constexpr int K = System::K;
-  using shorter = lti_policy_short<T, K>;
   if (lay.n < 0 || lay.count < 0) return cudaErrorInvalidValue;
-  // The lanes kernel's threshold stays where it was tuned: tiles of 2048
-  // samples (4096 for the f32 cascades of more than 4 state values).
-  constexpr std::int64_t lanes_tile = sizeof(T) == 4 && K > 4 ? 4096 : 2048;
-  if (lay.n == 0 || lay.count == 0 || lti_use_lanes(lay, lanes_tile)) {
+  bool const lanes =
+      lay.count >= lti_lanes_min_count && (lay.element_stride != 1 || lay.n <= 2 * lti_lanes_tile<T, K>);
+  if (lay.n == 0 || lay.count == 0 || lanes) {
     if (d_temp == nullptr) {
       temp_bytes = 1;
       return cudaSuccess;
@@ -451,22 +385,25 @@ cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sy
   if constexpr (!std::is_void_v<Policy>) {
     return launch_lti<T, Policy>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream);
   } else {
-    using longer = lti_policy_long<T, K>;
+    using forgetting = typename lti_policy<T, K>::forgetting;
+    using long_memory = typename lti_policy<T, K>::long_memory;
     if (d_temp == nullptr) {  // enough for either shape (the choice needs the powers)
       std::size_t a = 0, b = 0;
-      cudaError_t e = launch_lti<T, shorter>(nullptr, a, sys, x, y, lay, zi, zf, state_stride, stream);
+      cudaError_t e = launch_lti<T, forgetting>(nullptr, a, sys, x, y, lay, zi, zf, state_stride, stream);
       if (e == cudaSuccess)
-        e = launch_lti<T, longer>(nullptr, b, sys, x, y, lay, zi, zf, state_stride, stream);
+        e = launch_lti<T, long_memory>(nullptr, b, sys, x, y, lay, zi, zf, state_stride, stream);
       temp_bytes = a > b ? a : b;
       return e;
     }
-    // Short memory: the short shape's tile power is zero in T.
-    constexpr int log_short = lti_log2(shorter::block * shorter::items),
-                  log_long = lti_log2(longer::block * longer::items);
-    lti_power_chain<K> const& chain = cached_power_chain<K>(sys, log_short > log_long ? log_short : log_long);
-    if (!chain.p[log_short].template zero_in<T>())
-      return launch_lti<T, longer>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream, &chain);
-    return launch_lti<T, shorter>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream, &chain);
+    constexpr int log_forgetting = lti_log2(forgetting::block * forgetting::items),
+                  log_long = lti_log2(long_memory::block * long_memory::items);
+    lti_power_chain<K> const& chain =
+        cached_power_chain<K>(sys, log_forgetting > log_long ? log_forgetting : log_long);
+    if (chain.p[log_forgetting].template zero_in<T>())
+      return launch_lti<T, forgetting>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream,
+                                       &chain);
+    return launch_lti<T, long_memory>(d_temp, temp_bytes, sys, x, y, lay, zi, zf, state_stride, stream,
+                                      &chain);
   }
 }
 

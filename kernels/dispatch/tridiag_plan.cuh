@@ -18,7 +18,7 @@
 #include <utility>
 
 #include <recur/layout/layout.hpp>
-#include <recur/tridiag.hpp>
+#include <recur/types.hpp>
 #include "../agent/agent_tridiag_columns.cuh"
 #include "../agent/agent_tridiag_direct.cuh"
 #include "../agent/agent_tridiag_partition.cuh"

@@ -1,4 +1,5 @@
-// CPU backend of linrec: the P-scheme on threads (Wakatani 2012, section II).
+// CPU backend of linrec: the P-scheme on threads (lib/cpu/pscheme.hpp) over
+// affine maps, and interleaved batches by blocks of adjacent sequences.
 //
 // An interleaved batch advances blocks of adjacent sequences row by row. A
 // batch with at least as many sequences as threads runs one sequence per
@@ -8,56 +9,50 @@
 //   propagation:     one thread walks the P chunk maps in order, giving each
 //                    chunk's incoming state, w_in(p+1) = A_p w_in(p) + B_p;
 //   determination:   each thread re-runs its chunk from w_in(p).
-// P comes from the paper's cost model (see pscheme_cpu_threads).
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <vector>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include <recur/ops/affine.hpp>
 #include "../linrec_backends.hpp"
+#include "pscheme.hpp"
 
 namespace recur::detail {
-
-// Cost model: T(P) = c_elem * N / P + c_sync * P, so the best P is
-// sqrt(c_elem * N / c_sync). The pre-computation and determination together
-// cost c_elem ~ 2 ns per element (two passes, memory bound); a parallel
-// region with its barrier costs c_sync ~ 10 us per thread taking part
-// (measured on the 2-core build machine: fork/join + barrier of an OpenMP
-// region, see doc/pscheme.md). Hence P_opt = sqrt(N / 5000), clamped to the
-// threads available.
-int pscheme_cpu_threads(std::int64_t n, int max_threads) {
-  double const p = std::sqrt(static_cast<double>(n) / 5000.0);
-  return static_cast<int>(std::clamp<double>(std::floor(p), 1.0, std::max(1, max_threads)));
-}
-
 namespace {
 
+// w_i = s_i w_{i-1} + t_i, where s_i == 0 gives t_i whatever w_{i-1} is
+// (as the GPU backend does: a non-finite state does not cross such a step).
 template <class T>
-struct view {
+T step(T s, T t, T x) {
+  return s == T(0) ? t : s * x + t;
+}
+
+// The P-scheme policy of a linrec problem: the state is w, a chunk's map the
+// composition of its affine steps.
+template <class T>
+struct linrec_policy {
+  using state = T;
+  using map = ops::affine<T>;
   linrec_problem<T> const& p;
+
   T s(std::int64_t i, std::int64_t k) const { return p.s ? p.s[p.lay.offset(i, k)] : p.s_value; }
   T t(std::int64_t i, std::int64_t k) const { return p.t ? p.t[p.lay.offset(i, k)] : p.t_value; }
-  T run(std::int64_t k, std::int64_t begin, std::int64_t end, T x) const {  // determination
-    for (std::int64_t i = begin; i < end; ++i) {
+  state init(std::int64_t k) const { return p.init_of(k); }
+  map reduce(std::int64_t k, std::int64_t b, std::int64_t e) const {
+    auto m = ops::affine_identity<T>();
+    for (std::int64_t i = b; i < e; ++i) m = ops::compose_resetting{}(m, ops::affine<T>{s(i, k), t(i, k)});
+    return m;
+  }
+  state apply(map const& m, state x) const { return step(m.a, m.b, x); }
+  state run(std::int64_t k, std::int64_t b, std::int64_t e, state x) const {
+    for (std::int64_t i = b; i < e; ++i) {
       x = step(s(i, k), t(i, k), x);
       p.w[p.lay.offset(i, k)] = x;
     }
     return x;
   }
-  ops::affine<T> compose(std::int64_t k, std::int64_t begin, std::int64_t end) const {
-    auto m = ops::affine_identity<T>();
-    for (std::int64_t i = begin; i < end; ++i)
-      m = ops::compose_resetting{}(m, ops::affine<T>{s(i, k), t(i, k)});
-    return m;
+  void finish(std::int64_t k, state x) const {
+    if (p.final_state) p.final_state[k] = x;
   }
-  // w_i = s_i w_{i-1} + t_i, where s_i == 0 gives t_i whatever w_{i-1} is
-  // (as the GPU backend does: a non-finite state does not cross such a step).
-  static T step(T s, T t, T x) { return s == T(0) ? t : s * x + t; }
 };
 
 // Interleaved batches (batch_stride 1): a block of adjacent sequences is
@@ -79,7 +74,7 @@ void linrec_lane_blocks(linrec_problem<T> const& p, int threads) {
       for (std::int64_t j = 0; j < m; ++j) {
         T const s = p.s ? p.s[row + j] : p.s_value;
         T const t = p.t ? p.t[row + j] : p.t_value;
-        x[j] = view<T>::step(s, t, x[j]);
+        x[j] = step(s, t, x[j]);
         p.w[row + j] = x[j];
       }
     }
@@ -88,74 +83,15 @@ void linrec_lane_blocks(linrec_problem<T> const& p, int threads) {
   }
 }
 
-int available_threads(int requested) {
-#ifdef _OPENMP
-  int const hw = omp_get_max_threads();
-#else
-  int const hw = 1;
-#endif
-  return requested > 0 ? requested : hw;
-}
-
 }  // namespace
 
 template <class T>
 void linrec_cpu(linrec_problem<T> const& p, int threads) {
-  view<T> const v{p};
-  std::int64_t const n = p.lay.n, count = p.lay.count;
-  int const max_threads = available_threads(threads);
-
-  if (p.lay.batch_stride == 1 && count >= 16 && n > 1) {
-    linrec_lane_blocks(p, max_threads);
-    return;
-  }
-  if (count >= max_threads || n < 2) {
-    int const nt = static_cast<int>(std::min<std::int64_t>(max_threads, count));
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (std::int64_t k = 0; k < count; ++k) {
-      T const last = v.run(k, 0, n, p.init_of(k));
-      if (p.final_state) p.final_state[k] = last;
-    }
-    return;
-  }
-
-  int const P = pscheme_cpu_threads(n, max_threads);
-  std::vector<ops::affine<T>> chunk(static_cast<std::size_t>(P));
-  std::vector<T> incoming(static_cast<std::size_t>(P));
-  auto const bounds = [&](int q) { return n * q / P; };  // chunk q is [bounds(q), bounds(q+1))
-  for (std::int64_t k = 0; k < count; ++k) {
-    if (P == 1) {
-      T const last = v.run(k, 0, n, p.init_of(k));
-      if (p.final_state) p.final_state[k] = last;
-      continue;
-    }
-#pragma omp parallel num_threads(P)
-    {
-#ifdef _OPENMP
-      int const q = omp_get_thread_num();
-      int const nq = omp_get_num_threads();
-#else
-      int const q = 0;
-      int const nq = 1;
-#endif
-      // Pre-computation (the OpenMP runtime may give fewer threads than asked:
-      // then each thread takes several chunks).
-      for (int c = q; c < P; c += nq) chunk[c] = v.compose(k, bounds(c), bounds(c + 1));
-#pragma omp barrier
-#pragma omp single
-      {  // Propagation: sequential over the P chunk maps, in value space.
-        T x = p.init_of(k);
-        for (int c = 0; c < P; ++c) {
-          incoming[c] = x;
-          x = view<T>::step(chunk[c].a, chunk[c].b, x);
-        }
-      }                                  // implicit barrier
-      for (int c = q; c < P; c += nq) {  // Determination.
-        T const last = v.run(k, bounds(c), bounds(c + 1), incoming[c]);
-        if (c == P - 1 && p.final_state) p.final_state[k] = last;
-      }
-    }
-  }
+  if (p.lay.batch_stride == 1 && p.lay.count >= 16 && p.lay.n > 1)
+    return linrec_lane_blocks(p, available_threads(threads));
+  // Chunks whenever pscheme_chunks gives more than one: its cost model
+  // already counts linrec's two passes (reduce_ratio 0).
+  pscheme(linrec_policy<T>{p}, p.lay.n, p.lay.count, threads, pscheme_costs{1, 0});
 }
 
 template void linrec_cpu<float>(linrec_problem<float> const&, int);

@@ -61,9 +61,9 @@ int thread_budget(int threads, std::int64_t tasks) {
 
 // Systems per Thomas block. Adjacent systems of a row share cache lines when
 // batch_stride < element_stride: two lines' worth of values then. Otherwise
-// one system at a time. (Advancing 8 contiguous systems together, to overlap
-// their chains of dependent divisions, ran 4x slower on 512 x 512: systems
-// a power of two apart fall into the same L1 sets.)
+// one system at a time: contiguous systems advanced together would sit a
+// system's length apart, and for power-of-two lengths fall into the same L1
+// sets.
 template <class T>
 std::int64_t thomas_width(layout const& lay) {
   if (lay.count > 1 && lay.batch_stride < lay.element_stride)

@@ -5,7 +5,7 @@
 #include <recur/kernels/dispatch/dispatch_chain.cuh>
 
 #include "../chain_backends.hpp"
-#include "filters_cuda.cuh"  // with_temp
+#include "cuda_check.hpp"
 
 namespace recur::detail {
 

@@ -4,8 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include "../filter_backends.hpp"
-#include "../linrec_backends.hpp"
+#include "../detail/cuda_support.hpp"
 #include "cuda_check.hpp"
 
 namespace recur {
@@ -60,10 +59,6 @@ void check_device_pointer(char const* fn, void const* ptr, char const* name) {
       (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
     throw invalid_argument(
         fmt::format("{}: {} = {} is host memory; recur::cuda needs device or managed memory", fn, name, ptr));
-}
-
-void check_device_pointer(void const* ptr, char const* name) {
-  check_device_pointer("recur::linrec", ptr, name);
 }
 
 void check_host_pointer(char const* fn, void const* ptr, char const* name) {

@@ -6,7 +6,7 @@
 #include <recur/kernels/dispatch/dispatch_dpcm_int.cuh>
 
 #include "../filter_backends.hpp"
-#include "filters_cuda.cuh"  // with_temp
+#include "cuda_check.hpp"
 
 namespace recur::detail {
 
@@ -23,7 +23,7 @@ void dpcm_int_cuda(bool encode, std::int64_t const* c, std::int64_t k, int shift
       [&](std::size_t& b) { return call(nullptr, b); }, [&](void* t, std::size_t b) { return call(t, b); });
 }
 
-#define RECUR_DPCM_INT_CUDA(S)                                                                                 \
+#define RECUR_DPCM_INT_CUDA(S)                                                                              \
   template void dpcm_int_cuda<S>(bool, std::int64_t const*, std::int64_t, int, S const*, S*, layout const&, \
                                  S const*, CUstream_st*);
 RECUR_DPCM_INT_CUDA(std::int16_t)

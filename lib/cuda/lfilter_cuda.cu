@@ -13,17 +13,16 @@ namespace recur::detail {
 
 template <class T>
 void lfilter_cuda(T const* b, std::int64_t nb, T const* a, std::int64_t na, T const* x, T* y,
-                  layout const& lay, T const* zi, T* zf, CUstream_st* stream) {
+                  layout const& lay, T const* init, T* final_state, CUstream_st* stream) {
   std::span<T const> const bs(b, static_cast<std::size_t>(nb)), as(a, static_cast<std::size_t>(na));
-  std::size_t bytes = 0;
-  cuda_check(device::lfilter<T>(nullptr, bytes, bs, as, x, y, lay, zi, zf, stream),
-             "recur::device::lfilter (size query)");
-  void* temp = nullptr;
-  cuda_check(cudaMallocAsync(&temp, bytes, stream), "cudaMallocAsync");
-  cudaError_t const e = device::lfilter<T>(temp, bytes, bs, as, x, y, lay, zi, zf, stream);
-  cudaError_t const f = cudaFreeAsync(temp, stream);
-  cuda_check(e, "recur::device::lfilter");
-  cuda_check(f, "cudaFreeAsync");
+  with_temp(
+      "recur::device::lfilter", stream,
+      [&](std::size_t& bytes) {
+        return device::lfilter<T>(nullptr, bytes, bs, as, x, y, lay, init, final_state, stream);
+      },
+      [&](void* t, std::size_t bytes) {
+        return device::lfilter<T>(t, bytes, bs, as, x, y, lay, init, final_state, stream);
+      });
 }
 
 template void lfilter_cuda<float>(float const*, std::int64_t, float const*, std::int64_t, float const*,

@@ -11,14 +11,10 @@ namespace recur::detail {
 
 template <class T>
 void linrec_cuda(linrec_problem<T> const& p, CUstream_st* stream, linrec_variant variant) {
-  std::size_t bytes = 0;
-  cuda_check(device::linrec<T>(nullptr, bytes, p, stream, variant), "recur::device::linrec (size query)");
-  void* temp = nullptr;
-  cuda_check(cudaMallocAsync(&temp, bytes, stream), "cudaMallocAsync");
-  cudaError_t const e = device::linrec<T>(temp, bytes, p, stream, variant);
-  cudaError_t const f = cudaFreeAsync(temp, stream);
-  cuda_check(e, "recur::device::linrec");
-  cuda_check(f, "cudaFreeAsync");
+  with_temp(
+      "recur::device::linrec", stream,
+      [&](std::size_t& b) { return device::linrec<T>(nullptr, b, p, stream, variant); },
+      [&](void* t, std::size_t b) { return device::linrec<T>(t, b, p, stream, variant); });
 }
 
 }  // namespace recur::detail

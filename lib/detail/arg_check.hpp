@@ -1,11 +1,14 @@
 #pragma once
 // Argument checks shared by the host API's entry points (lib/linrec.cpp,
-// lib/tridiag.cpp): layouts, pointers and the memory they cover. Each check
-// throws recur::invalid_argument with a message that starts with the calling
-// function's name (`fn`, e.g. "recur::linrec") and names the argument and its
-// value. Header-only (inline), so that it needs no entry of its own in
-// lib/CMakeLists.txt; it is included by host .cpp files only (fmt).
+// chain.cpp, filter.cpp, tridiag.cpp): layouts, pointers, the memory they
+// cover and how outputs may overlap inputs, per-sequence state sizes,
+// host.threads. Each check throws recur::invalid_argument with a message that
+// starts with the calling function's name (`fn`, e.g. "recur::linrec") and
+// names the argument and its value. Header-only (inline), so that it needs no
+// entry of its own in lib/CMakeLists.txt; it is included by host .cpp files
+// only (fmt).
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -15,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <recur/error.hpp>
+#include <recur/executor.hpp>
 #include <recur/layout/layout.hpp>
 
 namespace recur::detail {
@@ -123,5 +127,62 @@ inline void check_layout(char const* fn, layout const& l, std::size_t elem_bytes
                           l.n, l.count, l.element_stride, l.batch_stride));
   }
 }
+
+// host.threads: 0 lets the library choose; a negative count is an error.
+inline void check_threads(char const* fn, host const& ex) {
+  if (ex.threads < 0) bad_argument(fn, fmt::format("host.threads = {} is negative", ex.threads));
+}
+
+// Every value of p[0, size) finite (coefficients).
+template <class T>
+void check_finite(char const* fn, char const* name, T const* p, std::int64_t size) {
+  for (std::int64_t j = 0; j < size; ++j)
+    if (!std::isfinite(p[j])) bad_argument(fn, fmt::format("{}[{}] = {} is not finite", name, j, p[j]));
+}
+
+// The layout every backend receives: the strides that an empty or degenerate
+// batch leaves unused made well defined (element_stride 1 when n <= 1,
+// batch_stride n * element_stride when count <= 1).
+inline layout normalised_layout(layout const& lay) {
+  layout l = lay;
+  if (l.n <= 1) l.element_stride = 1;
+  if (l.count <= 1) l.batch_stride = l.n * l.element_stride;
+  return l;
+}
+
+// The values of per-sequence state in a batch, count * per (per: `what`,
+// e.g. "order"), checked so that their bytes fit 64 bits.
+inline std::int64_t state_size(char const* fn, std::int64_t count, std::int64_t per, char const* what,
+                               std::size_t value_bytes) {
+  if (per > 0 &&
+      count > std::numeric_limits<std::int64_t>::max() / per / static_cast<std::int64_t>(value_bytes))
+    bad_argument(fn, fmt::format("layout.count * {} = {} * {} overflows", what, count, per));
+  return count * per;
+}
+
+// The overlap rules of every entry point: an output may be one input exactly
+// (in place), final_state may be init exactly, and nothing else may overlap
+// an output.
+struct overlap_check {
+  char const* fn;
+  void disjoint(byte_span a, char const* an, byte_span b, char const* bn) const {
+    if (a.intersects(b)) bad_argument(fn, fmt::format("{} overlaps {}", an, bn));
+  }
+  // out may be in exactly; any other overlap is rejected.
+  void in_place(void const* out, byte_span so, char const* on, void const* in, byte_span si,
+                char const* in_name) const {
+    if (out != in && so.intersects(si))
+      bad_argument(
+          fn, fmt::format("{} overlaps {} (only {} == {} exactly is allowed)", on, in_name, on, in_name));
+  }
+  // The state arrays against the output `out` (which must avoid both) and
+  // each other (final_state may be init exactly).
+  void state(byte_span out, char const* on, void const* init, byte_span si, void const* final_state,
+             byte_span sf) const {
+    disjoint(out, on, si, "init");
+    disjoint(sf, "final_state", out, on);
+    in_place(final_state, sf, "final_state", init, si, "init");
+  }
+};
 
 }  // namespace recur::detail

@@ -1,0 +1,137 @@
+#pragma once
+// The small types the public API shares: the value types each facility takes,
+// the enums, operand<T> and the option structs. Plain data: the device-level
+// dispatch (kernels/dispatch/) includes this header, never the host API
+// headers above it. The only functions here are to_string and
+// parse_tridiag_algorithm (defined in the library). Including it needs no
+// CUDA headers.
+//
+// State, in every facility: the options struct, the last argument, holds
+// pointers `init` (a null one means zero initial state, or `init_value`
+// where the facility has a scalar default) and `final_state` (null: not
+// wanted). Their sizes follow from the layout's count and the facility's
+// state size per sequence (doc/design.md, "The API convention").
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace recur {
+
+// ---------------------------------------------------------- value types --
+
+// The floating-point types of every facility.
+template <class T>
+concept real_value = std::same_as<T, float> || std::same_as<T, double>;
+
+// The sample types of the integer DPCM codecs.
+template <class S>
+concept dpcm_sample =
+    std::same_as<S, std::int16_t> || std::same_as<S, std::int32_t> || std::same_as<S, std::uint8_t>;
+
+// ------------------------------------------------------------- linrec --
+
+// An input that is either an array (laid out like the output) or one scalar
+// shared by every step.
+template <class T>
+struct operand {
+  T const* data = nullptr;
+  T value{};
+
+  operand(T const* p) : data(p) {}  // NOLINT: implicit on purpose
+  operand(T v) : value(v) {}        // NOLINT
+  bool is_scalar() const { return data == nullptr; }
+};
+
+enum class direction { forward, reverse };
+
+// Which GPU algorithm runs linrec (recur::host ignores it). All are the
+// P-scheme (doc/pscheme.md); doc/performance.md compares them.
+enum class linrec_variant {
+  automatic,     // single_pass; pipelined when s is a scalar whose power over one tile's length
+                 // lies far below the smallest subnormal, so that every tile provably forgets
+  single_pass,   // a tile on chip, decoupled look-back: memory read once, written once
+  three_kernel,  // the paper's literal form: transposed arrays in global memory, 3 kernels
+  // One pass by a persistent grid that keeps the next tile's loads in flight
+  // during each look-back. For dense contiguous layouts with 16-byte aligned
+  // arrays (others run single_pass). Faster than single_pass when the
+  // recurrence forgets within a tile (|s| bounded away from 1), slower when
+  // it does not (|s| close to 1); bitwise reproducible run to run, but not
+  // the same bits as single_pass.
+  pipelined,
+};
+
+template <class T>
+struct linrec_options {
+  direction dir = direction::forward;
+  T const* init = nullptr;   // per-sequence initial state (count values), or null
+  T init_value = T(0);       // initial state of every sequence when init is null
+  T* final_state = nullptr;  // if set, receives each sequence's last w (count values)
+  linrec_variant variant = linrec_variant::automatic;  // GPU only
+};
+
+// -------------------------------------------------------------- chains --
+
+// State of matrix_chain<K> and linrec_order_k: K (or k) values per sequence,
+// sequence s's at init + s * K.
+template <class T>
+struct chain_options {
+  T const* init = nullptr;   // initial state, count * K values; null: zero
+  T* final_state = nullptr;  // if set, receives each sequence's last state (count * K values)
+};
+
+template <class T>
+struct mobius_options {
+  T const* init = nullptr;   // p_{-1} per sequence (count values), or null
+  T init_value = T(0);       // p_{-1} of every sequence when init is null
+  T* final_state = nullptr;  // if set, receives each sequence's p_{n-1} (count values)
+};
+
+// ------------------------------------------------------------- filters --
+
+// State of lfilter and sosfilt: scipy's zi (init) and zf (final_state), with
+// the sequence axis first: `order` values per sequence (lfilter:
+// max(len(a), len(b)) - 1; sosfilt: 2 per section), sequence k's at
+// init + k * order. init may equal final_state (the state updated in place).
+template <class T>
+struct filter_options {
+  T const* init = nullptr;   // count * order values; null: zero (scipy's default)
+  T* final_state = nullptr;  // count * order values; null: not wanted
+};
+
+// State of the DPCM codecs: the k samples before each sequence's first,
+// newest first, sequence s's at init + s * k (k the predictor's order).
+template <class S>
+struct dpcm_options {
+  S const* init = nullptr;  // count * k samples; null: zero
+};
+
+// ------------------------------------------------------------- tridiag --
+
+enum class tridiag_algorithm {
+  automatic,   // chosen by the executor from the shape, layout and type (resolve_tridiag_algorithm)
+  thomas,      // Gaussian elimination without pivoting, one thread per system
+  cr,          // cyclic reduction (Hockney; Zhang et al. 2010 sec. 2.1)
+  pcr,         // parallel cyclic reduction (sec. 2.2)
+  rd,          // recursive doubling: a scan over 3x3 matrices (sec. 2.3)
+  cr_pcr,      // CR down to a small system, PCR on it, CR back substitution
+  cr_rd,       // CR down to a small system, RD on it
+  cr_packed,   // register-packed CR (Davidson and Owens 2011)
+  pscheme,     // forward elimination as Moebius and affine recurrences (Wakatani 2012)
+  thomas_pcr,  // chunks of rows by Thomas, their boundary rows by PCR (Laszlo et al. 2016)
+  cr_split,    // cyclic reduction with Goeddeke and Strzodka's split storage (conflict-free levels)
+};
+
+// "auto", "thomas", "cr", ... as accepted by parse_tridiag_algorithm.
+char const* to_string(tridiag_algorithm a) noexcept;
+std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) noexcept;
+
+struct tridiag_options {
+  std::int64_t nrhs = 1;         // right-hand sides per system
+  std::int64_t rhs_stride = 0;   // elements between right-hand side sets; 0: the layout's span
+  std::int32_t* info = nullptr;  // per-system breakdown row, or null
+  tridiag_algorithm algorithm = tridiag_algorithm::automatic;
+};
+
+}  // namespace recur

@@ -1,0 +1,150 @@
+// CPU backend of lfilter, sosfilt and the DPCM codecs: sequences spread over
+// OpenMP threads, each filtered sequentially by the references' arithmetic
+// (include/recur/reference/lfilter.hpp, dpcm.hpp), so the results are the
+// references' bit for bit whatever the thread count.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <omp.h>
+
+#include <recur/reference/dpcm.hpp>
+#include <recur/reference/lfilter.hpp>
+#include "../filter_backends.hpp"
+#include "pscheme.hpp"
+
+namespace recur::detail {
+namespace {
+
+// Sequences advanced together, row by row, when the layout puts adjacent
+// sequences closer than adjacent elements (interleaved): every access then
+// runs along memory, and a row of 256 sequences fills whole pages, where a
+// narrower block would touch every page of the batch for a few hundred bytes
+// and pay a TLB miss for each (linrec_cpu.cpp's lane blocks do the same). The
+// per-sequence arithmetic is unchanged.
+std::int64_t sequence_block(layout const& l) {
+  return l.count > 1 && l.n > 1 && l.batch_stride < l.element_stride ? 256 : 1;
+}
+
+// The direct form II transposed step of the reference over a batch. `sections`
+// filters of order `order` in cascade (lfilter: one section of any order;
+// sosfilt: order 2), section j's normalised coefficients at b + j * (order +
+// 1) and a + j * (order + 1). State: sections * order values per sequence.
+//
+// df2t_block advances sequences [k0, k1) together, row by row, their states
+// in z (k1 - k0 times `per` values). It is a function of its own, its
+// arguments passed by value, rather than the body of the OpenMP loop: there
+// the shared variables live behind a pointer that every store to y might
+// alias, and the compiler reloads them on every sample. Order > 0 fixes the
+// order at compile time (the reference's step with its loop unrolled by the
+// compiler: the same operations in the same order); Order = 0 takes it from
+// order_arg.
+template <std::int64_t Order, class T>
+void df2t_block(T const* b, T const* a, std::int64_t sections, std::int64_t order_arg, T const* x, T* y,
+                layout const lay_ref, std::int64_t k0, std::int64_t k1, T const* zi, T* zf, T* z) {
+  layout const lay = lay_ref;
+  std::int64_t const order = Order > 0 ? Order : order_arg;
+  std::int64_t const per = sections * order, stride = order + 1;
+  for (std::int64_t k = k0; k < k1; ++k)
+    for (std::int64_t j = 0; j < per; ++j) z[(k - k0) * per + j] = zi ? zi[k * per + j] : T(0);
+  if (k1 - k0 == 1 && sections == 1) {
+    // One sequence, one section: the reference's own loop.
+    std::int64_t const es = lay.element_stride;
+    T const* xs = x + lay.offset(0, k0);
+    T* ys = y + lay.offset(0, k0);
+    for (std::int64_t i = 0; i < lay.n; ++i)
+      ys[i * es] = reference::detail::df2t_step(b, a, order, z, xs[i * es]);
+  } else {
+    for (std::int64_t i = 0; i < lay.n; ++i)
+      for (std::int64_t k = k0; k < k1; ++k) {
+        std::int64_t const off = lay.offset(i, k);
+        T v = x[off];
+        T* const zk = z + (k - k0) * per;
+        for (std::int64_t s = 0; s < sections; ++s)
+          v = reference::detail::df2t_step(b + s * stride, a + s * stride, order, zk + s * order, v);
+        y[off] = v;
+      }
+  }
+  if (zf)
+    for (std::int64_t k = k0; k < k1; ++k)
+      for (std::int64_t j = 0; j < per; ++j) zf[k * per + j] = z[(k - k0) * per + j];
+}
+
+// Sequences over threads; each one is the reference's call on that sequence
+// alone (a one-sequence layout at its first element, its init values).
+template <class S, class Body>
+void dpcm_batch(layout const& l, std::int64_t k, S const* init, int threads, Body body) {
+  layout const one{l.n, 1, l.element_stride, l.n * l.element_stride};
+  int const nt = thread_count(available_threads(threads), l.count, l.n * l.count);
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (std::int64_t s = 0; s < l.count; ++s) body(l.offset(0, s), one, init ? init + s * k : nullptr);
+}
+
+}  // namespace
+
+template <class T>
+void df2t_cpu(T const* b, T const* a, std::int64_t sections, std::int64_t order, T const* x, T* y,
+              layout const& lay, T const* init, T* final_state, int threads) {
+  std::int64_t const per = sections * order;
+  std::int64_t const block = sequence_block(lay);
+  std::int64_t const blocks = (lay.count + block - 1) / block;
+  int const nt = thread_count(available_threads(threads), blocks, lay.n * lay.count * sections);
+  // Each thread's states on cache lines of their own (no false sharing),
+  // allocated here, not inside the parallel region: nothing may throw there.
+  constexpr std::int64_t line = 64 / sizeof(T);
+  std::int64_t const room = (block * per + line - 1) / line * line + line;
+  std::vector<T> state(static_cast<std::size_t>(nt * room));
+  auto const run = order == 1   ? &df2t_block<1, T>
+                   : order == 2 ? &df2t_block<2, T>
+                   : order == 3 ? &df2t_block<3, T>
+                   : order == 4 ? &df2t_block<4, T>
+                                : &df2t_block<0, T>;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (std::int64_t bi = 0; bi < blocks; ++bi) {
+    std::int64_t const k0 = bi * block;
+    run(b, a, sections, order, x, y, lay, k0, std::min(lay.count, k0 + block), init, final_state,
+        state.data() + static_cast<std::int64_t>(omp_get_thread_num()) * room);
+  }
+}
+
+template <class S>
+void dpcm_int_cpu(bool encode, std::span<std::int64_t const> c, int shift, S const* in, S* out,
+                  layout const& lay, S const* init, int threads) {
+  dpcm_batch<S>(lay, static_cast<std::int64_t>(c.size()), init, threads,
+                [&](std::int64_t off, layout const& one, S const* is) {
+                  if (encode)
+                    reference::dpcm_encode<S>(c, shift, in + off, out + off, one, is);
+                  else
+                    reference::dpcm_decode<S>(c, shift, in + off, out + off, one, is);
+                });
+}
+
+template <class T>
+void dpcm_float_cpu(bool encode, std::span<T const> c, T const* in, T* out, layout const& lay, T const* init,
+                    int threads) {
+  dpcm_batch<T>(lay, static_cast<std::int64_t>(c.size()), init, threads,
+                [&](std::int64_t off, layout const& one, T const* is) {
+                  if (encode)
+                    reference::dpcm_encode<T>(c, in + off, out + off, one, is);
+                  else
+                    reference::dpcm_decode<T>(c, in + off, out + off, one, is);
+                });
+}
+
+template void df2t_cpu<float>(float const*, float const*, std::int64_t, std::int64_t, float const*, float*,
+                              layout const&, float const*, float*, int);
+template void df2t_cpu<double>(double const*, double const*, std::int64_t, std::int64_t, double const*,
+                               double*, layout const&, double const*, double*, int);
+template void dpcm_int_cpu<std::int16_t>(bool, std::span<std::int64_t const>, int, std::int16_t const*,
+                                         std::int16_t*, layout const&, std::int16_t const*, int);
+template void dpcm_int_cpu<std::int32_t>(bool, std::span<std::int64_t const>, int, std::int32_t const*,
+                                         std::int32_t*, layout const&, std::int32_t const*, int);
+template void dpcm_int_cpu<std::uint8_t>(bool, std::span<std::int64_t const>, int, std::uint8_t const*,
+                                         std::uint8_t*, layout const&, std::uint8_t const*, int);
+template void dpcm_float_cpu<float>(bool, std::span<float const>, float const*, float*, layout const&,
+                                    float const*, int);
+template void dpcm_float_cpu<double>(bool, std::span<double const>, double const*, double*, layout const&,
+                                     double const*, int);
+
+}  // namespace recur::detail

@@ -1,0 +1,234 @@
+// recur tridiag: batched tridiagonal systems stored in .npy arrays, solved on
+// the CPU or the GPU. Breakdown (a zero or non-finite pivot) and right-hand
+// sides holding NaN or Inf are reported per system, with their own exit
+// statuses; x is written either way, NaN for those systems.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <recur/tridiag.hpp>
+
+#include "commands.hpp"
+#include "device.hpp"
+
+namespace recur_cli {
+namespace {
+
+// ------------------------------------------------------- library calls --
+
+template <class Ex, class T>
+void call_solve(Ex const& ex, T const* dl, T const* d, T const* du, T const* rhs, T* x,
+                recur::layout const& lay, recur::tridiag_algorithm algorithm, std::int64_t nrhs,
+                std::int64_t rhs_stride, std::int32_t* info) {
+  recur::tridiag_options opt;
+  opt.algorithm = algorithm;
+  opt.nrhs = nrhs;
+  opt.rhs_stride = rhs_stride;
+  opt.info = info;
+  recur::solve_batched(ex, dl, d, du, rhs, x, lay, opt);
+}
+
+// -------------------------------------------------------------- inputs --
+
+struct problem {
+  std::vector<std::string> files;  // DL D DU RHS
+  recur::npy_array dl, d, du, rhs;
+  axis_view v;            // the systems: D's shape along --axis
+  std::int64_t nrhs = 1;  // right-hand sides per system
+  std::int64_t size = 0;  // elements of D: the distance between right-hand side sets
+};
+
+problem read_problem(arguments const& args, std::int64_t axis) {
+  problem p;
+  p.files = args.positional;
+  recur::npy_array* const arrays[] = {&p.dl, &p.d, &p.du, &p.rhs};
+  for (int j = 0; j < 4; ++j) {
+    *arrays[j] = load(p.files[j]);
+    require_float(*arrays[j], p.files[j]);
+  }
+  for (int j : {0, 2, 3})
+    if (arrays[j]->dtype != p.d.dtype)
+      input_error(p.files[j], fmt::format("holds {} but {} (D) holds {}; all four must have one dtype",
+                                          recur::npy_dtype_name(arrays[j]->dtype), p.files[1],
+                                          recur::npy_dtype_name(p.d.dtype)));
+  for (int j : {0, 2})
+    if (arrays[j]->shape != p.d.shape)
+      input_error(p.files[j],
+                  fmt::format("has shape {} but {} (D) has {}; the diagonals must have one shape",
+                              shape_string(arrays[j]->shape), p.files[1], shape_string(p.d.shape)));
+  p.v = view_along(p.d.shape, axis, p.files[1]);
+  if (p.rhs.shape != p.d.shape) {
+    bool const stacked = p.rhs.shape.size() == p.d.shape.size() + 1 &&
+                         std::equal(p.d.shape.begin(), p.d.shape.end(), p.rhs.shape.begin() + 1);
+    if (!stacked)
+      input_error(p.files[3], fmt::format("has shape {}; with diagonals of shape {} it must be {} or (k, {}",
+                                          shape_string(p.rhs.shape), shape_string(p.d.shape),
+                                          shape_string(p.d.shape), shape_string(p.d.shape).substr(1)));
+    p.nrhs = p.rhs.shape[0];
+  }
+  p.size = p.d.size();
+  return p;
+}
+
+// A right-hand side holding NaN or Inf: its system, set and first such
+// element along the axis.
+struct bad_rhs {
+  std::int64_t lane, set, index;
+  double value;
+};
+
+// Element i of lane k's set r, in C order.
+std::int64_t element(problem const& p, std::int64_t k, std::int64_t r, std::int64_t i) {
+  std::int64_t const o = k / p.v.inner, j = k % p.v.inner;
+  return r * p.size + (o * p.v.n + i) * p.v.inner + j;
+}
+
+// ---------------------------------------------------------------- solve --
+
+struct solution {
+  recur::npy_array x;
+  std::vector<std::int32_t> info;  // per system, in C order of the other axes
+  std::vector<bad_rhs> bad;
+};
+
+template <class T>
+solution solve(device_kind kind, problem const& p, recur::tridiag_algorithm algorithm) {
+  solution s;
+  std::span<T const> const rhs = p.rhs.as<T>();
+  for (std::int64_t k = 0; k < p.v.lanes(); ++k)
+    for (std::int64_t r = 0; r < p.nrhs; ++r)
+      for (std::int64_t i = 0; i < p.v.n; ++i)
+        if (T const value = rhs[static_cast<std::size_t>(element(p, k, r, i))]; !std::isfinite(value)) {
+          s.bad.push_back({k, r, i, static_cast<double>(value)});
+          break;
+        }
+
+  std::vector<T> x(rhs.size());
+  s.info.assign(static_cast<std::size_t>(p.v.lanes()), 0);
+  {
+    device dev(kind);
+    T const *const dl = dev.input(p.dl.as<T>()), *const d = dev.input(p.d.as<T>()),
+                   *const du = dev.input(p.du.as<T>()), *const b = dev.input(rhs);
+    T* const dx = dev.output(std::span<T>(x));
+    std::int32_t* const info = dev.output(std::span<std::int32_t>(s.info));
+    std::int64_t const rhs_stride = p.nrhs > 1 ? p.size : 0;
+    for_each_block(p.v, [&](std::int64_t offset, recur::layout const& lay, std::int64_t first_lane) {
+      dev.run([&](auto const& ex) {
+        call_solve(ex, dl + offset, d + offset, du + offset, b + offset, dx + offset, lay, algorithm, p.nrhs,
+                   rhs_stride, info + first_lane);
+      });
+    });
+    dev.fetch();
+  }
+  // A right-hand side with NaN or Inf gives no solution: its x is NaN, as
+  // for a breakdown, whatever the arithmetic made of it.
+  for (bad_rhs const& e : s.bad)
+    for (std::int64_t i = 0; i < p.v.n; ++i)
+      x[static_cast<std::size_t>(element(p, e.lane, e.set, i))] = std::numeric_limits<T>::quiet_NaN();
+  s.x = recur::make_npy<T>(p.rhs.shape, std::span<T const>(x));
+  return s;
+}
+
+std::string system_name(axis_view const& v, std::int64_t k) {
+  return v.lane_shape().empty() ? "the system" : "system " + v.lane_index(k);
+}
+
+// Prints the breakdowns and bad right-hand sides (20 of each at most) and
+// returns the exit status.
+int report(problem const& p, solution const& s, std::string const& output, std::string_view algorithm,
+           device_kind kind) {
+  constexpr std::int64_t shown = 20;
+  std::int64_t broke = 0;
+  for (std::int64_t k = 0; k < p.v.lanes(); ++k) {
+    std::int32_t const row = s.info[static_cast<std::size_t>(k)];
+    if (row != 0 && ++broke <= shown)
+      fmt::print(stderr,
+                 "recur tridiag: {}: broke down at index {} along axis {} (info {}: a zero or non-finite "
+                 "pivot); its x is NaN\n",
+                 system_name(p.v, k), row - 1, p.v.axis, row);
+  }
+  if (broke > shown) fmt::print(stderr, "recur tridiag: ... and {} more systems broke down\n", broke - shown);
+  for (std::size_t e = 0; e < s.bad.size() && e < shown; ++e) {
+    bad_rhs const& b = s.bad[e];
+    std::string const set = p.nrhs > 1 ? fmt::format(", right-hand side {}", b.set) : "";
+    fmt::print(stderr, "recur tridiag: {}: {}{}: element {} along axis {} is {}; its x is NaN\n", p.files[3],
+               system_name(p.v, b.lane), set, b.index, p.v.axis, b.value);
+  }
+  std::int64_t const bad = static_cast<std::int64_t>(s.bad.size());
+  if (bad > shown)
+    fmt::print(stderr, "recur tridiag: {}: ... and {} more right-hand sides hold NaN or Inf\n", p.files[3],
+               bad - shown);
+  if (!broke && !bad) return exit_ok;
+  fmt::print(stderr,
+             "recur tridiag: {}: written; {} of {} systems broke down, {} of {} right-hand sides hold NaN or "
+             "Inf ({} on the {})\n",
+             output, broke, p.v.lanes(), bad, p.v.lanes() * p.nrhs, algorithm,
+             kind == device_kind::gpu ? "gpu" : "cpu");
+  return broke ? exit_breakdown : exit_nonfinite;
+}
+
+int run_tridiag(arguments const& args) {
+  args.expect_positional(4, "DL D DU RHS");
+  auto const output = args.get("--output");
+  if (!output) usage_error("--output", "is required (-o X: where to write the solution)");
+  std::string const algorithm_name = args.value_or("--algorithm", "auto");
+  auto const algorithm = recur::parse_tridiag_algorithm(algorithm_name);
+  if (!algorithm) usage_error("--algorithm", fmt::format("unknown algorithm '{}'", algorithm_name));
+  std::int64_t const axis = args.integer("--axis", -1);
+  device_kind const kind = select_device(args);
+
+  problem const p = read_problem(args, axis);
+  solution s;
+  naming_arguments({{"algorithm", "--algorithm"},
+                    {"nrhs", p.files[3]},
+                    {"d", p.files[3]},
+                    {"a", p.files[0]},
+                    {"b", p.files[1]},
+                    {"c", p.files[2]}},
+                   p.files[1], [&] {
+                     s = p.d.dtype == recur::npy_dtype::f32 ? solve<float>(kind, p, *algorithm)
+                                                            : solve<double>(kind, p, *algorithm);
+                   });
+  save(*output, s.x);
+  return report(p, s, *output, algorithm_name, kind);
+}
+
+constexpr option_spec tridiag_options[] = {{"--output", true, "-o"}, {"--algorithm"}, {"--axis"}};
+
+}  // namespace
+
+command const tridiag_command{
+    "tridiag",
+    "solve batched tridiagonal systems stored in .npy arrays",
+    "tridiag [--algorithm NAME] [--axis N] [--device D] DL D DU RHS -o X",
+    "Solves the systems dl_i x_(i-1) + d_i x_i + du_i x_(i+1) = rhs_i stored in .npy files (float32\n"
+    "or float64, C order, all of one dtype). Each system lies along axis N and the other axes number\n"
+    "the systems: DL, D and DU of shape (..., n) hold prod(...) systems of n unknowns with the\n"
+    "default N = -1; dl[0] and du[n-1] of each system are not read. RHS has their shape, or (k, ...)\n"
+    "for k right-hand sides per system (N still counts D's axes). X is written with RHS's shape.\n"
+    "No pivoting is done: a system with a zero or non-finite pivot breaks down, and a right-hand\n"
+    "side holding NaN or Inf has no solution; both are listed on stderr, their x is NaN, and the\n"
+    "exit status says so.",
+    "  -o, --output X      where to write the solution (required)\n"
+    "  --algorithm NAME    auto (default), thomas, cr, pcr, rd, cr_pcr, cr_rd, cr_packed, pscheme,\n"
+    "                      thomas_pcr (the GPU runs some of them for some sizes only)\n"
+    "  --axis N            the axis the systems lie along, negative counting from the end\n"
+    "                      (default -1)\n",
+    "recur tridiag --axis 0 dl.npy d.npy du.npy rhs.npy -o x.npy",
+    "  0  solved, X written\n"
+    "  1  an input or the run failed; nothing written\n"
+    "  2  bad command line\n"
+    "  3  some system broke down: X written, NaN for those systems\n"
+    "  4  no system broke down, but some right-hand side holds NaN or Inf: X written, NaN for\n"
+    "     those right-hand sides\n",
+    tridiag_options,
+    run_tridiag,
+};
+
+}  // namespace recur_cli
