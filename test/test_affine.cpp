@@ -6,7 +6,7 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/ops/affine.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/linrec_harness.hpp"
 
 using recur::ops::affine;
 using recur::ops::affine_identity;

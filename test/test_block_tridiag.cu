@@ -21,6 +21,9 @@
 #include <recur/kernels/dispatch/dispatch_tridiag.cuh>
 #include <recur/reference/tridiag.hpp>
 
+#include "common/cuda_memory.hpp"
+#include "common/tridiag_systems.hpp"
+
 namespace {
 
 using recur::layout;
@@ -29,57 +32,55 @@ using recur::device::tridiag_form;
 using recur::device::tridiag_launch_plan;
 namespace dev = recur::device;
 
-#define CUDA_OK(x) \
-  BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
-
-template <class T>
-struct dvec {
-  T* p = nullptr;
-  std::size_t size = 0;
-  explicit dvec(std::vector<T> const& h) : size(h.size()) {
-    CUDA_OK(cudaMalloc(&p, (h.size() + 1) * sizeof(T)));
-    if (!h.empty()) CUDA_OK(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  ~dvec() { cudaFree(p); }
-  std::vector<T> get() const {
-    std::vector<T> h(size);
-    if (size) CUDA_OK(cudaMemcpy(h.data(), p, size * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
+using recur_test::dbuf;
+using recur_test::upload;
 
 struct system_set {
   std::vector<double> a, b, c, d;  // generated in double, rounded per type
 };
 
-// Diagonally dominant rows: |b| >= |a| + |c| + 0.5, random signs.
+// System k of s in layout lay, its coefficients rounded to T.
+template <class T = double>
+recur_test::tridiag_system system_of(system_set const& s, layout const& lay, std::int64_t k) {
+  return recur_test::tridiag_system::gather(
+      lay.n, [&](std::int64_t i) { return T(s.a[lay.offset(i, k)]); },
+      [&](std::int64_t i) { return T(s.b[lay.offset(i, k)]); },
+      [&](std::int64_t i) { return T(s.c[lay.offset(i, k)]); });
+}
+
+// Diagonally dominant rows (recur_test::dominant_row) in every element of the
+// span, d uniform in [-1, 1).
 system_set random_dominant(std::size_t span, std::size_t rhs_span, std::mt19937_64& g) {
-  std::uniform_real_distribution<double> u(-1, 1);
   system_set s{std::vector<double>(span), std::vector<double>(span), std::vector<double>(span),
                std::vector<double>(rhs_span)};
   for (std::size_t e = 0; e < span; ++e) {
-    s.a[e] = u(g);
-    s.c[e] = u(g);
-    double const m = std::abs(s.a[e]) + std::abs(s.c[e]) + 0.5 + std::abs(u(g));
-    s.b[e] = u(g) < 0 ? -m : m;
+    auto const row = recur_test::dominant_row(g);
+    s.a[e] = row.a, s.b[e] = row.b, s.c[e] = row.c;
   }
-  for (auto& v : s.d) v = u(g);
+  for (auto& v : s.d) v = 2 * recur_test::uniform01(g) - 1;
   return s;
 }
 
-// Zhang et al.'s matrices for RD: a, b, c of a row within 10% of one value
-// in [1, 2] (the harness's close_values; RD's products stay near 1).
-system_set close_values(std::size_t span, std::size_t rhs_span, std::mt19937_64& g) {
-  std::uniform_real_distribution<double> u(-1, 1), v(1, 2);
+// Zhang et al.'s matrices for RD (recur_test::close_values_row; RD's
+// products stay near 1) in every element of the span, and nrhs right-hand
+// sides d = A x, |x_i| in [1/2, 1], rhs_stride apart: the systems of RD's
+// domain (tridiag_systems.hpp) where rd_must_solve holds.
+system_set close_values(layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride, std::mt19937_64& g) {
+  std::size_t const span = std::size_t(lay.offset(lay.n - 1, lay.count - 1) + 1);
   system_set s{std::vector<double>(span), std::vector<double>(span), std::vector<double>(span),
-               std::vector<double>(rhs_span)};
+               std::vector<double>(std::size_t(rhs_stride * (nrhs - 1)) + span)};
   for (std::size_t e = 0; e < span; ++e) {
-    double const m = v(g);
-    s.a[e] = m * (1 + 0.1 * u(g));
-    s.b[e] = m * (1 + 0.1 * u(g));
-    s.c[e] = m * (1 + 0.1 * u(g));
+    auto const row = recur_test::close_values_row(g);
+    s.a[e] = row.a, s.b[e] = row.b, s.c[e] = row.c;
   }
-  for (auto& x : s.d) x = u(g);
+  std::vector<double> x(std::size_t(lay.n));
+  for (std::int64_t r = 0; r < nrhs; ++r)
+    for (std::int64_t k = 0; k < lay.count; ++k) {
+      for (double& v : x) v = recur_test::solution_value(g);
+      auto const m = system_of(s, lay, k);
+      for (std::int64_t i = 0; i < lay.n; ++i)
+        s.d[lay.offset(i, k) + r * rhs_stride] = double(m.row_times(i, [&](std::int64_t j) { return x[j]; }));
+    }
   return s;
 }
 
@@ -95,7 +96,7 @@ std::size_t device_smem() {
   static std::size_t const bytes = [] {
     std::size_t b = 0;
     int cc = 0;
-    CUDA_OK(dev::tridiag_device_limits(b, cc));
+    RECUR_TEST_CUDA_OK(dev::tridiag_device_limits(b, cc));
     return b;
   }();
   return bytes;
@@ -131,9 +132,9 @@ std::pair<std::vector<T>, std::vector<std::int32_t>> solve_gpu(system_set const&
     ha[r.lay.offset(0, k)] = std::numeric_limits<T>::quiet_NaN();
     hc[r.lay.offset(r.lay.n - 1, k)] = std::numeric_limits<T>::quiet_NaN();
   }
-  dvec<T> a(ha), b(hb), c(hc), d(hd);
-  dvec<T> x(std::vector<T>(hd.size(), T(-7.25)));  // poison: every element must be written
-  dvec<std::int32_t> info(std::vector<std::int32_t>(r.lay.count, -99));
+  auto const a = upload(ha), b = upload(hb), c = upload(hc), d = upload(hd);
+  auto const x = upload(std::vector<T>(hd.size(), T(-7.25)));  // poison: every element must be written
+  auto const info = upload(std::vector<std::int32_t>(r.lay.count, -99));
   T* out = r.in_place ? d.p : x.p;
   std::size_t bytes = 0;
   void* temp = nullptr;
@@ -141,49 +142,41 @@ std::pair<std::vector<T>, std::vector<std::int32_t>> solve_gpu(system_set const&
     tridiag_launch_plan const pl = r.plan(r.lay, device_smem());
     BOOST_REQUIRE_MESSAGE(pl.supported(), "the form runs this shape");
     bytes = std::max<std::size_t>(1, dev::tridiag_workspace_bytes<T>(r.lay, pl));
-    CUDA_OK(cudaMalloc(&temp, bytes));
-    CUDA_OK(dev::tridiag_launch<T>(
+    RECUR_TEST_CUDA_OK(cudaMalloc(&temp, bytes));
+    RECUR_TEST_CUDA_OK(dev::tridiag_launch<T>(
         pl, temp, dev::tridiag_args<T>{a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p}, nullptr));
   } else {
-    CUDA_OK(dev::tridiag_solve<T>(nullptr, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p,
-                                  r.alg, nullptr));
-    CUDA_OK(cudaMalloc(&temp, bytes));
-    CUDA_OK(dev::tridiag_solve<T>(temp, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p,
-                                  r.alg, nullptr));
+    RECUR_TEST_CUDA_OK(dev::tridiag_solve<T>(nullptr, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs,
+                                             rhs_stride, info.p, r.alg, nullptr));
+    RECUR_TEST_CUDA_OK(cudaMalloc(&temp, bytes));
+    RECUR_TEST_CUDA_OK(dev::tridiag_solve<T>(temp, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride,
+                                             info.p, r.alg, nullptr));
   }
-  CUDA_OK(cudaDeviceSynchronize());
+  RECUR_TEST_CUDA_OK(cudaDeviceSynchronize());
   cudaFree(temp);
   // Inputs untouched (d too, unless in place).
-  BOOST_REQUIRE(b.get() == hb);
-  if (!r.in_place) BOOST_REQUIRE(d.get() == hd);
-  return {r.in_place ? d.get() : x.get(), info.get()};
+  BOOST_REQUIRE(b.read() == hb);
+  if (!r.in_place) BOOST_REQUIRE(d.read() == hd);
+  return {r.in_place ? d.read() : x.read(), info.read()};
 }
 
-// ||A x - d||_inf / (||A||_inf ||x||_inf + ||d||_inf) per system and rhs.
+// ||A x - d||_inf / (||A||_inf ||x||_inf + ||d||_inf) per system and rhs
+// (T's values of A and d), the worst (a NaN counts as infinite).
 template <class T>
 double worst_residual(system_set const& s, std::vector<T> const& x, layout const& lay, std::int64_t nrhs,
                       std::int64_t rhs_stride) {
   double worst = 0;
-  for (std::int64_t k = 0; k < lay.count; ++k)
+  for (std::int64_t k = 0; k < lay.count; ++k) {
+    auto const m = system_of<T>(s, lay, k);
     for (std::int64_t r = 0; r < nrhs; ++r) {
-      double rn = 0, an = 0, xn = 0, dn = 0;
-      auto xv = [&](std::int64_t i) { return double(x[lay.offset(i, k) + r * rhs_stride]); };
-      for (std::int64_t i = 0; i < lay.n; ++i) {
-        std::int64_t const o = lay.offset(i, k);
-        double const av = i > 0 ? double(T(s.a[o])) : 0.0, cv = i + 1 < lay.n ? double(T(s.c[o])) : 0.0;
-        double const bv = double(T(s.b[o])), dv = double(T(s.d[o + r * rhs_stride]));
-        double ax = bv * xv(i);
-        if (i > 0) ax += av * xv(i - 1);
-        if (i + 1 < lay.n) ax += cv * xv(i + 1);
-        rn = std::max(rn, std::abs(ax - dv));
-        an = std::max(an, std::abs(av) + std::abs(bv) + std::abs(cv));
-        xn = std::max(xn, std::abs(xv(i)));
-        dn = std::max(dn, std::abs(dv));
-      }
-      double const rel = rn / (an * xn + dn);
+      auto const nm = m.residual([&](std::int64_t i) { return x[lay.offset(i, k) + r * rhs_stride]; },
+                                 [&](std::int64_t i) { return T(s.d[lay.offset(i, k) + r * rhs_stride]); });
+      double const rel =
+          nm.finite ? double(nm.residual / (nm.a * nm.x + nm.d)) : std::numeric_limits<double>::infinity();
       if (!(rel <= worst))
         worst = std::isnan(rel) ? std::numeric_limits<double>::infinity() : std::max(worst, rel);
     }
+  }
   return worst;
 }
 
@@ -262,14 +255,14 @@ BOOST_AUTO_TEST_SUITE(block_tridiag)
 // test) is bitwise the division wherever usable_pivot lets it run: 2^-126
 // <= |p| < 2^126, 2 (2^32 - 2^25) floats; all of them checked.
 BOOST_AUTO_TEST_CASE(pivot_rcp_exact) {
-  dvec<unsigned long long> counts(std::vector<unsigned long long>(3, 0));
-  dvec<unsigned> first(std::vector<unsigned>(1, 0xffffffffu));
+  auto const counts = upload(std::vector<unsigned long long>(3, 0));
+  auto const first = upload(std::vector<unsigned>(1, 0xffffffffu));
   pivot_rcp_sweep<<<1024, 256>>>(counts.p, first.p);
-  CUDA_OK(cudaGetLastError());
-  CUDA_OK(cudaDeviceSynchronize());
-  auto const c = counts.get();
+  RECUR_TEST_CUDA_OK(cudaGetLastError());
+  RECUR_TEST_CUDA_OK(cudaDeviceSynchronize());
+  auto const c = counts.read();
   BOOST_TEST(c[0] == 2ull * ((1ull << 32) / 2 - (1ull << 25)));
-  BOOST_TEST(c[1] == 0u, "pivot_rcp != 1.0f / p first at bits " << std::hex << first.get()[0]);
+  BOOST_TEST(c[1] == 0u, "pivot_rcp != 1.0f / p first at bits " << std::hex << first.read()[0]);
   BOOST_TEST(c[2] == 0u);
 }
 
@@ -345,21 +338,33 @@ BOOST_AUTO_TEST_CASE(pscheme) {
                  });
 }
 
-// RD and CR+RD on Zhang's close-values matrices: every system either solved
-// (residual within RD's looser bound) or reported as breakdown with NaN x;
-// solved counts systems solved and broken down, per n.
+// RD and CR+RD on Zhang's close-values matrices with right-hand sides
+// d = A x (close_values): every system of RD's domain (tridiag_systems.hpp,
+// rd_must_solve) solved, any other either solved (residual within RD's
+// looser bound) or reported as breakdown with NaN x; the tally counts
+// systems solved, drawn and of the domain, per n.
 struct rd_tally {
-  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> by_n;  // solved, total
-  void report_and_check(std::string const& what, std::int64_t up_to) const {
-    std::int64_t solved = 0, total = 0;
-    for (auto const& [n, st] : by_n) {
-      BOOST_TEST_MESSAGE(what << " n " << n << ": " << st.first << " of " << st.second << " systems solved");
-      if (n <= up_to) solved += st.first, total += st.second;
+  struct counts {
+    std::int64_t solved = 0, total = 0, in_domain = 0;
+  };
+  std::map<std::int64_t, counts> by_n;
+  void report_and_check(std::string const& what, std::int64_t up_to, std::int64_t domain_n) const {
+    std::int64_t solved = 0, total = 0, in_domain = 0, short_ones = 0;
+    for (auto const& [n, c] : by_n) {
+      BOOST_TEST_MESSAGE(what << " n " << n << ": " << c.solved << " of " << c.total << " systems solved, "
+                              << c.in_domain << " of RD's domain");
+      if (n <= up_to) solved += c.solved, total += c.total;
+      if (n <= domain_n) short_ones += c.total;
+      in_domain += c.in_domain;
     }
     // RD's accuracy bound refuses long systems (reference/tridiag.hpp); up to
     // n = up_to most must be solved.
     BOOST_TEST(2 * solved >= total,
                what << ": " << solved << " of " << total << " systems up to n = " << up_to << " solved");
+    // The condition bound leaves nearly every short system in the domain.
+    BOOST_TEST(10 * in_domain >= 9 * short_ones, what << ": " << in_domain << " of " << short_ones
+                                                      << " systems of n <= " << domain_n
+                                                      << " in RD's domain");
   }
 };
 
@@ -373,16 +378,20 @@ void sweep_rd(tridiag_algorithm alg, std::vector<std::int64_t> const& ns,
     for (std::int64_t count : counts)
       for (layout const& lay : layouts_for(n, count)) {
         std::int64_t const span = span_of(lay), rhs_stride = span + 3;
-        system_set const s = close_values(span, std::size_t(rhs_stride + span), g);
+        system_set const s = close_values(lay, 2, rhs_stride, g);
         BOOST_TEST_CONTEXT(name(alg) << " n " << n << " count " << count << " strides " << lay.element_stride
                                      << "," << lay.batch_stride) {
           auto const [x, info] = solve_gpu<T>(s, run_args{alg, lay, 2, false, plan_of<T>(plan)});
-          auto& [solved, total] = tally.by_n[n];
-          total += count;
+          auto& c = tally.by_n[n];
+          c.total += count;
           for (std::int64_t k = 0; k < count; ++k) {
             BOOST_REQUIRE(info[k] >= 0 && info[k] <= n);
+            if (recur_test::rd_must_solve<T>(system_of<T>(s, lay, k))) {
+              ++c.in_domain;
+              BOOST_TEST(info[k] == 0, "system " << k << " of RD's domain: info " << info[k]);
+            }
             if (info[k] == 0) {
-              ++solved;
+              ++c.solved;
               system_set sk;
               std::vector<T> xk;
               for (std::int64_t i = 0; i < n; ++i) {
@@ -407,14 +416,14 @@ BOOST_AUTO_TEST_CASE(rd) {
   rd_tally f, d;
   sweep_rd<float>(tridiag_algorithm::rd, issue_sizes, {1, 3, 37}, f);
   sweep_rd<double>(tridiag_algorithm::rd, issue_sizes, {1, 5}, d);
-  f.report_and_check("rd f32", 1000);
-  d.report_and_check("rd f64", 1000);
+  f.report_and_check("rd f32", 1000, recur_test::rd_domain_max_n<float>);
+  d.report_and_check("rd f64", 1000, recur_test::rd_domain_max_n<double>);
 }
 
 BOOST_AUTO_TEST_CASE(rd_reproducible) {
   layout const lay = layout::interleaved(1000, 40);
   std::mt19937_64 g(8);
-  system_set const s = close_values(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
+  system_set const s = close_values(lay, 1, span_of(lay) + 3, g);
   for (auto alg : {tridiag_algorithm::rd, tridiag_algorithm::cr_rd}) {
     auto const first = solve_gpu<float>(s, run_args{alg, lay, 1});
     for (int rep = 0; rep < 3; ++rep) {
@@ -430,15 +439,15 @@ BOOST_AUTO_TEST_CASE(cr_rd) {
   rd_tally f, d, sw_tally;
   sweep_rd<float>(tridiag_algorithm::cr_rd, issue_sizes, {1, 3, 37}, f);
   sweep_rd<double>(tridiag_algorithm::cr_rd, issue_sizes, {1, 5}, d);
-  f.report_and_check("cr_rd f32", 1000);
-  d.report_and_check("cr_rd f64", 1000);
+  f.report_and_check("cr_rd f32", 1000, recur_test::rd_domain_max_n<float>);
+  d.report_and_check("cr_rd f64", 1000, recur_test::rd_domain_max_n<double>);
   for (int sw : {4, 33, 256})
     sweep_rd<float>(tridiag_algorithm::cr_rd, {31, 513, 1000}, {2}, sw_tally,
                     [sw](auto t, layout const& lay, std::size_t) {
                       return with_switch<decltype(t)>(lay, tridiag_algorithm::cr_rd, sw,
                                                       recur::kernels::rd_items_per_thread);
                     });
-  sw_tally.report_and_check("cr_rd f32 switch 4, 33, 256", 1000);
+  sw_tally.report_and_check("cr_rd f32 switch 4, 33, 256", 1000, recur_test::rd_domain_max_n<float>);
 }
 
 // Thomas-PCR's tile with `rows` rows a thread (so many threads a system, at

@@ -24,8 +24,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,7 +35,12 @@
 #include <recur/reference/matrix_chain.hpp>
 #include <recur/reference/mobius.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/cases.hpp"
+#include "common/chains.hpp"
+#include "common/cuda_memory.hpp"
+#include "common/layouts.hpp"
+#include "common/poison.hpp"
+#include "common/random.hpp"
 
 using recur::layout;
 using recur_test::layout_kind;
@@ -48,95 +51,21 @@ namespace ref = recur::reference;
 
 namespace {
 
-void cuda_ok(cudaError_t e, char const* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(
-        fmt::format("test_gpu: {} failed: {} ({})", what, cudaGetErrorString(e), int(e)));
-}
-
-cudaStream_t test_stream() {
-  static cudaStream_t const s = [] {
-    cudaStream_t t = nullptr;
-    cuda_ok(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    return t;
-  }();
-  return s;
-}
-
-// A device copy of a host vector (or `elements` poisoned values), freed on scope exit.
-template <class T>
-struct dbuf {
-  std::unique_ptr<T, cudaError_t (*)(void*)> h{nullptr, cudaFree};
-  T* p = nullptr;
-  std::size_t size = 0;
-  explicit dbuf(std::vector<T> const& v) : size(v.size()) {
-    alloc();
-    if (size) cuda_ok(cudaMemcpy(p, v.data(), size * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (upload)");
-  }
-  explicit dbuf(std::size_t elements) : size(elements) {
-    alloc();
-    if (size) cuda_ok(cudaMemset(p, 0xFF, size * sizeof(T)), "cudaMemset");
-  }
-  void alloc() {
-    void* v = nullptr;
-    cuda_ok(cudaMalloc(&v, (size ? size : 1) * sizeof(T)), "cudaMalloc");
-    h.reset(p = static_cast<T*>(v));
-  }
-  std::vector<T> read() const {
-    std::vector<T> v(size);
-    if (size) cuda_ok(cudaMemcpy(v.data(), p, size * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (download)");
-    return v;
-  }
-};
-
-void settle() { cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before the call)"); }
-void finish() {
-  cuda_ok(cudaStreamSynchronize(test_stream()), "cudaStreamSynchronize (after the call)");
-  cuda_ok(cudaGetLastError(), "kernels");
-}
+using recur_test::contractive_matrices;
+using recur_test::contractive_mobius;
+using recur_test::covered;
+using recur_test::finish;
+using recur_test::poisoned;
+using recur_test::random_values;
+using recur_test::rho;
+using recur_test::same_bytes;
+using recur_test::settle;
+using recur_test::test_stream;
+using recur_test::upload;
+using recur_test::widen;
 
 template <class T>
 constexpr double eps = std::numeric_limits<T>::epsilon();
-
-template <class T>
-bool same_bits(std::vector<T> const& a, std::vector<T> const& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-template <class T>
-std::vector<T> random_values(rng& r, std::size_t size, double scale = 1.0) {
-  std::vector<T> v(size);
-  for (auto& x : v) x = static_cast<T>(scale * r.symmetric());
-  return v;
-}
-
-template <class T>
-std::vector<double> widen(std::vector<T> const& v) {
-  return std::vector<double>(v.begin(), v.end());
-}
-
-constexpr double rho = 0.9;
-template <class T, int K>
-std::vector<T> contractive_matrices(rng& r, std::size_t elements) {
-  std::vector<T> M(elements * K * K);
-  for (std::size_t e = 0; e < elements; ++e)
-    for (int row = 0; row < K; ++row) {
-      T* const m = M.data() + e * K * K + row * K;
-      double sum = 0;
-      for (int c = 0; c < K; ++c) sum += std::fabs(m[c] = static_cast<T>(r.symmetric()));
-      double const f = rho * (0.5 + 0.5 * r.uniform()) / std::max(sum, 1e-300);
-      for (int c = 0; c < K; ++c) m[c] = static_cast<T>(m[c] * f);
-    }
-  return M;
-}
-
-std::vector<bool> covered(layout const& lay, int W) {
-  std::vector<bool> in(static_cast<std::size_t>(recur_test::extent(lay) * W), false);
-  for (std::int64_t k = 0; k < lay.count; ++k)
-    for (std::int64_t i = 0; i < lay.n; ++i)
-      for (int j = 0; j < W; ++j) in[static_cast<std::size_t>(lay.offset(i, k) * W + j)] = true;
-  return in;
-}
 
 // Compares got with want over the layout's values (W per element): "" when
 // every value is within tol (1 + max|want|) and every other value of `got`
@@ -181,8 +110,8 @@ void chain_case(rng& r, layout const& lay, state_mode sm, bool with_u, bool in_p
   bool const use_u = with_u || in_place;
   ref::matrix_chain<double, K>(widen(M).data(), use_u ? widen(u).data() : nullptr, want.data(), lay,
                                has_init ? widen(init).data() : nullptr, want_f.data());
-  dbuf<T> const dM(M), du(u), di(init), df(sv);
-  dbuf<T> const dx(ext * K);
+  auto const dM = upload(M), du = upload(u), di = upload(init);
+  auto const df = poisoned<T>(sv), dx = poisoned<T>(ext * K);
   T* const x = in_place ? du.p : dx.p;
   recur::chain_options<T> opt;
   if (has_init) opt.init = di.p;
@@ -205,15 +134,16 @@ void chain_case(rng& r, layout const& lay, state_mode sm, bool with_u, bool in_p
     auto const fmsg = compare(f, want_f, f, layout::contiguous(static_cast<std::int64_t>(sv)), 1, tol);
     BOOST_TEST(fmsg.empty(), what << " final state: " << fmsg);
   }
-  if (sm != state_mode::shared) BOOST_TEST(same_bits(di.read(), init), what << ": init was written");
-  BOOST_TEST(same_bits(dM.read(), M), what << ": M was written");
+  if (sm != state_mode::shared) BOOST_TEST(same_bytes(di.read(), init), what << ": init was written");
+  BOOST_TEST(same_bytes(dM.read(), M), what << ": M was written");
 }
 
-constexpr layout_kind all_kinds[] = {layout_kind::contiguous, layout_kind::interleaved,
-                                     layout_kind::strided_gaps, layout_kind::interleaved_padded};
+constexpr auto const& all_kinds = recur_test::all_layout_kinds;
 
+// 9 lengths x 4 layouts x 3 batch sizes.
 template <class T, int K>
 void chain_shapes(std::uint64_t seed) {
+  recur_test::case_count cases(fmt::format("matrix_chain K={} {}", K, recur_test::type_name<T>));
   rng r(seed);
   int idx = 0;
   for (std::int64_t const n : {1, 2, 3, 63, 64, 65, 511, 513, 4099})
@@ -222,8 +152,10 @@ void chain_shapes(std::uint64_t seed) {
         layout const lay = recur_test::make_layout(kind, n, count);
         state_mode const sm = static_cast<state_mode>(idx % 3);
         chain_case<T, K>(r, lay, sm, idx % 4 != 3, idx % 5 == 2);
+        cases.run();
         ++idx;
       }
+  cases.require(108);
 }
 
 // Long sequences: many tiles, long look-backs.
@@ -239,22 +171,6 @@ void chain_long(std::uint64_t seed) {
 // ----------------------------------------------------------------- Moebius --
 
 template <class T>
-struct mobius_data {
-  std::vector<T> alpha, beta, gamma, delta;
-};
-template <class T>
-mobius_data<T> contractive_mobius(rng& r, std::size_t size) {
-  mobius_data<T> d;
-  for (std::size_t i = 0; i < size; ++i) {
-    d.alpha.push_back(static_cast<T>(0.3 * r.symmetric()));
-    d.beta.push_back(static_cast<T>(r.symmetric()));
-    d.gamma.push_back(static_cast<T>(0.3 * r.symmetric()));
-    d.delta.push_back(static_cast<T>(r.sign() * (2 + r.uniform())));
-  }
-  return d;
-}
-
-template <class T>
 void mobius_case(rng& r, layout const& lay, state_mode sm, bool in_place) {
   std::size_t const ext = static_cast<std::size_t>(recur_test::extent(lay));
   std::size_t const count = static_cast<std::size_t>(lay.count);
@@ -266,7 +182,9 @@ void mobius_case(rng& r, layout const& lay, state_mode sm, bool in_place) {
   ref::mobius<double>(widen(d.alpha).data(), widen(d.beta).data(), widen(d.gamma).data(),
                       widen(d.delta).data(), want.data(), lay, has_init ? widen(init).data() : nullptr,
                       double(init_value), want_f.data());
-  dbuf<T> const da(d.alpha), db(d.beta), dg(d.gamma), dd(d.delta), di(init), df(count), dp(ext);
+  auto const da = upload(d.alpha), db = upload(d.beta), dg = upload(d.gamma), dd = upload(d.delta),
+             di = upload(init);
+  auto const df = poisoned<T>(count), dp = poisoned<T>(ext);
   T* const p = in_place ? dd.p : dp.p;
   recur::mobius_options<T> opt;
   if (has_init) opt.init = di.p;
@@ -285,21 +203,28 @@ void mobius_case(rng& r, layout const& lay, state_mode sm, bool in_place) {
   auto const f = (sm == state_mode::shared ? di : df).read();
   auto const fmsg = compare(f, want_f, f, layout::contiguous(lay.count), 1, tol);
   BOOST_TEST(fmsg.empty(), what << " final state: " << fmsg);
-  BOOST_TEST(same_bits(da.read(), d.alpha), what << ": alpha was written");
+  BOOST_TEST(same_bytes(da.read(), d.alpha), what << ": alpha was written");
 }
 
+// 8 lengths x 4 layouts x 3 batch sizes, but 333 sequences of 200003 (time).
 template <class T>
 void mobius_shapes(std::uint64_t seed) {
+  recur_test::case_count cases(fmt::format("mobius_recurrence {}", recur_test::type_name<T>));
   rng r(seed);
   int idx = 0;
   for (std::int64_t const n : {1, 2, 3, 1023, 1024, 1025, 4097, 200003})
     for (auto const kind : all_kinds)
       for (std::int64_t const count : {1, 4, 333}) {
-        if (n * count > 3000000) continue;
+        if (n * count > 3000000) {
+          cases.skip("more than 3 10^6 elements");
+          continue;
+        }
         mobius_case<T>(r, recur_test::make_layout(kind, n, count), static_cast<state_mode>(idx % 3),
                        idx % 4 == 1);
+        cases.run();
         ++idx;
       }
+  cases.require(92);
 }
 
 }  // namespace
@@ -346,7 +271,8 @@ BOOST_AUTO_TEST_CASE(matrix_chain_rotations) {
   std::vector<double> const init{0.6, 0.8};
   std::vector<double> want(static_cast<std::size_t>(n) * 2), wf(2);
   ref::matrix_chain<double, 2>(M.data(), nullptr, want.data(), layout::contiguous(n), init.data(), wf.data());
-  dbuf<double> const dM(M), di(init), dx(static_cast<std::size_t>(n) * 2), df(2);
+  auto const dM = upload(M), di = upload(init);
+  auto const dx = poisoned<double>(static_cast<std::size_t>(n) * 2), df = poisoned<double>(2);
   settle();
   recur::matrix_chain<2>(recur::cuda{test_stream()}, dM.p, nullptr, dx.p, layout::contiguous(n),
                          recur::chain_options<double>{di.p, df.p});
@@ -360,31 +286,21 @@ BOOST_AUTO_TEST_CASE(matrix_chain_rotations) {
 BOOST_AUTO_TEST_CASE(mobius_shapes_f32) { mobius_shapes<float>(seed_for(731)); }
 BOOST_AUTO_TEST_CASE(mobius_shapes_f64) { mobius_shapes<double>(seed_for(732)); }
 
-// test_chain_host.cpp's pivot-like map p -> s / (3 s' - s p) with entries of
-// 2^16 to 2^48: the unscaled product of a few steps overflows f32, yet p stays
+// The pivot-like maps of recur_test::overflowing_pivot_maps (entries of 2^16
+// to 2^48): the unscaled product of a few steps overflows f32, yet p stays
 // near 2 - sqrt(3); every GPU result is finite and matches double.
 BOOST_AUTO_TEST_CASE(mobius_rescaling_where_the_plain_product_overflows) {
   rng r(seed_for(735));
   std::int64_t const n = 200003;
-  std::vector<float> al(n, 0.0f), be(n), ga(n), de(n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    float const s = std::ldexp(1.0f, 8 + int(r.next() % 17)), s2 = std::ldexp(1.0f, 8 + int(r.next() % 17));
-    float const c = float(3 + 0.1 * r.symmetric());
-    be[i] = s * s2;
-    ga[i] = -s * s2;
-    de[i] = c * s * s2;
-  }
-  auto plain = recur::ops::mobius_identity<float>();
-  for (int i = 0; i < 100; ++i)
-    plain =
-        recur::ops::mobius_compose_unscaled{}(plain, recur::ops::mobius<float>{al[i], be[i], ga[i], de[i]});
-  BOOST_TEST(!(std::isfinite(plain.a) && std::isfinite(plain.b) && std::isfinite(plain.c) &&
-               std::isfinite(plain.d)));
+  auto const maps = recur_test::overflowing_pivot_maps(r, static_cast<std::size_t>(n));
+  auto const &al = maps.d.alpha, &be = maps.d.beta, &ga = maps.d.gamma, &de = maps.d.delta;
+  BOOST_TEST(!maps.plain_product_finite);
   layout const lay = layout::contiguous(n);
   std::vector<double> want(n), wf(1);
   ref::mobius<double>(widen(al).data(), widen(be).data(), widen(ga).data(), widen(de).data(), want.data(),
                       lay, nullptr, 0.25, wf.data());
-  dbuf<float> const da(al), db(be), dg(ga), dd(de), dp(static_cast<std::size_t>(n)), df(1);
+  auto const da = upload(al), db = upload(be), dg = upload(ga), dd = upload(de);
+  auto const dp = poisoned<float>(static_cast<std::size_t>(n)), df = poisoned<float>(1);
   recur::mobius_options<float> opt;
   opt.init_value = 0.25f;
   opt.final_state = df.p;
@@ -402,13 +318,14 @@ BOOST_AUTO_TEST_CASE(mobius_rescaling_where_the_plain_product_overflows) {
 // count == 0: nothing at all.
 BOOST_AUTO_TEST_CASE(empty_shapes) {
   std::vector<float> const init{1, 2, 3, 4, 5, 6};
-  dbuf<float> const di(init), df(6), dx(4), dM(4);
+  auto const di = upload(init);
+  auto const df = poisoned<float>(6), dx = poisoned<float>(4), dM = poisoned<float>(4);
   settle();
   recur::matrix_chain<2>(recur::cuda{test_stream()}, dM.p, nullptr, dx.p, layout::contiguous(0, 3),
                          recur::chain_options<float>{di.p, df.p});
   finish();
-  BOOST_TEST(same_bits(df.read(), init));
-  dbuf<float> const df2(3);
+  BOOST_TEST(same_bytes(df.read(), init));
+  auto const df2 = poisoned<float>(3);
   recur::mobius_options<float> mo;
   mo.init_value = 7.0f;
   mo.final_state = df2.p;
@@ -416,7 +333,7 @@ BOOST_AUTO_TEST_CASE(empty_shapes) {
                            mo);
   finish();
   BOOST_TEST((df2.read() == std::vector<float>{7, 7, 7}));
-  dbuf<float> const df3(6);
+  auto const df3 = poisoned<float>(6);
   recur::matrix_chain<2>(recur::cuda{test_stream()}, dM.p, nullptr, dx.p, layout::contiguous(5, 0),
                          recur::chain_options<float>{di.p, df3.p});
   finish();
@@ -430,27 +347,32 @@ BOOST_AUTO_TEST_CASE(deterministic) {
   std::int64_t const n = 1000003;
   auto const M = contractive_matrices<float, 3>(r, static_cast<std::size_t>(n));
   auto const u = random_values<float>(r, static_cast<std::size_t>(n) * 3);
-  dbuf<float> const dM(M), du(u), x1(static_cast<std::size_t>(n) * 3), x2(static_cast<std::size_t>(n) * 3);
+  auto const dM = upload(M), du = upload(u);
+  auto const x1 = poisoned<float>(static_cast<std::size_t>(n) * 3),
+             x2 = poisoned<float>(static_cast<std::size_t>(n) * 3);
   settle();
   recur::matrix_chain<3>(recur::cuda{test_stream()}, dM.p, du.p, x1.p, layout::contiguous(n));
   recur::matrix_chain<3>(recur::cuda{test_stream()}, dM.p, du.p, x2.p, layout::contiguous(n));
   finish();
-  BOOST_TEST(same_bits(x1.read(), x2.read()));
+  BOOST_TEST(same_bytes(x1.read(), x2.read()));
   auto const d = contractive_mobius<double>(r, static_cast<std::size_t>(n));
-  dbuf<double> const da(d.alpha), db(d.beta), dg(d.gamma), dd(d.delta), p1(static_cast<std::size_t>(n)),
-      p2(static_cast<std::size_t>(n));
+  auto const da = upload(d.alpha), db = upload(d.beta), dg = upload(d.gamma), dd = upload(d.delta);
+  auto const p1 = poisoned<double>(static_cast<std::size_t>(n)),
+             p2 = poisoned<double>(static_cast<std::size_t>(n));
   settle();
   recur::mobius_recurrence(recur::cuda{test_stream()}, da.p, db.p, dg.p, dd.p, p1.p, layout::contiguous(n));
   recur::mobius_recurrence(recur::cuda{test_stream()}, da.p, db.p, dg.p, dd.p, p2.p, layout::contiguous(n));
   finish();
-  BOOST_TEST(same_bits(p1.read(), p2.read()));
+  BOOST_TEST(same_bytes(p1.read(), p2.read()));
 }
 
 // Bad arguments: recur::invalid_argument naming the argument, nothing written.
 BOOST_AUTO_TEST_CASE(errors_nothing_written) {
   std::int64_t const n = 100;
-  dbuf<float> const dM(static_cast<std::size_t>(n) * 4), du(static_cast<std::size_t>(n) * 2),
-      dx(static_cast<std::size_t>(n) * 2), di(2), df(2);
+  auto const dM = poisoned<float>(static_cast<std::size_t>(n) * 4),
+             du = poisoned<float>(static_cast<std::size_t>(n) * 2),
+             dx = poisoned<float>(static_cast<std::size_t>(n) * 2), di = poisoned<float>(2),
+             df = poisoned<float>(2);
   std::vector<float> host_M(static_cast<std::size_t>(n) * 4, 0.5f);
   settle();
   recur::cuda const ex{test_stream()};

@@ -20,7 +20,10 @@
 #include <recur/reference/matrix_chain.hpp>
 #include <recur/reference/mobius.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/chains.hpp"
+#include "common/layouts.hpp"
+#include "common/poison.hpp"
+#include "common/random.hpp"
 
 namespace ref = recur::reference;
 namespace ops = recur::ops;
@@ -29,83 +32,24 @@ using recur::layout;
 using recur_test::layout_kind;
 using recur_test::poison;
 using recur_test::rng;
+using recur_test::same_bytes;
 using recur_test::seed_for;
 
 namespace {
 
-constexpr layout_kind all_kinds[] = {layout_kind::contiguous, layout_kind::interleaved,
-                                     layout_kind::strided_gaps, layout_kind::interleaved_padded};
+constexpr auto const& all_kinds = recur_test::all_layout_kinds;
 
 template <class T>
 constexpr double eps = std::numeric_limits<T>::epsilon();
 
-template <class T>
-bool same_bits(std::vector<T> const& a, std::vector<T> const& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-template <class T>
-std::vector<T> random_values(rng& r, std::size_t size, double scale = 1.0) {
-  std::vector<T> v(size);
-  for (auto& x : v) x = static_cast<T>(scale * r.symmetric());
-  return v;
-}
-
-// Steps of a matrix chain with |M|_inf <= rho < 1 (every row's absolute sum):
-// x stays bounded by |u| / (1 - rho), and rounding errors are forgotten at
-// rate rho, so a step's error counts for at most 1 / (1 - rho) steps.
-constexpr double rho = 0.9;
-template <class T, int K>
-std::vector<T> contractive_matrices(rng& r, std::size_t elements) {
-  std::vector<T> M(elements * K * K);
-  for (std::size_t e = 0; e < elements; ++e)
-    for (int row = 0; row < K; ++row) {
-      T* const m = M.data() + e * K * K + row * K;
-      double sum = 0;
-      for (int c = 0; c < K; ++c) sum += std::fabs(m[c] = static_cast<T>(r.symmetric()));
-      double const f = rho * (0.5 + 0.5 * r.uniform()) / std::max(sum, 1e-300);
-      for (int c = 0; c < K; ++c) m[c] = static_cast<T>(m[c] * f);
-    }
-  return M;
-}
-
-// Every element position of a layout, whole W-value blocks: true where the
-// layout has an element.
-std::vector<bool> covered(layout const& lay, int W) {
-  std::vector<bool> in(static_cast<std::size_t>(recur_test::extent(lay) * W), false);
-  for (std::int64_t k = 0; k < lay.count; ++k)
-    for (std::int64_t i = 0; i < lay.n; ++i)
-      for (int j = 0; j < W; ++j) in[lay.offset(i, k) * W + j] = true;
-  return in;
-}
-
-template <class T>
-bool gaps_untouched(std::vector<T> const& y, layout const& lay, int W) {
-  auto const in = covered(lay, W);
-  for (std::size_t o = 0; o < y.size(); ++o)
-    if (!in[o] && !recur_test::is_poison(y[o])) return false;
-  return true;
-}
-
-// max |got - want| over the layout's values, and max |want|.
-template <class T, class U>
-std::pair<double, double> max_error(std::vector<T> const& got, std::vector<U> const& want, layout const& lay,
-                                    int W) {
-  double err = 0, mag = 0;
-  auto const in = covered(lay, W);
-  for (std::size_t o = 0; o < got.size(); ++o)
-    if (in[o]) {
-      double const d = std::fabs(double(got[o]) - double(want[o]));
-      err = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(err, d);
-      mag = std::max(mag, std::fabs(double(want[o])));
-    }
-  return {err, mag};
-}
-
-template <class T>
-std::vector<double> widen(std::vector<T> const& v) {
-  return std::vector<double>(v.begin(), v.end());
-}
+using recur_test::contractive_matrices;
+using recur_test::contractive_mobius;
+using recur_test::covered;
+using recur_test::gaps_untouched;
+using recur_test::max_error;
+using recur_test::random_values;
+using recur_test::rho;
+using recur_test::widen;
 
 // ------------------------------------------------------------ matrix chain --
 
@@ -129,16 +73,16 @@ void chain_small(std::uint64_t seed) {
           opt.init = init.data();
           opt.final_state = f.data();
           recur::matrix_chain<K>(host{threads}, M.data(), u.data(), x.data(), lay, opt);
-          BOOST_TEST(same_bits(x, want), "K=" << K << " n=" << n << " " << recur_test::name(kind)
-                                              << " count=" << count << " threads=" << threads);
-          BOOST_TEST(same_bits(f, want_f));
+          BOOST_TEST(same_bytes(x, want), "K=" << K << " n=" << n << " " << recur_test::name(kind)
+                                               << " count=" << count << " threads=" << threads);
+          BOOST_TEST(same_bytes(f, want_f));
           BOOST_TEST(gaps_untouched(x, lay, K));
         }
         // No input, no init, no final state.
         std::vector<T> want0(ext * K, poison<T>()), x0(ext * K, poison<T>());
         ref::matrix_chain<T, K>(M.data(), nullptr, want0.data(), lay, nullptr, nullptr);
         recur::matrix_chain<K>(host{}, M.data(), nullptr, x0.data(), lay);
-        BOOST_TEST(same_bits(x0, want0));
+        BOOST_TEST(same_bytes(x0, want0));
         // In place: x == u.
         std::vector<T> v = u;
         recur::matrix_chain<K>(host{}, M.data(), v.data(), v.data(), lay,
@@ -187,8 +131,8 @@ void chain_long(std::uint64_t seed, std::int64_t n, std::int64_t count, layout_k
     std::vector<T> again(ext * K, poison<T>()), f2(count * K, poison<T>());
     recur::matrix_chain<K>(host{threads}, M.data(), u.data(), again.data(), lay,
                            recur::chain_options<T>{init.data(), f2.data()});
-    BOOST_TEST(same_bits(again, x), "repeat threads=" << threads);
-    BOOST_TEST(same_bits(f2, f));
+    BOOST_TEST(same_bytes(again, x), "repeat threads=" << threads);
+    BOOST_TEST(same_bytes(f2, f));
   }
 }
 
@@ -218,7 +162,7 @@ BOOST_AUTO_TEST_CASE(matrix_chain_other_orders) {
     std::vector<double> want(68 * K), x(68 * K, poison<double>());
     ref::matrix_chain<double, K>(M.data(), u.data(), want.data(), lay, nullptr, nullptr);
     recur::matrix_chain<K>(host{}, M.data(), u.data(), x.data(), lay);
-    BOOST_TEST(same_bits(x, want), "K=" << K);
+    BOOST_TEST(same_bytes(x, want), "K=" << K);
   };
   check.operator()<4>();
   check.operator()<6>();
@@ -269,7 +213,7 @@ void rotations(std::uint64_t seed) {
                          recur::chain_options<T>{init.data(), nullptr});
   auto const [err, mag] = max_error(x, want, lay, K);
   BOOST_TEST(err <= 2.0 * K * eps<T> * double(n) * mag, "err=" << err);
-  BOOST_TEST(!same_bits(x, same_type), "chunks expected");
+  BOOST_TEST(!same_bytes(x, same_type), "chunks expected");
 }
 
 BOOST_AUTO_TEST_CASE(matrix_chain_rotations_f32) { rotations<float>(seed_for(615)); }
@@ -314,9 +258,9 @@ void order_k_small(std::uint64_t seed) {
             std::vector<T> y(ext, poison<T>()), f(count * k, poison<T>());
             recur::linrec_order_k(host{threads}, a, x.data(), y.data(), lay,
                                   recur::chain_options<T>{init.data(), f.data()});
-            BOOST_TEST(same_bits(y, want), "k=" << k << " n=" << n << " " << recur_test::name(kind)
-                                                << " count=" << count << " threads=" << threads);
-            BOOST_TEST(same_bits(f, want_f));
+            BOOST_TEST(same_bytes(y, want), "k=" << k << " n=" << n << " " << recur_test::name(kind)
+                                                 << " count=" << count << " threads=" << threads);
+            BOOST_TEST(same_bytes(f, want_f));
             BOOST_TEST(gaps_untouched(y, lay, 1));
           }
           // In place, zero initial history; final_state == init exactly.
@@ -332,8 +276,8 @@ void order_k_small(std::uint64_t seed) {
           std::vector<T> state = init, y2(ext, poison<T>());
           recur::linrec_order_k(host{}, a, x.data(), y2.data(), lay,
                                 recur::chain_options<T>{state.data(), state.data()});
-          BOOST_TEST(same_bits(y2, want));
-          BOOST_TEST(same_bits(state, want_f));
+          BOOST_TEST(same_bytes(y2, want));
+          BOOST_TEST(same_bytes(state, want_f));
         }
 }
 
@@ -371,7 +315,7 @@ void order_k_long(std::uint64_t seed) {
         std::vector<T> again = x;
         recur::linrec_order_k(host{threads}, a, again.data(), again.data(), lay,
                               recur::chain_options<T>{init.data(), nullptr});
-        BOOST_TEST(same_bits(again, y), "repeat threads=" << threads);
+        BOOST_TEST(same_bytes(again, y), "repeat threads=" << threads);
       }
       // Two calls, state carried (sequential path for both halves, threads 1).
       layout first = lay, second = lay;
@@ -383,7 +327,7 @@ void order_k_long(std::uint64_t seed) {
                             recur::chain_options<T>{init.data(), z.data()});
       recur::linrec_order_k(host{1}, a, x.data() + shift, halves.data() + shift, second,
                             recur::chain_options<T>{z.data(), z.data()});
-      BOOST_TEST(same_bits(halves, same_type));
+      BOOST_TEST(same_bytes(halves, same_type));
     }
   // With poles inside |z| < 1/2 a chunk's incoming history is forgotten to
   // the last bit long before the chunk ends, so the chunked result usually
@@ -406,7 +350,7 @@ void order_k_long(std::uint64_t seed) {
     for (auto v : x) sum += std::fabs(double(v));
     auto const [err, mag] = max_error(y, want, layout::contiguous(n), 1);
     BOOST_TEST(err <= 2 * eps<T> * double(n) * sum, "k=" << k << " err=" << err);
-    BOOST_TEST(!same_bits(y, same_type), "chunks expected k=" << k);
+    BOOST_TEST(!same_bytes(y, same_type), "chunks expected k=" << k);
   }
 }
 
@@ -422,25 +366,6 @@ BOOST_AUTO_TEST_SUITE_END()
 // ------------------------------------------------------------------- Moebius --
 
 namespace {
-
-// p -> (alpha p + beta) / (gamma p + delta) with |alpha|, |gamma| <= 0.3,
-// |beta| <= 1, |delta| in [2, 3): maps [-1, 1] into itself with derivative
-// at most 0.42, so errors are forgotten within a few steps.
-template <class T>
-struct mobius_data {
-  std::vector<T> alpha, beta, gamma, delta;
-};
-template <class T>
-mobius_data<T> contractive_mobius(rng& r, std::size_t size) {
-  mobius_data<T> d;
-  for (std::size_t i = 0; i < size; ++i) {
-    d.alpha.push_back(static_cast<T>(0.3 * r.symmetric()));
-    d.beta.push_back(static_cast<T>(r.symmetric()));
-    d.gamma.push_back(static_cast<T>(0.3 * r.symmetric()));
-    d.delta.push_back(static_cast<T>(r.sign() * (2 + r.uniform())));
-  }
-  return d;
-}
 
 template <class T>
 void mobius_small(std::uint64_t seed) {
@@ -462,9 +387,9 @@ void mobius_small(std::uint64_t seed) {
           opt.final_state = f.data();
           recur::mobius_recurrence(host{threads}, d.alpha.data(), d.beta.data(), d.gamma.data(),
                                    d.delta.data(), p.data(), lay, opt);
-          BOOST_TEST(same_bits(p, want), "n=" << n << " " << recur_test::name(kind) << " count=" << count
-                                              << " threads=" << threads);
-          BOOST_TEST(same_bits(f, want_f));
+          BOOST_TEST(same_bytes(p, want), "n=" << n << " " << recur_test::name(kind) << " count=" << count
+                                               << " threads=" << threads);
+          BOOST_TEST(same_bytes(f, want_f));
           BOOST_TEST(gaps_untouched(p, lay, 1));
         }
         // One initial value for all; in place over delta.
@@ -482,7 +407,7 @@ void mobius_small(std::uint64_t seed) {
         for (std::size_t o = 0; o < v.size(); ++o)
           ok = ok && recur_test::same_bits(v[o], in[o] ? want1[o] : d.delta[o]);
         BOOST_TEST(ok, "in place n=" << n);
-        BOOST_TEST(same_bits(f, want1_f));
+        BOOST_TEST(same_bytes(f, want1_f));
       }
 }
 
@@ -513,7 +438,7 @@ void mobius_long(std::uint64_t seed) {
       std::vector<T> again(ext, poison<T>());
       recur::mobius_recurrence(host{threads}, d.alpha.data(), d.beta.data(), d.gamma.data(), d.delta.data(),
                                again.data(), lay, opt);
-      BOOST_TEST(same_bits(again, p), "repeat threads=" << threads);
+      BOOST_TEST(same_bytes(again, p), "repeat threads=" << threads);
     }
   }
 }
@@ -526,28 +451,17 @@ BOOST_AUTO_TEST_CASE(mobius_small_f64) { mobius_small<double>(seed_for(632)); }
 BOOST_AUTO_TEST_CASE(mobius_long_f32) { mobius_long<float>(seed_for(633)); }
 BOOST_AUTO_TEST_CASE(mobius_long_f64) { mobius_long<double>(seed_for(634)); }
 
-// The pivot-like map p -> s / (3 s' - s p) with s, s' random powers of two
-// in [2^8, 2^24]: every matrix entry is >= 2^8, so the plain product of a
-// chunk (tens of thousands of steps) leaves f32's range after a few steps,
-// but p stays near 2 - sqrt(3). The chunked run (8 threads: P = 6) is finite
-// and matches the recurrence evaluated in double.
+// The pivot-like maps of recur_test::overflowing_pivot_maps: the plain
+// product of a chunk (tens of thousands of steps) leaves f32's range after a
+// few steps, but p stays near 2 - sqrt(3). The chunked run (8 threads: P = 6)
+// is finite and matches the recurrence evaluated in double.
 BOOST_AUTO_TEST_CASE(mobius_rescaling_where_the_plain_product_overflows) {
   rng r(seed_for(635));
   std::int64_t const n = 200003;
-  std::vector<float> al(n, 0.0f), be(n), ga(n), de(n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    float const s = std::ldexp(1.0f, 8 + int(r.next() % 17)), s2 = std::ldexp(1.0f, 8 + int(r.next() % 17));
-    float const c = float(3 + 0.1 * r.symmetric());
-    be[i] = s * s2;
-    ga[i] = -s * s2;
-    de[i] = c * s * s2;
-  }
+  auto const maps = recur_test::overflowing_pivot_maps(r, static_cast<std::size_t>(n));
+  auto const &al = maps.d.alpha, &be = maps.d.beta, &ga = maps.d.gamma, &de = maps.d.delta;
   // The unscaled product of the first 100 steps is already not finite.
-  auto plain = ops::mobius_identity<float>();
-  for (int i = 0; i < 100; ++i)
-    plain = ops::mobius_compose_unscaled{}(plain, ops::mobius<float>{al[i], be[i], ga[i], de[i]});
-  BOOST_TEST(!(std::isfinite(plain.a) && std::isfinite(plain.b) && std::isfinite(plain.c) &&
-               std::isfinite(plain.d)));
+  BOOST_TEST(!maps.plain_product_finite);
 
   layout const lay = layout::contiguous(n);
   std::vector<double> want(n), wf(1);
@@ -591,7 +505,7 @@ BOOST_AUTO_TEST_CASE(mobius_rescaling_where_the_plain_product_overflows) {
   double serr = 0;
   for (std::int64_t i = 0; i < n; ++i) serr = std::max(serr, std::fabs(double(sp[i]) - swant[i]));
   BOOST_TEST(serr <= 2 * eps<float> * double(n) * total, "err=" << serr);
-  BOOST_TEST(!same_bits(sp, sref), "chunks expected");
+  BOOST_TEST(!same_bytes(sp, sref), "chunks expected");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -610,7 +524,8 @@ void rejects(std::string const& what, std::function<void()> const& call,
   for (auto* o : outputs) before.push_back(*o);
   BOOST_CHECK_THROW(call(), recur::invalid_argument);
   bool untouched = true;
-  for (std::size_t j = 0; j < outputs.size(); ++j) untouched = untouched && same_bits(*outputs[j], before[j]);
+  for (std::size_t j = 0; j < outputs.size(); ++j)
+    untouched = untouched && same_bytes(*outputs[j], before[j]);
   BOOST_TEST(untouched, what);
 }
 

@@ -39,7 +39,7 @@
 #include <recur/reference/linrec.hpp>
 #include <recur/reference/tridiag.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/linrec_harness.hpp"
 
 namespace fs = std::filesystem;
 namespace ref = recur::reference;

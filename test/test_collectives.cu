@@ -22,6 +22,8 @@
 #include <recur/ops/affine.hpp>
 #include <recur/ops/matrix.hpp>
 
+#include "common/cuda_memory.hpp"
+
 namespace {
 
 using namespace recur;
@@ -197,21 +199,9 @@ __global__ void __launch_bounds__(Block)
 
 // ---- host side
 
-void cuda_require(cudaError_t e, std::string const& what) {
-  BOOST_REQUIRE_MESSAGE(e == cudaSuccess, what << ": " << cudaGetErrorString(e) << " (" << int(e) << ")");
-}
-
-template <class T>
-struct device_array {
-  T* p = nullptr;
-  std::size_t n;
-  explicit device_array(std::size_t count) : n(count) {
-    cuda_require(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
-  }
-  ~device_array() { cudaFree(p); }
-  device_array(device_array const&) = delete;
-  device_array& operator=(device_array const&) = delete;
-};
+using recur_test::cuda_ok;
+using recur_test::dbuf;
+using recur_test::upload;
 
 template <class Case>
 using scan_kernel = void (*)(typename Case::T const*, typename Case::T*, typename Case::T*, typename Case::T*,
@@ -231,26 +221,19 @@ void check_scan(std::string const& what, scan_kernel<Case> kernel, int blocks, i
   std::vector<T> in(n);
   for (T& v : in) v = Case::draw(g);
 
-  device_array<T> d_in(n), d_inc(n), d_exc(n), d_agg(2 * thread_count);
-  cuda_require(cudaMemcpy(d_in.p, in.data(), n * sizeof(T), cudaMemcpyHostToDevice), what + ": upload");
+  auto const d_in = upload(in);
+  dbuf<T> const d_inc(n), d_exc(n), d_agg(2 * thread_count);
   struct results {
     std::vector<T> inc, exc, agg;
   };
   auto run = [&] {
     // Unwritten outputs read as 0xFF bytes.
     for (auto const* d : {&d_inc, &d_exc, &d_agg})
-      cuda_require(cudaMemset(d->p, 0xff, d->n * sizeof(T)), what + ": cudaMemset");
+      cuda_ok(cudaMemset(d->p, 0xff, d->size * sizeof(T)), (what + ": cudaMemset").c_str());
     kernel<<<blocks, threads>>>(d_in.p, d_inc.p, d_exc.p, d_agg.p, Case::identity(), typename Case::Op{});
-    cuda_require(cudaGetLastError(), what + ": launch");
-    cuda_require(cudaDeviceSynchronize(), what + ": kernel");
-    results r{std::vector<T>(n), std::vector<T>(n), std::vector<T>(2 * thread_count)};
-    cuda_require(cudaMemcpy(r.inc.data(), d_inc.p, n * sizeof(T), cudaMemcpyDeviceToHost),
-                 what + ": download");
-    cuda_require(cudaMemcpy(r.exc.data(), d_exc.p, n * sizeof(T), cudaMemcpyDeviceToHost),
-                 what + ": download");
-    cuda_require(cudaMemcpy(r.agg.data(), d_agg.p, r.agg.size() * sizeof(T), cudaMemcpyDeviceToHost),
-                 what + ": download");
-    return r;
+    cuda_ok(cudaGetLastError(), (what + ": launch").c_str());
+    cuda_ok(cudaDeviceSynchronize(), (what + ": kernel").c_str());
+    return results{d_inc.read(), d_exc.read(), d_agg.read()};
   };
   results const r = run();
 

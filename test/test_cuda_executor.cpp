@@ -10,7 +10,7 @@
 #include <recur/filter.hpp>
 #include <recur/linrec.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/linrec_harness.hpp"
 
 #ifndef RECUR_HAS_CUDA
 #error "recur::recur must export RECUR_HAS_CUDA"

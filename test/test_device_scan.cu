@@ -12,13 +12,12 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/kernels/dispatch/dispatch_scan.cuh>
 
+#include "common/cuda_memory.hpp"
+
 namespace {
 
 using recur::layout;
 using recur::device::scan_options;
-
-#define CUDA_OK(x) \
-  BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
 
 struct plus_u32 {
   __host__ __device__ std::uint32_t operator()(std::uint32_t l, std::uint32_t r) const { return l + r; }
@@ -147,28 +146,29 @@ std::vector<T> run_scan(std::vector<T> const& in, layout const& lay, Op op, scan
   std::size_t const bytes = in.size() * sizeof(T);
   char* base_in = nullptr;
   char* base_out = nullptr;
-  CUDA_OK(cudaMalloc(&base_in, bytes + sizeof(T) + shift));
+  RECUR_TEST_CUDA_OK(cudaMalloc(&base_in, bytes + sizeof(T) + shift));
   T* const d_in = reinterpret_cast<T*>(base_in + shift);
   T* d_out = nullptr;
-  CUDA_OK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
+  RECUR_TEST_CUDA_OK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
   if (in_place) {
     d_out = d_in;
   } else {
-    CUDA_OK(cudaMalloc(&base_out, bytes + sizeof(T) + shift));
+    RECUR_TEST_CUDA_OK(cudaMalloc(&base_out, bytes + sizeof(T) + shift));
     d_out = reinterpret_cast<T*>(base_out + shift);
-    CUDA_OK(cudaMemcpy(d_out, in.data(), bytes, cudaMemcpyHostToDevice));  // gaps keep their values
+    RECUR_TEST_CUDA_OK(
+        cudaMemcpy(d_out, in.data(), bytes, cudaMemcpyHostToDevice));  // gaps keep their values
   }
   std::size_t temp_bytes = 0;
-  CUDA_OK(recur::device::scan<T>(nullptr, temp_bytes, d_in, d_out, lay, op, opt));
+  RECUR_TEST_CUDA_OK(recur::device::scan<T>(nullptr, temp_bytes, d_in, d_out, lay, op, opt));
   void* temp = nullptr;
-  CUDA_OK(cudaMalloc(&temp, temp_bytes));
-  CUDA_OK(recur::device::scan<T>(temp, temp_bytes, d_in, d_out, lay, op, opt));
-  CUDA_OK(cudaDeviceSynchronize());
+  RECUR_TEST_CUDA_OK(cudaMalloc(&temp, temp_bytes));
+  RECUR_TEST_CUDA_OK(recur::device::scan<T>(temp, temp_bytes, d_in, d_out, lay, op, opt));
+  RECUR_TEST_CUDA_OK(cudaDeviceSynchronize());
   std::vector<T> out(in.size());
-  CUDA_OK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
-  CUDA_OK(cudaFree(temp));
-  CUDA_OK(cudaFree(base_in));
-  if (!in_place) CUDA_OK(cudaFree(base_out));
+  RECUR_TEST_CUDA_OK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+  RECUR_TEST_CUDA_OK(cudaFree(temp));
+  RECUR_TEST_CUDA_OK(cudaFree(base_in));
+  if (!in_place) RECUR_TEST_CUDA_OK(cudaFree(base_out));
   return out;
 }
 

@@ -13,9 +13,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
-#include <memory>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,7 +23,10 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/filter.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/cases.hpp"
+#include "common/cuda_memory.hpp"
+#include "common/layouts.hpp"
+#include "common/random.hpp"
 
 using recur::layout;
 using recur_test::layout_kind;
@@ -34,51 +35,17 @@ using recur_test::seed_for;
 
 namespace {
 
-void cuda_ok(cudaError_t e, char const* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(fmt::format("test_gpu: {} failed: {} ({})", what, cudaGetErrorString(e), int(e)));
-}
+using recur_test::finish;
+using recur_test::settle;
+using recur_test::test_stream;
+using recur_test::upload;
 
-cudaStream_t test_stream() {
-  static cudaStream_t const s = [] {
-    cudaStream_t t = nullptr;
-    cuda_ok(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    return t;
-  }();
-  return s;
-}
-
+// Outputs start as 0xA5 bytes (not all-ones: -1 is a valid sample).
 constexpr int poison_byte = 0xA5;
 
 template <class S>
-struct dbuf {
-  std::unique_ptr<S, cudaError_t (*)(void*)> h{nullptr, cudaFree};
-  S* p = nullptr;
-  std::size_t size = 0;
-  explicit dbuf(std::vector<S> const& v) : size(v.size()) {
-    alloc();
-    if (size) cuda_ok(cudaMemcpy(p, v.data(), size * sizeof(S), cudaMemcpyDefault), "cudaMemcpy (upload)");
-  }
-  explicit dbuf(std::size_t elements) : size(elements) {
-    alloc();
-    if (size) cuda_ok(cudaMemset(p, poison_byte, size * sizeof(S)), "cudaMemset");
-  }
-  void alloc() {
-    void* v = nullptr;
-    cuda_ok(cudaMalloc(&v, (size ? size : 1) * sizeof(S)), "cudaMalloc");
-    h.reset(p = static_cast<S*>(v));
-  }
-  std::vector<S> read() const {
-    std::vector<S> v(size);
-    if (size) cuda_ok(cudaMemcpy(v.data(), p, size * sizeof(S), cudaMemcpyDefault), "cudaMemcpy (download)");
-    return v;
-  }
-};
-
-void settle() { cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before the call)"); }
-void finish() {
-  cuda_ok(cudaStreamSynchronize(test_stream()), "cudaStreamSynchronize (after the call)");
-  cuda_ok(cudaGetLastError(), "kernels");
+recur_test::dbuf<S> poisoned(std::size_t elements) {
+  return recur_test::poisoned<S>(elements, recur_test::memory::device, poison_byte);
 }
 
 template <class S>
@@ -108,7 +75,8 @@ std::vector<S> samples(rng& r, std::size_t size) {
 // Order-k predictors: |c_j| up to 2^(shift + 1), both signs.
 std::vector<std::int64_t> predictor(rng& r, int k, int shift) {
   std::vector<std::int64_t> c(static_cast<std::size_t>(k));
-  for (auto& x : c) x = static_cast<std::int64_t>(r.next() % (std::uint64_t(4) << shift)) - (std::int64_t(2) << shift);
+  for (auto& x : c)
+    x = static_cast<std::int64_t>(r.next() % (std::uint64_t(4) << shift)) - (std::int64_t(2) << shift);
   return c;
 }
 
@@ -127,9 +95,10 @@ void dpcm_case(rng& r, layout const& lay, int k, int shift, bool with_init) {
   auto d_host = poisoned_host<S>(ext);
   recur::dpcm_decode(recur::host{}, c, shift, e_host.data(), d_host.data(), lay, {hinit});
 
-  auto const what = fmt::format("{} k={} shift={} n={} count={} strides {},{} init={}", type_name<S>(), k, shift,
-                                lay.n, lay.count, lay.element_stride, lay.batch_stride, with_init);
-  dbuf<S> const dx(x), di(init.empty() ? std::vector<S>(1) : init), de(ext), dd(ext);
+  auto const what = fmt::format("{} k={} shift={} n={} count={} strides {},{} init={}", type_name<S>(), k,
+                                shift, lay.n, lay.count, lay.element_stride, lay.batch_stride, with_init);
+  auto const dx = upload(x), di = upload(init.empty() ? std::vector<S>(1) : init);
+  auto const de = poisoned<S>(ext), dd = poisoned<S>(ext);
   recur::dpcm_options<S> const dinit{with_init ? di.p : nullptr};
   recur::cuda const ex{test_stream()};
   settle();
@@ -147,7 +116,7 @@ void dpcm_case(rng& r, layout const& lay, int k, int shift, bool with_init) {
     for (std::int64_t i = 0; i < lay.n && round; ++i) round = d[lay.offset(i, q)] == x[lay.offset(i, q)];
   BOOST_TEST(round, "decode(encode(x)) != x: " << what);
   // In place: encode over a copy of x, then decode over it.
-  dbuf<S> const io(x);
+  auto const io = upload(x);
   settle();
   recur::dpcm_encode(ex, c, shift, io.p, io.p, lay, dinit);
   finish();
@@ -162,18 +131,26 @@ void dpcm_case(rng& r, layout const& lay, int k, int shift, bool with_init) {
   if (!init.empty()) BOOST_TEST((di.read() == init), "init was written: " << what);
 }
 
+// 6 orders x 3 shifts x 3 layouts x 7 shapes, but one long sequence with a
+// shift (one thread per sequence: keep it short).
 template <class S>
 void dpcm_sweep(std::uint64_t seed) {
+  recur_test::case_count cases(fmt::format("dpcm {}", type_name<S>()));
   rng r(seed);
   int idx = 0;
   for (int const k : {0, 1, 2, 3, 5, 8})
     for (int const shift : {0, 1, 3})
-      for (auto const kind : {layout_kind::contiguous, layout_kind::interleaved, layout_kind::strided_gaps})
+      for (auto const kind : recur_test::basic_layout_kinds)
         for (auto const& [n, count] : std::initializer_list<std::pair<std::int64_t, std::int64_t>>{
                  {1, 1}, {2, 3}, {3, 1}, {1000, 7}, {5003, 1}, {200003, 1}, {517, 300}}) {
-          if (shift > 0 && n * count > 100000 && count < 4) continue;  // one thread per sequence: keep it short
+          if (shift > 0 && n * count > 100000 && count < 4) {
+            cases.skip("a long sequence with a shift");
+            continue;
+          }
           dpcm_case<S>(r, recur_test::make_layout(kind, n, count), k, shift, idx++ % 2 == 0);
+          cases.run();
         }
+  cases.require(6 * 3 * 3 * 7 - 6 * 2 * 3);
 }
 
 }  // namespace
@@ -193,13 +170,15 @@ BOOST_AUTO_TEST_CASE(image_rows_as_lanes) {
   std::vector<std::uint8_t> img(static_cast<std::size_t>(w * h));
   for (std::int64_t y = 0; y < h; ++y)
     for (std::int64_t x = 0; x < w; ++x)
-      img[y * w + x] = static_cast<std::uint8_t>((x / 8 + y / 4 + static_cast<std::int64_t>(r.next() % 9)) & 0xff);
+      img[y * w + x] =
+          static_cast<std::uint8_t>((x / 8 + y / 4 + static_cast<std::int64_t>(r.next() % 9)) & 0xff);
   layout const lay = layout::contiguous(w, h);
   for (auto const& [c, shift] :
        std::initializer_list<std::pair<std::vector<std::int64_t>, int>>{{{1}, 0}, {{1, 1}, 1}}) {
     std::vector<std::uint8_t> e_host(img.size()), d_host(img.size());
     recur::dpcm_encode(recur::host{}, c, shift, img.data(), e_host.data(), lay);
-    dbuf<std::uint8_t> const dx(img), de(img.size()), dd(img.size());
+    auto const dx = upload(img);
+    auto const de = poisoned<std::uint8_t>(img.size()), dd = poisoned<std::uint8_t>(img.size());
     recur::cuda const ex{test_stream()};
     settle();
     recur::dpcm_encode(ex, c, shift, dx.p, de.p, lay);
@@ -214,7 +193,8 @@ BOOST_AUTO_TEST_CASE(image_rows_as_lanes) {
 BOOST_AUTO_TEST_CASE(errors_nothing_written) {
   std::int64_t const n = 100;
   std::vector<std::int16_t> const hx(static_cast<std::size_t>(n), 7);
-  dbuf<std::int16_t> const dx(hx), de(static_cast<std::size_t>(n));
+  auto const dx = upload(hx);
+  auto const de = poisoned<std::int16_t>(static_cast<std::size_t>(n));
   recur::cuda const ex{test_stream()};
   std::vector<std::int64_t> const c2{1, -1}, c9(9, 1);
   auto rejects = [&](char const* what, auto&& call) {
@@ -222,7 +202,8 @@ BOOST_AUTO_TEST_CASE(errors_nothing_written) {
     BOOST_CHECK_THROW(call(), recur::invalid_argument);
     finish();
     auto const e = de.read();
-    BOOST_TEST(std::all_of(e.begin(), e.end(), [](std::int16_t v) { return v == std::int16_t(0xA5A5); }), what);
+    BOOST_TEST(std::all_of(e.begin(), e.end(), [](std::int16_t v) { return v == std::int16_t(0xA5A5); }),
+               what);
   };
   rejects("order 9", [&] { recur::dpcm_encode(ex, c9, 0, dx.p, de.p, layout::contiguous(n)); });
   rejects("shift 63", [&] { recur::dpcm_decode(ex, c2, 63, dx.p, de.p, layout::contiguous(n)); });

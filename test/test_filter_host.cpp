@@ -19,7 +19,10 @@
 #include <recur/reference/dpcm.hpp>
 #include <recur/reference/lfilter.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/dpcm.hpp"
+#include "common/layouts.hpp"
+#include "common/poison.hpp"
+#include "common/random.hpp"
 
 namespace ref = recur::reference;
 using recur::host;
@@ -30,8 +33,7 @@ using recur_test::seed_for;
 
 namespace {
 
-constexpr layout_kind all_kinds[] = {layout_kind::contiguous, layout_kind::interleaved,
-                                     layout_kind::strided_gaps, layout_kind::interleaved_padded};
+constexpr auto const& all_kinds = recur_test::all_layout_kinds;
 
 // A stable filter: a = a0 prod_j (1 - r_j z^-1), real poles |r_j| < 0.8, a0
 // not 1 (normalisation is exercised), b random.
@@ -55,34 +57,10 @@ filter<T> random_filter(rng& r, int nb, int poles) {
   return f;
 }
 
-template <class T>
-std::vector<T> random_values(rng& r, std::size_t size) {
-  std::vector<T> v(size);
-  for (auto& x : v) x = static_cast<T>(r.symmetric());
-  return v;
-}
-
-template <class T>
-bool same_bits(std::vector<T> const& a, std::vector<T> const& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-// Element positions of a layout within its extent.
-std::vector<bool> covered(layout const& lay) {
-  std::vector<bool> in(static_cast<std::size_t>(recur_test::extent(lay)), false);
-  for (std::int64_t k = 0; k < lay.count; ++k)
-    for (std::int64_t i = 0; i < lay.n; ++i) in[lay.offset(i, k)] = true;
-  return in;
-}
-
-// Every position outside the layout still holds the poison.
-template <class T>
-bool gaps_untouched(std::vector<T> const& y, layout const& lay) {
-  auto const in = covered(lay);
-  for (std::size_t o = 0; o < y.size(); ++o)
-    if (!in[o] && !recur_test::is_poison(y[o])) return false;
-  return true;
-}
+using recur_test::covered;
+using recur_test::gaps_untouched;
+using recur_test::random_values;
+using recur_test::same_bytes;
 
 template <class T>
 void lfilter_matches_reference(std::uint64_t seed) {
@@ -103,16 +81,16 @@ void lfilter_matches_reference(std::uint64_t seed) {
           for (int const threads : {0, 1}) {
             std::vector<T> y(ext, recur_test::poison<T>()), zf(zi.size(), recur_test::poison<T>());
             recur::lfilter(host{threads}, f.b, f.a, x.data(), y.data(), lay, {zi.data(), zf.data()});
-            BOOST_TEST(same_bits(y, want), "nb=" << nb << " poles=" << poles << " " << recur_test::name(kind)
-                                                 << " count=" << count << " threads=" << threads);
-            BOOST_TEST(same_bits(zf, want_zf));
+            BOOST_TEST(same_bytes(y, want), "nb=" << nb << " poles=" << poles << " " << recur_test::name(kind)
+                                                  << " count=" << count << " threads=" << threads);
+            BOOST_TEST(same_bytes(zf, want_zf));
             BOOST_TEST(gaps_untouched(y, lay));
           }
           // Without state: zero initial state, as the reference with null zi.
           std::vector<T> want0(ext, recur_test::poison<T>()), y0(ext, recur_test::poison<T>());
           ref::lfilter<T>(f.b, f.a, x.data(), want0.data(), lay, nullptr, nullptr);
           recur::lfilter(host{}, f.b, f.a, x.data(), y0.data(), lay);
-          BOOST_TEST(same_bits(y0, want0));
+          BOOST_TEST(same_bytes(y0, want0));
         }
     }
 }
@@ -138,8 +116,8 @@ void sosfilt_matches_reference(std::uint64_t seed) {
       for (int const threads : {0, 1}) {
         std::vector<T> y(ext, recur_test::poison<T>()), zf(zi.size(), recur_test::poison<T>());
         recur::sosfilt(host{threads}, sos, x.data(), y.data(), lay, {zi.data(), zf.data()});
-        BOOST_TEST(same_bits(y, want), "sections=" << sections << " " << recur_test::name(kind));
-        BOOST_TEST(same_bits(zf, want_zf));
+        BOOST_TEST(same_bytes(y, want), "sections=" << sections << " " << recur_test::name(kind));
+        BOOST_TEST(same_bytes(zf, want_zf));
         BOOST_TEST(gaps_untouched(y, lay));
       }
       // The cascade equals lfilter section after section (same DF2T steps).
@@ -189,8 +167,8 @@ void continuation(std::uint64_t seed) {
       recur::lfilter(host{}, f.b, f.a, x.data(), halves.data(), first, {nullptr, z.data()});
       // init == final_state: the state updated in place.
       recur::lfilter(host{}, f.b, f.a, x.data() + shift, halves.data() + shift, second, {z.data(), z.data()});
-      BOOST_TEST(same_bits(once, halves), recur_test::name(kind) << " h=" << h);
-      BOOST_TEST(same_bits(z, zf_once));
+      BOOST_TEST(same_bytes(once, halves), recur_test::name(kind) << " h=" << h);
+      BOOST_TEST(same_bytes(z, zf_once));
 
       std::vector<T> sonce(ext, recur_test::poison<T>()), szf(count * 6);
       recur::sosfilt(host{}, sos, x.data(), sonce.data(), lay, {nullptr, szf.data()});
@@ -203,7 +181,7 @@ void continuation(std::uint64_t seed) {
       for (std::size_t o = 0; o < ext; ++o)
         if (in[o]) same = same && recur_test::same_bits(sonce[o], shalves[o]);
       BOOST_TEST(same);
-      BOOST_TEST(same_bits(sz, szf));
+      BOOST_TEST(same_bytes(sz, szf));
     }
 }
 
@@ -275,14 +253,14 @@ void thread_counts(std::uint64_t seed) {
     for (int const threads : {1, 2, 3, 0}) {
       std::vector<T> y(ext, recur_test::poison<T>()), zf(zi.size(), recur_test::poison<T>());
       recur::lfilter(host{threads}, f.b, f.a, x.data(), y.data(), lay, {zi.data(), zf.data()});
-      BOOST_TEST(same_bits(y, want), recur_test::name(kind) << " threads=" << threads);
-      BOOST_TEST(same_bits(zf, want_zf));
+      BOOST_TEST(same_bytes(y, want), recur_test::name(kind) << " threads=" << threads);
+      BOOST_TEST(same_bytes(zf, want_zf));
       std::vector<T> ys(ext, recur_test::poison<T>());
       recur::sosfilt(host{threads}, sos, x.data(), ys.data(), lay);
-      BOOST_TEST(same_bits(ys, want_s));
+      BOOST_TEST(same_bytes(ys, want_s));
       std::vector<std::int16_t> e(ext, -1), back(ext, -1);
       recur::dpcm_encode(host{threads}, c, 0, xi.data(), e.data(), lay);
-      BOOST_TEST(same_bits(e, want_e));
+      BOOST_TEST(same_bytes(e, want_e));
       recur::dpcm_decode(host{threads}, c, 0, e.data(), back.data(), lay);
       auto const in = covered(lay);
       bool exact = true;
@@ -386,7 +364,7 @@ BOOST_AUTO_TEST_CASE(lfilter_zi_steady_state) {
     auto const f = random_filter<double>(r, poles + 1, poles);
     auto const zi = recur::lfilter_zi(std::span<double const>(f.b), std::span<double const>(f.a));
     auto const want = ref::lfilter_zi<double>(f.b, f.a);
-    BOOST_TEST(same_bits(zi, want));
+    BOOST_TEST(same_bytes(zi, want));
     // A constant input c with zi = c * lfilter_zi is constant from the start.
     std::int64_t const n = 50, count = 3;
     std::vector<double> x(n * count), state(zi.size() * count), y(x.size());
@@ -401,7 +379,7 @@ BOOST_AUTO_TEST_CASE(lfilter_zi_steady_state) {
   }
   std::vector<float> const bf = {1.0f, 0.5f}, af = {1.0f, -0.25f};
   auto const zf = recur::lfilter_zi(std::span<float const>(bf), std::span<float const>(af));
-  BOOST_TEST(same_bits(zf, ref::lfilter_zi<float>(bf, af)));
+  BOOST_TEST(same_bytes(zf, ref::lfilter_zi<float>(bf, af)));
   // A pole at z = 1 has no steady state.
   std::vector<double> const b1 = {1.0}, a1 = {1.0, -1.0};
   BOOST_CHECK_EXCEPTION(recur::lfilter_zi(std::span<double const>(b1), std::span<double const>(a1)),
@@ -436,25 +414,9 @@ BOOST_AUTO_TEST_CASE(empty_problems) {
 
 namespace {
 
-template <class S>
-S random_sample(rng& r) {
-  using lim = std::numeric_limits<S>;
-  switch (r.next() % 4) {
-    case 0:
-      return static_cast<S>(lim::min() + static_cast<S>(r.next() % 3));
-    case 1:
-      return static_cast<S>(lim::max() - static_cast<S>(r.next() % 3));
-    default:
-      return static_cast<S>(r.next());
-  }
-}
-
-struct predictor {
-  std::vector<std::int64_t> c;
-  int shift;
-};
-std::vector<predictor> const predictors = {
-    {{1}, 0}, {{2, -1}, 0}, {{3, -3, 1}, 0}, {{5, -2, 1}, 2}, {{-7, 1 << 20, 12345}, 19}, {{}, 0}};
+using recur_test::predictor;
+using recur_test::predictors;
+using recur_test::random_sample;
 
 template <class S>
 void integer_round_trip(std::uint64_t seed) {
@@ -473,7 +435,7 @@ void integer_round_trip(std::uint64_t seed) {
         std::vector<S> want(ext, recur_test::poison<S>()), e(ext, recur_test::poison<S>());
         ref::dpcm_encode<S>(p.c, p.shift, x.data(), want.data(), lay, ip);
         recur::dpcm_encode(host{}, p.c, p.shift, x.data(), e.data(), lay, {ip});
-        BOOST_TEST(same_bits(e, want), "order " << p.c.size() << " " << recur_test::name(kind));
+        BOOST_TEST(same_bytes(e, want), "order " << p.c.size() << " " << recur_test::name(kind));
         std::vector<S> back(ext, recur_test::poison<S>());
         recur::dpcm_decode(host{3}, p.c, p.shift, e.data(), back.data(), lay, {ip});
         auto const in = covered(lay);
@@ -553,11 +515,11 @@ BOOST_AUTO_TEST_CASE(dpcm_float_matches_reference) {
     std::vector<double> e(ext, recur_test::poison<double>()), want(ext, recur_test::poison<double>());
     recur::dpcm_encode(host{}, c, x.data(), e.data(), lay, {init.data()});
     ref::dpcm_encode<double>(c, x.data(), want.data(), lay, init.data());
-    BOOST_TEST(same_bits(e, want));
+    BOOST_TEST(same_bytes(e, want));
     std::vector<double> back(ext, recur_test::poison<double>()), want_back(ext, recur_test::poison<double>());
     recur::dpcm_decode(host{2}, c, e.data(), back.data(), lay, {init.data()});
     ref::dpcm_decode<double>(c, e.data(), want_back.data(), lay, init.data());
-    BOOST_TEST(same_bits(back, want_back));
+    BOOST_TEST(same_bytes(back, want_back));
     auto const in = covered(lay);
     for (std::size_t o = 0; o < ext; ++o)
       if (in[o]) BOOST_TEST(std::fabs(back[o] - x[o]) <= 1e-13);
@@ -565,7 +527,7 @@ BOOST_AUTO_TEST_CASE(dpcm_float_matches_reference) {
     recur::dpcm_encode(host{}, cf, xf.data(), ef.data(), lay);
     recur::dpcm_decode(host{}, cf, ef.data(), bf.data(), lay);
     ref::dpcm_decode<float>(cf, ef.data(), wf.data(), lay);
-    BOOST_TEST(same_bits(bf, wf));
+    BOOST_TEST(same_bytes(bf, wf));
     for (std::size_t o = 0; o < ext; ++o)
       if (in[o]) BOOST_TEST(std::fabs(bf[o] - xf[o]) <= 1e-5f);
   }
@@ -615,7 +577,7 @@ void lfilter_bad_arguments() {
   b[0] = T(1), b[1] = T(2), b[2] = T(3);
   a[0] = T(1), a[1] = T(-0.5);
   std::vector<T> const before = ar.mem;
-  auto untouched = [&] { return same_bits(ar.mem, before); };
+  auto untouched = [&] { return same_bytes(ar.mem, before); };
   layout const lay = layout::contiguous(n, count);
   std::span<T const> const sb(b, 3), sa(a, 2);
   auto call = [&](host ex, std::span<T const> bb, std::span<T const> aa, T const* xx, T* yy, layout const& l,
@@ -683,7 +645,7 @@ void sosfilt_bad_arguments() {
   T const rows[12] = {1, 2, 1, 1, -0.5, 0.1, 1, 0, -1, 2, 0.3, 0};
   std::copy(rows, rows + 12, sos);
   std::vector<T> const before = ar.mem;
-  auto untouched = [&] { return same_bits(ar.mem, before); };
+  auto untouched = [&] { return same_bytes(ar.mem, before); };
   layout const lay = layout::contiguous(n, count);
   std::span<T const> const ss(sos, 12);
   auto call = [&](host ex, std::span<T const> s, T const* xx, T* yy, layout const& l, T const* i0, T* f0) {
@@ -721,7 +683,7 @@ void dpcm_bad_arguments() {
   S* const init = ar.at(64);
   for (std::int64_t j = 0; j < k * count; ++j) init[j] = static_cast<S>(j);
   std::vector<S> const before = ar.mem;
-  auto untouched = [&] { return same_bits(ar.mem, before); };
+  auto untouched = [&] { return same_bytes(ar.mem, before); };
   layout const lay = layout::contiguous(n, count);
   std::vector<std::int64_t> const c = {2, -1};
   S const* const si = init;
@@ -773,7 +735,7 @@ BOOST_AUTO_TEST_CASE(dpcm_float_bad_arguments) {
   expect_rejected(
       "c[1] = nan is not finite",
       [&] { recur::dpcm_encode(host{}, nan_c, x.data(), e.data(), layout::contiguous(10)); },
-      [&] { return same_bits(e, before); });
+      [&] { return same_bytes(e, before); });
   std::vector<double> const init(3);
   expect_rejected(
       "opt.init = ",
@@ -781,14 +743,14 @@ BOOST_AUTO_TEST_CASE(dpcm_float_bad_arguments) {
         recur::dpcm_decode(host{}, c, x.data(), e.data(), layout::contiguous(5, 2),
                            {reinterpret_cast<double const*>(reinterpret_cast<char const*>(init.data()) + 1)});
       },
-      [&] { return same_bits(e, before); });
+      [&] { return same_bytes(e, before); });
   expect_rejected(
       "e overlaps c",
       [&] {
         recur::dpcm_encode(host{}, std::span<double const>(e.data() + 9, 1), x.data(), e.data(),
                            layout::contiguous(10));
       },
-      [&] { return same_bits(e, before); });
+      [&] { return same_bytes(e, before); });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -15,7 +15,7 @@
 #include <recur/linrec.hpp>
 #include <recur/reference/linrec.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/linrec_harness.hpp"
 
 using recur::direction;
 using recur::layout;

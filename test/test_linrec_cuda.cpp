@@ -23,7 +23,9 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/linrec.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/cases.hpp"
+#include "common/cuda_memory.hpp"
+#include "common/linrec_harness.hpp"
 
 using recur::direction;
 using recur::layout;
@@ -33,7 +35,7 @@ using namespace recur_test;
 namespace {
 
 constexpr linrec_variant variants[] = {linrec_variant::single_pass, linrec_variant::three_kernel,
-                                      linrec_variant::pipelined};
+                                       linrec_variant::pipelined};
 constexpr direction directions[] = {direction::forward, direction::reverse};
 
 char const* name(linrec_variant v) {
@@ -50,70 +52,17 @@ char const* name(linrec_variant v) {
   return "?";
 }
 
-void cuda_ok(cudaError_t e, char const* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(
-        fmt::format("test_gpu: {} failed: {} ({})", what, cudaGetErrorString(e), int(e)));
-}
+using recur_test::cuda_ok;
+using recur_test::dbuf;
+using recur_test::enough_memory;
+using recur_test::memory;
+using recur_test::poisoned;
+using recur_test::test_stream;
+using recur_test::upload;
 
-// Where a case's buffers live. All three are valid for recur::cuda.
-enum class memory { device, managed, pinned };
-
-// One allocation, freed on scope exit.
-struct cuda_buffer {
-  void* p = nullptr;
-  memory kind = memory::device;
-  cuda_buffer() = default;
-  cuda_buffer(std::size_t bytes, memory m) : kind(m) {
-    if (bytes == 0) return;
-    switch (m) {
-      case memory::device:
-        cuda_ok(cudaMalloc(&p, bytes), "cudaMalloc");
-        break;
-      case memory::managed:
-        cuda_ok(cudaMallocManaged(&p, bytes), "cudaMallocManaged");
-        break;
-      case memory::pinned:
-        cuda_ok(cudaMallocHost(&p, bytes), "cudaMallocHost");
-        break;
-    }
-  }
-  cuda_buffer(cuda_buffer&& o) noexcept : p(std::exchange(o.p, nullptr)), kind(o.kind) {}
-  cuda_buffer& operator=(cuda_buffer&& o) noexcept {
-    std::swap(p, o.p);
-    kind = o.kind;
-    return *this;
-  }
-  ~cuda_buffer() {
-    if (p) (void)(kind == memory::pinned ? cudaFreeHost(p) : cudaFree(p));
-  }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-};
-
+// d's values as a buffer (not zeroed first).
 template <class T>
-cuda_buffer upload(buffer<T> const& b, memory m) {
-  cuda_buffer d(b.size() * sizeof(T), m);
-  if (!b.empty())
-    cuda_ok(cudaMemcpy(d.p, b.data(), b.size() * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (upload)");
-  return d;
-}
-
-template <class T>
-cuda_buffer poisoned(std::size_t elements, memory m) {
-  cuda_buffer d(elements * sizeof(T), m);
-  if (elements == 0) return d;
-  if (m == memory::pinned)
-    std::memset(d.p, 0xFF, elements * sizeof(T));  // NaN
-  else
-    cuda_ok(cudaMemset(d.p, 0xFF, elements * sizeof(T)), "cudaMemset");
-  return d;
-}
-
-template <class T>
-buffer<T> download(cuda_buffer const& d, std::size_t elements) {
+buffer<T> download(dbuf<T> const& d, std::size_t elements) {
   buffer<T> b(elements);  // not zeroed
   if (elements > (std::size_t{1} << 24)) {
     // Touch the pages on every core first: a copy into fresh pageable memory
@@ -129,17 +78,6 @@ buffer<T> download(cuda_buffer const& d, std::size_t elements) {
   return b;
 }
 
-// A non-blocking stream: the library must order everything it does on the
-// stream it is given, not on the legacy default stream.
-cudaStream_t test_stream() {
-  static cudaStream_t const s = [] {
-    cudaStream_t x = nullptr;
-    cuda_ok(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    return x;
-  }();
-  return s;
-}
-
 // Seconds since the last lap, logged (--log_level=message) for big cases,
 // whose time goes into transfers and the host-side check.
 struct stopwatch {
@@ -152,34 +90,29 @@ struct stopwatch {
   }
 };
 
-template <class T>
-bool same_bytes(buffer<T> const& a, buffer<T> const& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
 // One call through recur::cuda on device copies of the problem; returns what
 // it wrote. Small cases also check that the inputs were not written.
 // state_in_place: final_state is the init array (one buffer, in and out).
 template <class T>
-outputs<T> run_cuda(problem<T> const& p, linrec_variant v, memory m = memory::device, bool state_in_place = false) {
+outputs<T> run_cuda(problem<T> const& p, linrec_variant v, memory m = memory::device,
+                    bool state_in_place = false) {
   constexpr std::int64_t g = problem<T>::guard;
   auto const& sp = p.sp;
   stopwatch clock{p.size() > (std::size_t{1} << 26)};
-  cuda_buffer const ds = p.s.empty() ? cuda_buffer() : upload(p.s, m);
-  cuda_buffer const dt = p.t.empty() ? cuda_buffer() : upload(p.t, m);
-  cuda_buffer const di = upload(p.init, m);
-  cuda_buffer const dw_own = sp.where == place::separate ? poisoned<T>(p.size(), m) : cuda_buffer();
+  dbuf<T> const ds = p.s.empty() ? dbuf<T>() : upload(p.s, m);
+  dbuf<T> const dt = p.t.empty() ? dbuf<T>() : upload(p.t, m);
+  dbuf<T> const di = upload(p.init, m);
+  dbuf<T> const dw_own = sp.where == place::separate ? poisoned<T>(p.size(), m) : dbuf<T>();
   bool const shared = state_in_place && sp.final_state && sp.init == init_kind::array;
-  cuda_buffer const df = sp.final_state && !shared ? poisoned<T>(p.final_size(), m) : cuda_buffer();
-  T* const final_p = shared ? di.as<T>() + g : sp.final_state ? df.as<T>() + g : nullptr;
-  cuda_buffer const& dw = sp.where == place::w_is_s ? ds : sp.where == place::w_is_t ? dt : dw_own;
-  T* const w = dw.as<T>() + g;
-  recur::operand<T> const s = p.s.empty() ? recur::operand<T>(p.s_value) : recur::operand<T>(ds.as<T>() + g);
-  recur::operand<T> const t = p.t.empty() ? recur::operand<T>(p.t_value) : recur::operand<T>(dt.as<T>() + g);
+  dbuf<T> const df = sp.final_state && !shared ? poisoned<T>(p.final_size(), m) : dbuf<T>();
+  T* const final_p = shared ? di.p + g : sp.final_state ? df.p + g : nullptr;
+  dbuf<T> const& dw = sp.where == place::w_is_s ? ds : sp.where == place::w_is_t ? dt : dw_own;
+  T* const w = dw.p + g;
+  recur::operand<T> const s = p.s.empty() ? recur::operand<T>(p.s_value) : recur::operand<T>(ds.p + g);
+  recur::operand<T> const t = p.t.empty() ? recur::operand<T>(p.t_value) : recur::operand<T>(dt.p + g);
   cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before)");  // uploads and memsets done
   clock.lap("upload");
-  recur::linrec(recur::cuda{test_stream()}, s, t, w, sp.lay,
-                p.options(di.as<T>() + g, final_p, v));
+  recur::linrec(recur::cuda{test_stream()}, s, t, w, sp.lay, p.options(di.p + g, final_p, v));
   cuda_ok(cudaStreamSynchronize(test_stream()), "cudaStreamSynchronize (after linrec)");
   cuda_ok(cudaGetLastError(), "linrec kernels");
   clock.lap(name(v));
@@ -206,9 +139,9 @@ void run_and_check(problem<T> const& p, linrec_variant v, memory m = memory::dev
 }
 
 // Both types, every variant given, one generated problem per type.
-void run_both_types(spec const& sp,
-                    std::initializer_list<linrec_variant> vs = {linrec_variant::single_pass, linrec_variant::three_kernel,
-                                                                linrec_variant::pipelined}) {
+void run_both_types(spec const& sp, std::initializer_list<linrec_variant> vs = {linrec_variant::single_pass,
+                                                                                linrec_variant::three_kernel,
+                                                                                linrec_variant::pipelined}) {
   auto const pf = make_problem<float>(sp);
   for (auto const v : vs) run_and_check(pf, v);
   auto const pd = make_problem<double>(sp);
@@ -216,45 +149,6 @@ void run_both_types(spec const& sp,
 }
 
 // ------------------------------------------------------- preconditions ----
-
-std::size_t host_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::size_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return 0;
-}
-
-// A precondition: enough free device and host memory (and big cases not
-// turned off). A case that fails it is reported as skipped, with the reason.
-struct enough_memory {
-  double device_gib, host_gib;
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    boost::test_tools::assertion_result r(true);
-    if (char const* e = std::getenv("RECUR_TEST_SKIP_HUGE"); e && *e && std::string(e) != "0") {
-      r = false;
-      r.message() << "RECUR_TEST_SKIP_HUGE is set";
-      return r;
-    }
-    std::size_t free = 0, total = 0;
-    if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
-      (void)cudaGetLastError();
-      r = false;
-      r.message() << "cudaMemGetInfo failed";
-      return r;
-    }
-    double const gib = double(1ull << 30);
-    double const dev_free = double(free) / gib, host_free = double(host_available_bytes()) / gib;
-    if (dev_free < device_gib || host_free < host_gib) {
-      r = false;
-      r.message() << "needs " << device_gib << " GiB of device memory (" << dev_free << " free) and "
-                  << host_gib << " GiB of host memory (" << host_free << " available)";
-    }
-    return r;
-  }
-};
 
 constexpr double gib(double elements, int arrays, std::size_t bytes_per_element) {
   return elements * arrays * static_cast<double>(bytes_per_element) / double(1ull << 30);
@@ -276,9 +170,8 @@ BOOST_AUTO_TEST_CASE(lengths_single_sequence) {
       sp.dir = dir;
       sp.seed = seed_for(300, idx);
       sp = rotated(sp, idx++);
-      run_both_types(sp,
-                     {linrec_variant::automatic, linrec_variant::single_pass, linrec_variant::three_kernel,
-                      linrec_variant::pipelined});
+      run_both_types(sp, {linrec_variant::automatic, linrec_variant::single_pass,
+                          linrec_variant::three_kernel, linrec_variant::pipelined});
     }
 }
 
@@ -316,27 +209,15 @@ BOOST_AUTO_TEST_CASE(options_cross_product) {
   layout const shapes[] = {make_layout(layout_kind::strided_gaps, 5000, 3),  // tiles, with gaps
                            make_layout(layout_kind::interleaved, 3001, 64),  // lanes
                            layout::contiguous(65537)};                       // tiles, one sequence
+  case_count cases("linrec cuda options");
   int idx = 0;
   for (layout const& lay : shapes)
     for (direction const dir : directions)
-      for (init_kind const init : {init_kind::none, init_kind::value, init_kind::array})
-        for (bool const final_state : {false, true})
-          for (bool const s_scalar : {false, true})
-            for (bool const t_scalar : {false, true})
-              for (place const where : {place::separate, place::w_is_s, place::w_is_t}) {
-                if ((where == place::w_is_s && s_scalar) || (where == place::w_is_t && t_scalar)) continue;
-                spec sp;
-                sp.lay = lay;
-                sp.dir = dir;
-                sp.init = init;
-                sp.final_state = final_state;
-                sp.s_scalar = s_scalar;
-                sp.t_scalar = t_scalar;
-                sp.where = where;
-                sp.dist = coef::near_one;
-                sp.seed = seed_for(302, idx++);
-                run_both_types(sp);
-              }
+      for (spec const& sp : option_combinations(lay, dir, 302, idx)) {
+        run_both_types(sp);
+        cases.run();
+      }
+  cases.require(3 * 2 * option_combination_count);
 }
 
 // |s| ~ 1: a step's influence spans (nearly) the whole sequence, across every
@@ -369,8 +250,9 @@ BOOST_AUTO_TEST_CASE(long_memory) {
 BOOST_AUTO_TEST_CASE(automatic_scalar_s_choices) {
   int idx = 0;
   for (double const sv : {0.0, 0.5, -0.25, 0.999})
-    for (layout const& lay : {layout::contiguous(1), layout::contiguous(4095), layout::contiguous(4096),
-                              layout::contiguous(4097), layout::contiguous(1000003), layout::contiguous(777, 1001)}) {
+    for (layout const& lay :
+         {layout::contiguous(1), layout::contiguous(4095), layout::contiguous(4096), layout::contiguous(4097),
+          layout::contiguous(1000003), layout::contiguous(777, 1001)}) {
       spec sp;
       sp.lay = lay;
       sp.s_scalar = true;
@@ -422,11 +304,14 @@ BOOST_AUTO_TEST_CASE(final_state_is_init) {
         }
         auto const shared_check = [&](auto const& p, linrec_variant v) {
           auto const msg = check(p, run_cuda(p, v, memory::device, true));
-          BOOST_TEST(msg.empty(), "cuda " << name(v) << " " << type_name<typename decltype(p.s)::value_type>
-                                          << " final_state == init " << sp.describe() << "\n" << msg);
+          BOOST_TEST(msg.empty(),
+                     "cuda " << name(v) << " "
+                             << type_name<typename decltype(p.s)::value_type> << " final_state == init "
+                             << sp.describe() << "\n"
+                             << msg);
         };
-        for (auto const v : {linrec_variant::automatic, linrec_variant::single_pass, linrec_variant::three_kernel,
-                             linrec_variant::pipelined}) {
+        for (auto const v : {linrec_variant::automatic, linrec_variant::single_pass,
+                             linrec_variant::three_kernel, linrec_variant::pipelined}) {
           shared_check(pf, v);
           shared_check(pd, v);
         }
@@ -479,13 +364,12 @@ BOOST_AUTO_TEST_CASE(empty_shapes) {
         sp.dir = dir;
         sp.init = init;
         sp.seed = seed_for(307, idx++);
-        run_both_types(
-            sp, {linrec_variant::automatic, linrec_variant::single_pass, linrec_variant::three_kernel,
-                      linrec_variant::pipelined});
+        run_both_types(sp, {linrec_variant::automatic, linrec_variant::single_pass,
+                            linrec_variant::three_kernel, linrec_variant::pipelined});
       }
-  cuda_buffer const f = poisoned<float>(4, memory::device);
+  auto const f = poisoned<float>(4);
   recur::linrec_options<float> o;
-  o.final_state = f.as<float>();
+  o.final_state = f.p;
   for (auto const v : variants) {
     o.variant = v;
     BOOST_CHECK_NO_THROW(recur::linrec<float>(recur::cuda{test_stream()}, recur::operand<float>(1.0f),
@@ -509,10 +393,8 @@ BOOST_AUTO_TEST_CASE(host_pointers_rejected) {
   };
   buffer<float> const hs = rnd(elements), ht = rnd(elements), hinit = rnd(count);
   buffer<float> hw(elements, poison<float>()), hf(count, poison<float>());
-  cuda_buffer const ds = upload(hs, memory::device), dt = upload(ht, memory::device),
-                    di = upload(hinit, memory::device);
-  cuda_buffer const dw = poisoned<float>(elements, memory::device),
-                    df = poisoned<float>(count, memory::device);
+  auto const ds = upload(hs), dt = upload(ht), di = upload(hinit, memory::device);
+  auto const dw = poisoned<float>(elements), df = poisoned<float>(count, memory::device);
   std::vector<float> plain(8);  // an ordinary host allocation
   struct args {
     float const* s;
@@ -522,7 +404,7 @@ BOOST_AUTO_TEST_CASE(host_pointers_rejected) {
     float* final_state;
     char const* name;
   };
-  args const good{ds.as<float>(), dt.as<float>(), dw.as<float>(), di.as<float>(), df.as<float>(), ""};
+  args const good{ds.p, dt.p, dw.p, di.p, df.p, ""};
   std::vector<args> cases;
   for (int which = 0; which < 5; ++which) {
     args a = good;

@@ -10,7 +10,8 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/linrec.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/cases.hpp"
+#include "common/linrec_harness.hpp"
 
 using recur::direction;
 using recur::layout;
@@ -21,8 +22,7 @@ namespace {
 // 0: the library chooses; 7 is more threads than this machine has cores.
 constexpr int thread_counts[] = {0, 1, 2, 3, 7};
 constexpr direction directions[] = {direction::forward, direction::reverse};
-constexpr layout_kind layout_kinds[] = {layout_kind::contiguous, layout_kind::interleaved,
-                                        layout_kind::strided_gaps, layout_kind::interleaved_padded};
+constexpr auto const& layout_kinds = all_layout_kinds;
 
 template <class T>
 void run_and_check(problem<T> const& p, recur::host ex) {
@@ -65,11 +65,16 @@ BOOST_AUTO_TEST_CASE(ten_million) {
 }
 
 BOOST_AUTO_TEST_CASE(layouts_and_batches) {
+  case_count cases("linrec host layouts and batches");
   int idx = 0;
   for (layout_kind const kind : layout_kinds)
     for (std::int64_t const count : {1, 3, 64})
       for (std::int64_t const n : {0, 1, 2, 3, 5, 31, 127, 128, 129, 1000, 4097, 65537}) {
-        if (n == 65537 && count == 64) continue;  // 4M elements x 20 runs: too slow here for what it adds
+        if (n == 65537 && count == 64) {  // 4M elements x 20 runs: too slow here for what it adds
+          cases.skip("64 sequences of 65537");
+          continue;
+        }
+        cases.run();
         for (direction const dir : directions)
           for (int const threads : thread_counts) {
             spec sp;
@@ -81,6 +86,7 @@ BOOST_AUTO_TEST_CASE(layouts_and_batches) {
             run_and_check<double>(sp, recur::host{threads});
           }
       }
+  cases.require(4 * 3 * 12 - 4);  // every shape but 64 x 65537
 }
 
 // Every combination of init (none / value / array), final_state, scalar or
@@ -98,32 +104,20 @@ BOOST_AUTO_TEST_CASE(options_cross_product) {
       {layout_kind::strided_gaps, 65537, 3, {3}},  // P-scheme, 3 chunks per sequence
       {layout_kind::contiguous, 65537, 1, {2}},
   };
+  case_count cases("linrec host options");
   int idx = 0;
   for (auto const& sh : shapes)
     for (direction const dir : directions)
-      for (init_kind const init : {init_kind::none, init_kind::value, init_kind::array})
-        for (bool const final_state : {false, true})
-          for (bool const s_scalar : {false, true})
-            for (bool const t_scalar : {false, true})
-              for (place const where : {place::separate, place::w_is_s, place::w_is_t}) {
-                if ((where == place::w_is_s && s_scalar) || (where == place::w_is_t && t_scalar)) continue;
-                spec sp;
-                sp.lay = make_layout(sh.kind, sh.n, sh.count);
-                sp.dir = dir;
-                sp.init = init;
-                sp.final_state = final_state;
-                sp.s_scalar = s_scalar;
-                sp.t_scalar = t_scalar;
-                sp.where = where;
-                sp.dist = coef::near_one;
-                sp.seed = seed_for(103, idx++);
-                auto const pf = make_problem<float>(sp);
-                auto const pd = make_problem<double>(sp);
-                for (int const threads : sh.threads) {
-                  run_and_check(pf, recur::host{threads});
-                  run_and_check(pd, recur::host{threads});
-                }
-              }
+      for (spec const& sp : option_combinations(make_layout(sh.kind, sh.n, sh.count), dir, 103, idx)) {
+        auto const pf = make_problem<float>(sp);
+        auto const pd = make_problem<double>(sp);
+        for (int const threads : sh.threads) {
+          run_and_check(pf, recur::host{threads});
+          run_and_check(pd, recur::host{threads});
+        }
+        cases.run();
+      }
+  cases.require(5 * 2 * option_combination_count);
 }
 
 // |s| ~ 1: a step's influence lasts (nearly) the whole sequence, so errors

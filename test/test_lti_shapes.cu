@@ -12,30 +12,15 @@
 
 #include <boost/test/unit_test.hpp>
 #include <recur/kernels/dispatch/dispatch_lti.cuh>
-#include "filter_error_gain.hpp"
+#include "common/cuda_memory.hpp"
+#include "common/filters.hpp"
 
 namespace {
 
 using recur::layout;
 namespace k = recur::kernels;
 
-#define CUDA_OK(x) \
-  BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
-
-template <class T>
-struct dbuf {
-  T* p = nullptr;
-  explicit dbuf(std::vector<T> const& h) {
-    CUDA_OK(cudaMalloc(&p, (h.size() + 1) * sizeof(T)));
-    if (!h.empty()) CUDA_OK(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  ~dbuf() { cudaFree(p); }
-  std::vector<T> get(std::size_t n) const {
-    std::vector<T> h(n);
-    if (n) CUDA_OK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
+using recur_test::upload;
 
 // Multiply polynomials (coefficients of z^-k).
 std::vector<double> poly_mul(std::vector<double> const& p, std::vector<double> const& q) {
@@ -98,18 +83,19 @@ void check(System const& sys, double gain, layout const& lay, bool with_state, u
     }
     for (int e = 0; e < K; ++e) want_zf[q * K + e] = z[e];
   }
-  dbuf<T> dx(x), dy(std::vector<T>(x.size(), T(-5))), dzi(zi), dzf(std::vector<T>(zi.size(), T(-7)));
+  auto const dx = upload(x), dy = upload(std::vector<T>(x.size(), T(-5))), dzi = upload(zi),
+             dzf = upload(std::vector<T>(zi.size(), T(-7)));
   std::size_t bytes = 0;
-  CUDA_OK((k::dispatch_lti<T, Policy>(nullptr, bytes, sys, dx.p, dy.p, lay, with_state ? dzi.p : nullptr,
-                                      dzf.p, K, nullptr)));
+  RECUR_TEST_CUDA_OK((k::dispatch_lti<T, Policy>(nullptr, bytes, sys, dx.p, dy.p, lay,
+                                                 with_state ? dzi.p : nullptr, dzf.p, K, nullptr)));
   void* temp = nullptr;
-  CUDA_OK(cudaMalloc(&temp, bytes));
-  CUDA_OK((k::dispatch_lti<T, Policy>(temp, bytes, sys, dx.p, dy.p, lay, with_state ? dzi.p : nullptr, dzf.p,
-                                      K, nullptr)));
-  CUDA_OK(cudaDeviceSynchronize());
-  CUDA_OK(cudaFree(temp));
-  auto const y = dy.get(x.size());
-  auto const zf = dzf.get(zi.size());
+  RECUR_TEST_CUDA_OK(cudaMalloc(&temp, bytes));
+  RECUR_TEST_CUDA_OK((k::dispatch_lti<T, Policy>(temp, bytes, sys, dx.p, dy.p, lay,
+                                                 with_state ? dzi.p : nullptr, dzf.p, K, nullptr)));
+  RECUR_TEST_CUDA_OK(cudaDeviceSynchronize());
+  RECUR_TEST_CUDA_OK(cudaFree(temp));
+  auto const y = dy.read();
+  auto const zf = dzf.read();
   double const eps = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53;
   double const tol = 16 * eps * (K + 1) * gain * scale;
   double worst = 0, zworst = 0;

@@ -9,7 +9,7 @@
 #include <recur/reference/linrec_order_k.hpp>
 #include <recur/reference/matrix_chain.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/linrec_harness.hpp"
 
 namespace ops = recur::ops;
 namespace ref = recur::reference;

@@ -9,7 +9,7 @@
 #include <recur/ops/mobius.hpp>
 #include <recur/reference/mobius.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/linrec_harness.hpp"
 
 namespace ops = recur::ops;
 namespace ref = recur::reference;
@@ -33,10 +33,7 @@ ops::mobius<T> pivot_map(rng& r, bool unit_b = false) {
   return {T(0), b, -b, a};
 }
 
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using recur_test::same_bits;
 
 }  // namespace
 

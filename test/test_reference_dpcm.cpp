@@ -9,7 +9,8 @@
 #include <recur/reference/dpcm.hpp>
 #include <recur/reference/linrec_order_k.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/dpcm.hpp"
+#include "common/linrec_harness.hpp"
 
 namespace ref = recur::reference;
 using recur::layout;
@@ -18,30 +19,9 @@ using recur_test::seed_for;
 
 namespace {
 
-// Random samples with a good share of the extremes and their neighbours, so
-// residuals wrap around.
-template <class S>
-S random_sample(rng& r) {
-  using lim = std::numeric_limits<S>;
-  switch (r.next() % 4) {
-    case 0:
-      return lim::min() + static_cast<S>(r.next() % 3);
-    case 1:
-      return lim::max() - static_cast<S>(r.next() % 3);
-    default:
-      return static_cast<S>(r.next());  // modular since C++20
-  }
-}
-
-struct predictor {
-  std::vector<std::int64_t> c;
-  int shift;
-};
-
-// Previous sample; linear extrapolation; a fixed-point third-order predictor
-// (x1 + x2 - x3/2 ... in 1/4 units); and one with large coefficients.
-std::vector<predictor> const predictors = {
-    {{1}, 0}, {{2, -1}, 0}, {{3, -3, 1}, 0}, {{5, -2, 1}, 2}, {{-7, 1 << 20, 12345}, 19}, {{}, 0}};
+using recur_test::predictor;
+using recur_test::predictors;
+using recur_test::random_sample;
 
 // Whether some residual left the sample range before wrapping: the round
 // trip then depends on wrap-around.

@@ -8,7 +8,7 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/reference/linrec.hpp>
 
-#include "linrec_harness.hpp"
+#include "common/linrec_harness.hpp"
 
 namespace ref = recur::reference;
 using recur::layout;

@@ -1,24 +1,21 @@
 // recur::solve_batched through recur::cuda{stream}: the shared cases of
-// tridiag_harness.hpp on device memory (every algorithm the CUDA backend
-// implements x layout x type, breakdown, argument errors, empty problems,
-// reproducibility), with Thomas in long double as the oracle (this
-// executable does not link LAPACK; the host suite compares the same cases
-// with ?gtsv). Plus what only the GPU has: host pointers rejected, managed
-// memory, tridiag_plan (workspace, CUDA graph capture), 64-bit offsets.
+// tridiag_harness.hpp on device memory (every algorithm x layout x type,
+// breakdown, argument errors, empty problems, reproducibility), with Thomas
+// in long double as the oracle (this executable does not link LAPACK; the
+// host suite compares the same cases with ?gtsv). Plus what only the GPU
+// has: which shapes each algorithm must run and where it must refuse (in
+// its documented words), host pointers rejected, managed memory,
+// tridiag_plan (workspace, CUDA graph capture), 64-bit offsets.
 //
-// An algorithm the backend does not implement at all is reported skipped
-// (a precondition asks resolve_tridiag_algorithm(recur::cuda{}, ...));
-// shapes it does not implement are listed as "skipped <alg>: <why>" with
-// --log_level=message. Host code only: buffers come from the CUDA runtime,
-// the work from the host API. RECUR_TEST_SKIP_HUGE=1 skips the case over
-// 2^31 elements (reported as skipped).
+// A shape an algorithm must run (must_run_on_gpu) and refuses fails its
+// sweep; the other refusals are counted and listed with --log_level=message.
+// Host code only: buffers come from the CUDA runtime, the work from the host
+// API. RECUR_TEST_SKIP_HUGE=1 skips the case over 2^31 elements (reported as
+// skipped).
+#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -26,7 +23,8 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/tridiag.hpp>
 
-#include "tridiag_harness.hpp"
+#include "common/cuda_memory.hpp"
+#include "common/tridiag_harness.hpp"
 
 using recur::layout;
 using recur::tridiag_algorithm;
@@ -34,49 +32,104 @@ using namespace tridiag_test;
 
 namespace {
 
-void cuda_ok(cudaError_t e, char const* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(
-        fmt::format("test_gpu: {} failed: {} ({})", what, cudaGetErrorString(e), int(e)));
-}
-
-// A non-blocking stream: the library must order its work on the stream it
-// is given, not on the legacy default stream.
-cudaStream_t test_stream() {
-  static cudaStream_t const s = [] {
-    cudaStream_t x = nullptr;
-    cuda_ok(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    return x;
-  }();
-  return s;
-}
-
-enum class memory { device, managed };
-
-// One allocation, freed on scope exit.
-struct cuda_buffer {
-  void* p = nullptr;
-  cuda_buffer() = default;
-  cuda_buffer(std::size_t bytes, memory m) {
-    if (m == memory::managed)
-      cuda_ok(cudaMallocManaged(&p, bytes ? bytes : 1), "cudaMallocManaged");
-    else
-      cuda_ok(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
-  }
-  cuda_buffer(cuda_buffer&& o) noexcept : p(std::exchange(o.p, nullptr)) {}
-  cuda_buffer& operator=(cuda_buffer&& o) noexcept {
-    std::swap(p, o.p);
-    return *this;
-  }
-  cuda_buffer(cuda_buffer const&) = delete;
-  cuda_buffer& operator=(cuda_buffer const&) = delete;
-  ~cuda_buffer() {
-    if (p) (void)cudaFree(p);
-  }
-};
+using recur_test::cuda_ok;
+using recur_test::dbuf;
+using recur_test::enough_memory;
+using recur_test::memory;
+using recur_test::test_stream;
 
 // Where cuda_backend's arrays live; managed memory is valid for recur::cuda too.
 memory current_memory = memory::device;
+
+// The device's opt-in shared memory per block.
+std::size_t device_smem() {
+  static std::size_t const bytes = [] {
+    int dev = 0, v = 0;
+    cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+    cuda_ok(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+            "cudaDeviceGetAttribute");
+    return static_cast<std::size_t>(v);
+  }();
+  return bytes;
+}
+
+// The bytes of one system of n rows in shared memory: its four columns (a, b,
+// c, d), a padding word every 32 rows.
+template <class T>
+std::size_t system_bytes(std::int64_t n) {
+  return 4 * static_cast<std::size_t>(n + n / 32 + 1) * sizeof(T);
+}
+
+// What each named algorithm must run on this device (the limits
+// lib/cuda/tridiag_cuda.cuh states in its refusals), with 16 KB of the
+// block's shared memory left for the solvers' scratch:
+// - automatic, thomas, thomas_pcr: any n below 2^30;
+// - cr, cr_pcr, cr_rd, pscheme: one system in shared memory;
+// - pcr, rd, cr_packed: that, and n <= 4096;
+// - cr_split: two copies of the system (the split levels' storage) in
+//   shared memory: f64 up to n ~ 3200 on an H100.
+template <class T>
+bool must_run_on_gpu(tridiag_algorithm alg, layout const& lay) {
+  std::int64_t const n = lay.n;
+  std::size_t const room = device_smem() - 16 * 1024;
+  switch (alg) {
+    case tridiag_algorithm::automatic:
+    case tridiag_algorithm::thomas:
+    case tridiag_algorithm::thomas_pcr:
+      return n < (std::int64_t{1} << 30);
+    case tridiag_algorithm::cr:
+    case tridiag_algorithm::cr_pcr:
+    case tridiag_algorithm::cr_rd:
+    case tridiag_algorithm::pscheme:
+      return system_bytes<T>(n) <= room;
+    case tridiag_algorithm::pcr:
+    case tridiag_algorithm::rd:
+    case tridiag_algorithm::cr_packed:
+      return system_bytes<T>(n) <= room && n <= 4096;
+    case tridiag_algorithm::cr_split:
+      return 2 * system_bytes<T>(n) <= room;
+  }
+  return false;
+}
+
+// Where an algorithm must refuse: one system's columns alone exceed the
+// block's shared memory, n > 4096 for pcr, rd and cr_packed, n >= 2^30 for
+// thomas_pcr. Thomas (global memory) and automatic never refuse.
+template <class T>
+bool must_refuse_on_gpu(tridiag_algorithm alg, layout const& lay) {
+  std::int64_t const n = lay.n;
+  bool const too_big = system_bytes<T>(n) > device_smem();
+  switch (alg) {
+    case tridiag_algorithm::automatic:
+    case tridiag_algorithm::thomas:
+      return false;
+    case tridiag_algorithm::thomas_pcr:
+      return n >= (std::int64_t{1} << 30);
+    case tridiag_algorithm::pcr:
+    case tridiag_algorithm::rd:
+    case tridiag_algorithm::cr_packed:
+      return too_big || n > 4096;
+    default:
+      return too_big;
+  }
+}
+
+// The documented refusal, word for word (lib/cuda/tridiag_cuda.cuh).
+std::string refusal(tridiag_algorithm alg, std::int64_t n) {
+  std::string const head = std::string("recur::solve_batched: algorithm ") + recur::to_string(alg);
+  switch (alg) {
+    case tridiag_algorithm::thomas_pcr:
+      return head + " needs 4 <= n < 2^30 (n = " + std::to_string(n) + ")";
+    case tridiag_algorithm::pcr:
+    case tridiag_algorithm::rd:
+    case tridiag_algorithm::cr_packed:
+      return head + " needs one system (n = " + std::to_string(n) +
+             ") to fit in shared memory on this device and n <= 4096";
+    default:
+      return head + " needs one system (n = " + std::to_string(n) +
+             ") to fit in shared memory on this device";
+  }
+}
 
 struct cuda_backend {
   using executor_type = recur::cuda;
@@ -84,134 +137,105 @@ struct cuda_backend {
   static char const* name() { return current_memory == memory::managed ? "cuda (managed)" : "cuda"; }
   template <class T>
   struct array {
-    cuda_buffer buf;
-    std::size_t size = 0;
-    explicit array(std::vector<T> const& contents)
-        : buf(contents.size() * sizeof(T), current_memory), size(contents.size()) {
-      if (size)
-        cuda_ok(cudaMemcpy(buf.p, contents.data(), size * sizeof(T), cudaMemcpyDefault),
-                "cudaMemcpy (upload)");
-      // A copy from pageable memory may still be in flight when cudaMemcpy
-      // returns, and the solver runs on a non-blocking stream.
-      cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize (upload)");
+    dbuf<T> buf;
+    explicit array(std::vector<T> const& contents) : buf(recur_test::upload(contents, current_memory)) {
+      // The solver runs on a non-blocking stream.
+      recur_test::settle();
     }
-    T* data() const { return static_cast<T*>(buf.p); }
-    std::vector<T> read() const {
-      std::vector<T> v(size);
-      if (size)
-        cuda_ok(cudaMemcpy(v.data(), buf.p, size * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (download)");
-      return v;
-    }
+    T* data() const { return buf.p; }
+    std::vector<T> read() const { return buf.read(); }
   };
-  static void finish() {
-    cuda_ok(cudaStreamSynchronize(test_stream()), "cudaStreamSynchronize (after solve_batched)");
-    cuda_ok(cudaGetLastError(), "tridiag kernels");
-  }
+  static void finish() { recur_test::finish(test_stream()); }
   template <class T>
   static std::vector<long double> oracle(problem<T> const& p, std::int64_t k, std::int64_t r) {
     return thomas_long_double(p, k, r);
   }
-};
-
-// ------------------------------------------------------- preconditions ----
-
-std::size_t host_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  std::size_t kb = 0;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return 0;
-}
-
-// Enough free device and host memory, and big cases not turned off.
-struct enough_memory {
-  double device_gib, host_gib;
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    boost::test_tools::assertion_result r(true);
-    if (char const* e = std::getenv("RECUR_TEST_SKIP_HUGE"); e && *e && std::string(e) != "0") {
-      r = false;
-      r.message() << "RECUR_TEST_SKIP_HUGE is set";
-      return r;
-    }
-    std::size_t free = 0, total = 0;
-    if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
-      (void)cudaGetLastError();
-      r = false;
-      r.message() << "cudaMemGetInfo failed";
-      return r;
-    }
-    double const gib = double(1ull << 30);
-    double const dev_free = double(free) / gib, host_free = double(host_available_bytes()) / gib;
-    if (dev_free < device_gib || host_free < host_gib) {
-      r = false;
-      r.message() << "needs " << device_gib << " GiB of device memory (" << dev_free << " free) and "
-                  << host_gib << " GiB of host memory (" << host_free << " available)";
-    }
-    return r;
+  template <class T>
+  static bool must_run(tridiag_algorithm alg, layout const& lay) {
+    return must_run_on_gpu<T>(alg, lay);
   }
 };
-
-using implemented_on_gpu = implemented<cuda_backend>;
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tridiag_cuda)
 
-// One case per algorithm and type; skipped (with the backend's reason) when
-// the CUDA backend does not implement the algorithm.
-#define RECUR_TRIDIAG_SWEEP(alg)                                                                      \
-  BOOST_AUTO_TEST_CASE(sweep_##alg,                                                                   \
-                       *boost::unit_test::precondition(implemented_on_gpu{tridiag_algorithm::alg})) { \
-    sweep<cuda_backend, float>(tridiag_algorithm::alg);                                               \
-    sweep<cuda_backend, double>(tridiag_algorithm::alg);                                              \
-  }                                                                                                   \
-  BOOST_AUTO_TEST_CASE(breakdown_##alg,                                                               \
-                       *boost::unit_test::precondition(implemented_on_gpu{tridiag_algorithm::alg})) { \
-    breakdown<cuda_backend, float>(tridiag_algorithm::alg);                                           \
-    breakdown<cuda_backend, double>(tridiag_algorithm::alg);                                          \
-  }                                                                                                   \
-  BOOST_AUTO_TEST_CASE(deterministic_##alg,                                                           \
-                       *boost::unit_test::precondition(implemented_on_gpu{tridiag_algorithm::alg})) { \
-    deterministic<cuda_backend, float>(tridiag_algorithm::alg);                                       \
-    deterministic<cuda_backend, double>(tridiag_algorithm::alg);                                      \
-  }
-RECUR_TRIDIAG_SWEEP(automatic)
-RECUR_TRIDIAG_SWEEP(thomas)
-RECUR_TRIDIAG_SWEEP(cr)
-RECUR_TRIDIAG_SWEEP(pcr)
-RECUR_TRIDIAG_SWEEP(rd)
-RECUR_TRIDIAG_SWEEP(cr_pcr)
-RECUR_TRIDIAG_SWEEP(cr_rd)
-RECUR_TRIDIAG_SWEEP(cr_packed)
-RECUR_TRIDIAG_SWEEP(pscheme)
-RECUR_TRIDIAG_SWEEP(thomas_pcr)
-#undef RECUR_TRIDIAG_SWEEP
+// Every algorithm: sweep_<alg>, breakdown_<alg>, deterministic_<alg>
+// (tridiag_harness.hpp). A sweep fails where the backend refuses a shape it
+// must run (must_run_on_gpu).
+RECUR_TRIDIAG_ALL_CASES(cuda_backend)
 
-// Which algorithms the backend implements, and what automatic picks: the
-// honest list, in the log. automatic must resolve for every shape.
-BOOST_AUTO_TEST_CASE(algorithm_support) {
-  for (tridiag_algorithm const alg : all_algorithms) {
-    try {
-      auto const got = recur::resolve_tridiag_algorithm<float>(recur::cuda{test_stream()},
-                                                               layout::interleaved(512, 512), alg);
-      BOOST_TEST_MESSAGE(recur::to_string(alg)
-                         << ": runs as " << recur::to_string(got) << " (512 x 512 f32)");
-      BOOST_TEST((got != tridiag_algorithm::automatic));
-      if (alg != tridiag_algorithm::automatic) BOOST_TEST((got == alg));
-    } catch (recur::invalid_argument const& e) {
-      BOOST_TEST_MESSAGE("skipped " << recur::to_string(alg) << ": " << e.what());
-      BOOST_TEST((alg != tridiag_algorithm::automatic), "automatic must always resolve: " << e.what());
-    }
+// Every named algorithm runs (resolves to itself) on every shape it must run
+// (must_run_on_gpu) and refuses with its documented message, word for word,
+// where it must refuse (must_refuse_on_gpu); between the two (a system that
+// fits only without the scratch) either, but a refusal still in those words.
+// solve_batched refuses as resolve_tridiag_algorithm does, writing nothing.
+// automatic resolves for every shape.
+template <class T>
+void algorithm_support_of() {
+  recur_test::case_count ran(fmt::format("algorithm support {}", type_name<T>)),
+      refused(fmt::format("algorithm refusals {}", type_name<T>));
+  for (tridiag_algorithm const alg : all_algorithms)
+    for (layout_kind const kind : basic_layout_kinds)
+      for (std::int64_t const n : {1, 2, 3, 4, 33, 512, 513, 3000, 4096, 4097, 6000, 13000, 100000})
+        for (std::int64_t const count : {1, 3, 1000}) {
+          layout const lay = make_layout(kind, n, count);
+          std::string what;
+          tridiag_algorithm got = tridiag_algorithm::automatic;
+          try {
+            got = recur::resolve_tridiag_algorithm<T>(recur::cuda{test_stream()}, lay, alg);
+          } catch (recur::invalid_argument const& e) {
+            what = e.what();
+          }
+          std::string const shape = fmt::format("{} {} n={} count={} {}", recur::to_string(alg), name(kind),
+                                                n, count, type_name<T>);
+          if (what.empty()) {
+            ran.run();
+            BOOST_TEST((got != tridiag_algorithm::automatic), shape);
+            if (alg != tridiag_algorithm::automatic)
+              BOOST_TEST((got == alg), shape << " resolves to " << recur::to_string(got));
+            BOOST_TEST(!must_refuse_on_gpu<T>(alg, lay), shape << " runs where it must refuse");
+          } else {
+            refused.skip(what);
+            BOOST_TEST(!must_run_on_gpu<T>(alg, lay), shape << " refused where it must run: " << what);
+            BOOST_TEST(what == refusal(alg, n),
+                       shape << ": \"" << what << "\", documented \"" << refusal(alg, n) << "\"");
+          }
+        }
+  // thomas_pcr's bound on n (rows are int).
+  std::int64_t const huge = std::int64_t{1} << 30;
+  try {
+    (void)recur::resolve_tridiag_algorithm<T>(recur::cuda{test_stream()}, layout::contiguous(huge),
+                                              tridiag_algorithm::thomas_pcr);
+    BOOST_ERROR("thomas_pcr runs n = 2^30");
+  } catch (recur::invalid_argument const& e) {
+    BOOST_TEST(std::string(e.what()) == refusal(tridiag_algorithm::thomas_pcr, huge), e.what());
   }
-  for (layout_kind const kind : layout_kinds)
-    for (std::int64_t const n : {1, 2, 3, 33, 512, 513, 4096, 100000})
-      for (std::int64_t const count : {1, 3, 1000})
-      {
-        layout const lay = make_layout(kind, n, count);
-        BOOST_CHECK_NO_THROW(recur::resolve_tridiag_algorithm<float>(recur::cuda{test_stream()}, lay));
-        BOOST_CHECK_NO_THROW(recur::resolve_tridiag_algorithm<double>(recur::cuda{test_stream()}, lay));
-      }
+  // A refused solve: the same message, nothing written.
+  std::int64_t const n = 5000;
+  auto const coefficients = recur_test::upload(std::vector<T>(4 * n, T(1)));
+  auto const x = recur_test::poisoned<T>(n);
+  recur_test::settle();
+  recur::tridiag_options opt;
+  opt.algorithm = tridiag_algorithm::pcr;
+  std::string what;
+  try {
+    recur::solve_batched(recur::cuda{test_stream()}, coefficients.p, coefficients.p + n,
+                         coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(n), opt);
+  } catch (recur::invalid_argument const& e) {
+    what = e.what();
+  }
+  recur_test::finish();
+  BOOST_TEST(what == refusal(tridiag_algorithm::pcr, n), "solve_batched says \"" << what << "\"");
+  BOOST_TEST(recur_test::all_poison(x.read()), "a refused solve wrote x");
+  // Every algorithm runs on most of these shapes; each refuses some.
+  ran.require(300);
+  BOOST_TEST(refused.skips() >= 60, "only " << refused.skips() << " refusals");
+}
+
+BOOST_AUTO_TEST_CASE(algorithm_support) {
+  algorithm_support_of<float>();
+  algorithm_support_of<double>();
   // Short contiguous systems of n = Lanes R go to Thomas-PCR on segments of
   // a warp (f32 R = 16, f64 R = 8); other short ones to Thomas.
   auto const pick = [](std::int64_t n, std::size_t bytes, bool inter = false) {
@@ -291,10 +315,12 @@ BOOST_AUTO_TEST_CASE(managed_memory) {
 // workspace the caller owns, and can be captured in a CUDA graph.
 template <class T>
 void plan_matches_solve(tridiag_algorithm alg) {
+  recur_test::case_count cases(fmt::format("plan {} {}", recur::to_string(alg), type_name<T>));
   int idx = 0;
   for (layout const& lay :
        {layout::interleaved(512, 512), layout::contiguous(1000, 37), layout::contiguous(33, 3)}) {
-    if (unsupported<T, cuda_backend>(alg, lay)) continue;
+    if (!runs<T, cuda_backend>(alg, lay, cases)) continue;
+    cases.run();
     matrix_kind const mk = rd_like(alg) ? matrix_kind::close_values : matrix_kind::dominant;
     auto const p = make_problem<T>(lay, 2, 0, mk, seed_for(510, idx++, sizeof(T)));
     recur::tridiag_options opt;
@@ -310,7 +336,7 @@ void plan_matches_solve(tridiag_algorithm alg) {
     arr const da(p.a), db(p.b), dc(p.c), dd(p.d), dx(std::vector<T>(p.d.size(), poison<T>()));
     cuda_backend::array<std::int32_t> const di(
         std::vector<std::int32_t>(static_cast<std::size_t>(lay.count + 2 * g), info_poison));
-    cuda_buffer const ws(plan.workspace_size(), memory::device);
+    dbuf<char> const ws(plan.workspace_size());
     void* const wsp = plan.workspace_size() ? ws.p : nullptr;
     auto const run_plan = [&] {
       plan.run(cuda_backend::executor(), da.data() + g, db.data() + g, dc.data() + g, dd.data() + p.d_base,
@@ -343,14 +369,11 @@ void plan_matches_solve(tridiag_algorithm alg) {
     BOOST_TEST((same_bytes(dx.read(), want.x) && di.read() == want.info),
                "plan " << recur::to_string(alg) << " in a graph differs: " << p.describe());
   }
+  cases.require(3);  // every layout
 }
 
 BOOST_AUTO_TEST_CASE(plan_runs) {
   for (tridiag_algorithm const alg : all_algorithms) {
-    if (unsupported<float, cuda_backend>(alg, layout::contiguous(33, 3))) {
-      BOOST_TEST_MESSAGE("skipped plan " << recur::to_string(alg) << ": not implemented");
-      continue;
-    }
     BOOST_TEST_CONTEXT(recur::to_string(alg)) {
       plan_matches_solve<float>(alg);
       plan_matches_solve<double>(alg);
@@ -372,7 +395,7 @@ BOOST_AUTO_TEST_CASE(plan_bad_arguments) {
   expect_invalid([&] { recur::tridiag_plan<float> p(lay, bad_nrhs); }, snap, {"nrhs = -2"},
                  "recur::tridiag_plan: ");
   recur::tridiag_plan<float> const plan(lay);
-  cuda_buffer const ws(plan.workspace_size() + 16, memory::device);
+  dbuf<char> const ws(plan.workspace_size() + 16);
   void* const wsp = plan.workspace_size() ? ws.p : nullptr;
   expect_invalid(
       [&] { plan.run(cuda_backend::executor(), m.a(), m.b(), m.c(), m.d(), m.d() + 1, wsp, m.info()); }, snap,

@@ -16,7 +16,7 @@
 #include <recur/reference/tridiag.hpp>
 #include <recur/tridiag.hpp>
 
-#include "tridiag_harness.hpp"
+#include "common/tridiag_harness.hpp"
 
 extern "C" void sgtsv_(int* n, int* nrhs, float* dl, float* d, float* du, float* b, int* ldb, int* info);
 extern "C" void dgtsv_(int* n, int* nrhs, double* dl, double* d, double* du, double* b, int* ldb, int* info);
@@ -57,37 +57,19 @@ struct host_backend {
     BOOST_REQUIRE_EQUAL(info, 0);
     return std::vector<long double>(x.begin(), x.end());
   }
+  // Every algorithm runs every shape on the CPU.
+  template <class T>
+  static bool must_run(tridiag_algorithm, layout const&) {
+    return true;
+  }
 };
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tridiag_host)
 
-// One case per algorithm and type, so a failure names both.
-#define RECUR_TRIDIAG_SWEEP(alg)                                 \
-  BOOST_AUTO_TEST_CASE(sweep_##alg) {                            \
-    sweep<host_backend, float>(tridiag_algorithm::alg);          \
-    sweep<host_backend, double>(tridiag_algorithm::alg);         \
-  }                                                              \
-  BOOST_AUTO_TEST_CASE(breakdown_##alg) {                        \
-    breakdown<host_backend, float>(tridiag_algorithm::alg);      \
-    breakdown<host_backend, double>(tridiag_algorithm::alg);     \
-  }                                                              \
-  BOOST_AUTO_TEST_CASE(deterministic_##alg) {                    \
-    deterministic<host_backend, float>(tridiag_algorithm::alg);  \
-    deterministic<host_backend, double>(tridiag_algorithm::alg); \
-  }
-RECUR_TRIDIAG_SWEEP(automatic)
-RECUR_TRIDIAG_SWEEP(thomas)
-RECUR_TRIDIAG_SWEEP(cr)
-RECUR_TRIDIAG_SWEEP(pcr)
-RECUR_TRIDIAG_SWEEP(rd)
-RECUR_TRIDIAG_SWEEP(cr_pcr)
-RECUR_TRIDIAG_SWEEP(cr_rd)
-RECUR_TRIDIAG_SWEEP(cr_packed)
-RECUR_TRIDIAG_SWEEP(pscheme)
-RECUR_TRIDIAG_SWEEP(thomas_pcr)
-#undef RECUR_TRIDIAG_SWEEP
+// Every algorithm: sweep_<alg>, breakdown_<alg>, deterministic_<alg> (tridiag_harness.hpp).
+RECUR_TRIDIAG_ALL_CASES(host_backend)
 
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<host_backend, float>(); }
 BOOST_AUTO_TEST_CASE(bad_arguments_f64) { bad_arguments<host_backend, double>(); }
@@ -128,7 +110,7 @@ BOOST_AUTO_TEST_CASE(thread_counts_give_the_same_bits) {
 template <class T>
 void thomas_against_reference() {
   int idx = 0;
-  for (layout_kind const kind : layout_kinds)
+  for (layout_kind const kind : basic_layout_kinds)
     for (std::int64_t const n : {1, 2, 7, 64, 300})
       for (std::int64_t const nrhs : {1, 3}) {
         layout const lay = make_layout(kind, n, 41);
@@ -174,9 +156,24 @@ void thomas_against_reference() {
 BOOST_AUTO_TEST_CASE(thomas_against_reference_f32) { thomas_against_reference<float>(); }
 BOOST_AUTO_TEST_CASE(thomas_against_reference_f64) { thomas_against_reference<double>(); }
 
+// Split storage is a GPU memory layout: on the CPU cr_split runs CR's
+// arithmetic, the same bits as cr.
+BOOST_AUTO_TEST_CASE(cr_split_is_cr) {
+  int idx = 0;
+  for (layout_kind const kind : basic_layout_kinds)
+    for (std::int64_t const n : {1, 2, 33, 513}) {
+      auto const p =
+          make_problem<double>(make_layout(kind, n, 5), 2, 0, matrix_kind::dominant, seed_for(485, idx++));
+      auto const cr = run<host_backend>(p, tridiag_algorithm::cr, false);
+      auto const split = run<host_backend>(p, tridiag_algorithm::cr_split, false);
+      BOOST_TEST((same_bytes(split.x, cr.x) && split.info == cr.info), p.describe());
+    }
+}
+
 BOOST_AUTO_TEST_CASE(algorithm_names) {
   BOOST_TEST(std::string(recur::to_string(tridiag_algorithm::automatic)) == "auto");
   BOOST_TEST(std::string(recur::to_string(tridiag_algorithm::cr_packed)) == "cr_packed");
+  BOOST_TEST(std::string(recur::to_string(tridiag_algorithm::cr_split)) == "cr_split");
   for (tridiag_algorithm const alg : all_algorithms) {
     auto const back = recur::parse_tridiag_algorithm(recur::to_string(alg));
     BOOST_TEST((back && *back == alg), recur::to_string(alg));

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the linrec suites (host and CUDA): seeded problem generation,
-// poisoned outputs, and the check of a result against the exact recurrence.
+// poisoned outputs (poison.hpp), and the check of a result against the exact
+// recurrence.
 //
 // The check. Every output is compared with the recurrence evaluated in long
 // double from the same (rounded) inputs. Writing a_ij = |s_{j+1} ... s_i|, the
@@ -32,60 +33,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <recur/linrec.hpp>
 
+#include "cases.hpp"
+#include "layouts.hpp"
+#include "parallel.hpp"
+#include "poison.hpp"
+#include "random.hpp"
+
 namespace recur_test {
-
-// ---------------------------------------------------------------- random ----
-
-// splitmix64: fast, and the same stream on every platform (std distributions
-// are not), so a seed printed by a failure reproduces it anywhere.
-struct rng {
-  std::uint64_t state;
-  explicit rng(std::uint64_t seed) : state(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  double symmetric() { return 2.0 * uniform() - 1.0; }                        // [-1, 1)
-  double sign() { return (next() >> 63) ? -1.0 : 1.0; }
-};
-
-// The splitmix64 output for a counter: a draw that depends on (key, counter)
-// alone, so arrays can be filled in any order, on any number of threads.
-inline std::uint64_t draw(std::uint64_t key, std::uint64_t counter) {
-  std::uint64_t z = key + (counter + 1) * 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-inline double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }  // [0, 1)
-
-// Base of every seed; RECUR_TEST_SEED overrides it to explore other inputs.
-inline std::uint64_t base_seed() {
-  static std::uint64_t const seed = [] {
-    char const* e = std::getenv("RECUR_TEST_SEED");
-    return e ? std::strtoull(e, nullptr, 0) : 20261122ull;
-  }();
-  return seed;
-}
-inline std::uint64_t seed_for(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0) {
-  rng r(base_seed() ^ (a * 0x100000001b3ull) ^ (b << 20) ^ (c << 40));
-  return r.next();
-}
 
 // ---------------------------------------------------------------- memory ----
 
@@ -114,97 +77,6 @@ struct uninit_alloc {
 };
 template <class T>
 using buffer = std::vector<T, uninit_alloc<T>>;
-
-// Outputs are poisoned with all-ones bytes (a NaN in float and double, and
-// what cudaMemset(p, 0xFF, bytes) writes), so an element left unwritten fails
-// the comparison, and an element written outside the layout changes a byte.
-template <class T>
-T poison() {
-  T v;
-  std::memset(&v, 0xFF, sizeof v);
-  return v;
-}
-template <class T>
-bool is_poison(T v) {
-  T const p = poison<T>();
-  return std::memcmp(&v, &p, sizeof v) == 0;
-}
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
-
-// ---------------------------------------------------------------- layouts ---
-
-enum class layout_kind { contiguous, interleaved, strided_gaps, interleaved_padded };
-
-inline char const* name(layout_kind k) {
-  switch (k) {
-    case layout_kind::contiguous:
-      return "contiguous";
-    case layout_kind::interleaved:
-      return "interleaved";
-    case layout_kind::strided_gaps:
-      return "strided_gaps";
-    case layout_kind::interleaved_padded:
-      return "interleaved_padded";
-  }
-  return "?";
-}
-
-inline recur::layout make_layout(layout_kind k, std::int64_t n, std::int64_t count) {
-  switch (k) {
-    case layout_kind::contiguous:
-      return recur::layout::contiguous(n, count);
-    case layout_kind::interleaved:
-      return recur::layout::interleaved(n, count);
-    // Every other element, and 3 unused elements between sequences.
-    case layout_kind::strided_gaps:
-      return recur::layout::strided(n, count, 2, 2 * n + 3);
-    // Interleaved rows padded by 2 elements.
-    case layout_kind::interleaved_padded:
-      return recur::layout::strided(n, count, count + 2, 1);
-  }
-  return {};
-}
-
-// Elements from the first to the last element of the layout (0 if empty).
-// Strides are positive here (the harness builds only such layouts).
-inline std::int64_t extent(recur::layout const& l) {
-  if (l.n == 0 || l.count == 0) return 0;
-  return (l.n - 1) * l.element_stride + (l.count - 1) * l.batch_stride + 1;
-}
-
-inline bool is_dense(recur::layout const& l) { return extent(l) == l.n * l.count; }
-
-// --------------------------------------------------------------- parallel --
-
-// RECUR_TEST_THREADS overrides the number of threads of big cases.
-inline int worker_count(std::int64_t elements) {
-  if (elements < (std::int64_t{1} << 20)) return 1;
-  static int const n = [] {
-    char const* e = std::getenv("RECUR_TEST_THREADS");
-    unsigned const v = e ? static_cast<unsigned>(std::atoi(e)) : std::thread::hardware_concurrency();
-    return static_cast<int>(std::clamp<unsigned>(v, 1, 64));
-  }();
-  return n;
-}
-
-// body(task, worker) for every task in [0, tasks), on `workers` threads.
-template <class F>
-void parallel_for(std::int64_t tasks, int workers, F&& body) {
-  std::int64_t const nt = std::min<std::int64_t>(workers, tasks);
-  if (nt <= 1) {
-    for (std::int64_t t = 0; t < tasks; ++t) body(t, 0);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (std::int64_t id = 0; id < nt; ++id)
-    pool.emplace_back([&, id] {
-      for (std::int64_t t = id; t < tasks; t += nt) body(t, static_cast<int>(id));
-    });
-  for (auto& th : pool) th.join();
-}
 
 // How a layout's elements are split into tasks: slabs of `width` sequences
 // times `chunks` pieces of each sequence. Interleaved-like layouts are walked
@@ -302,8 +174,35 @@ inline spec rotated(spec sp, int idx) {
   return sp;
 }
 
-template <class T>
-inline constexpr char const* type_name = sizeof(T) == 4 ? "f32" : "f64";
+// Every combination of init (none / value / array), final_state, scalar or
+// array s and t, and in-place use (w == s, w == t) for one layout and
+// direction, with near-one coefficients: 3 x 2 x 8 = 48 (in place over a
+// scalar operand is no combination: 8 of the 12 operand and place choices).
+// Seeds seed_for(salt, idx++).
+inline std::vector<spec> option_combinations(recur::layout const& lay, recur::direction dir,
+                                             std::uint64_t salt, int& idx) {
+  std::vector<spec> out;
+  for (init_kind const init : {init_kind::none, init_kind::value, init_kind::array})
+    for (bool const final_state : {false, true})
+      for (bool const s_scalar : {false, true})
+        for (bool const t_scalar : {false, true})
+          for (place const where : {place::separate, place::w_is_s, place::w_is_t}) {
+            if ((where == place::w_is_s && s_scalar) || (where == place::w_is_t && t_scalar)) continue;
+            spec sp;
+            sp.lay = lay;
+            sp.dir = dir;
+            sp.init = init;
+            sp.final_state = final_state;
+            sp.s_scalar = s_scalar;
+            sp.t_scalar = t_scalar;
+            sp.where = where;
+            sp.dist = coef::near_one;
+            sp.seed = seed_for(salt, static_cast<std::uint64_t>(idx++));
+            out.push_back(sp);
+          }
+  return out;
+}
+inline constexpr std::int64_t option_combination_count = 48;
 
 template <class T>
 struct problem {

@@ -1,79 +1,42 @@
-// recur::device::lfilter against the sequential DF2T reference (in double)
-// and against analytic impulse and step responses, for orders 0 to 8, one
+// recur::device::lfilter (kernels/dispatch/dispatch_lfilter.cuh, the
+// device-level header) against the sequential DF2T reference (in double) and
+// against analytic impulse and step responses, for orders 0 to 8, one
 // sequence and batches in every layout, with and without initial and final
-// state, in place, f32 and f64.
+// state, in place, f32 and f64. (The host API's lfilter on the GPU:
+// test_lfilter_cuda.cpp.)
 #include <cmath>
-#include <complex>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
 #include <recur/kernels/dispatch/dispatch_lfilter.cuh>
 #include <recur/reference/lfilter.hpp>
-#include "filter_error_gain.hpp"
+#include "common/cuda_memory.hpp"
+#include "common/filters.hpp"
+#include "common/layouts.hpp"
+#include "common/random.hpp"
 
 namespace {
 
 using recur::layout;
 
-#define CUDA_OK(x) BOOST_REQUIRE_EQUAL(std::string(cudaGetErrorString(x)), std::string(cudaGetErrorString(cudaSuccess)))
+using recur_test::dbuf;
+using recur_test::extent;
+using recur_test::upload;
 
-template <class T>
-struct dvec {
-  T* p = nullptr;
-  explicit dvec(std::vector<T> const& h) {
-    CUDA_OK(cudaMalloc(&p, (h.size() + 1) * sizeof(T)));
-    if (!h.empty()) CUDA_OK(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  ~dvec() { cudaFree(p); }
-  std::vector<T> get(std::size_t n) const {
-    std::vector<T> h(n);
-    if (n) CUDA_OK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
-
-std::int64_t extent(layout const& lay) {
-  if (lay.n == 0 || lay.count == 0) return 0;
-  return lay.offset(lay.n - 1, lay.count - 1) + 1;
-}
-
-// A stable filter of the given order: real or conjugate poles of radius <= r,
-// random numerator; a[0] not 1 so normalisation is exercised.
-std::pair<std::vector<double>, std::vector<double>> random_filter(int order, std::mt19937& g, double r = 0.95) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<std::complex<double>> poly{1.0};
-  auto mul = [&](std::complex<double> root) {
-    std::vector<std::complex<double>> q(poly.size() + 1, 0.0);
-    for (std::size_t i = 0; i < poly.size(); ++i) {
-      q[i] += poly[i];
-      q[i + 1] -= poly[i] * root;
-    }
-    poly = q;
-  };
-  int k = 0;
-  while (k < order) {
-    double const rad = r * std::sqrt(std::abs(u(g)));
-    if (order - k >= 2 && u(g) > 0) {
-      auto const p = std::polar(rad, 3.0 * std::abs(u(g)));
-      mul(p);
-      mul(std::conj(p));
-      k += 2;
-    } else {
-      mul(rad * (u(g) > 0 ? 1.0 : -1.0));
-      k += 1;
-    }
-  }
-  double const a0 = 2.0 + u(g);
-  std::vector<double> a(poly.size()), b(static_cast<std::size_t>(order) + 1);
-  for (std::size_t i = 0; i < poly.size(); ++i) a[i] = a0 * poly[i].real();
-  for (auto& x : b) x = u(g);
+// A stable filter of the given order: real or conjugate poles of radius up to
+// 0.95 (recur_test::stable_poly), random numerator; a[0] in [1, 3), not 1, so
+// normalisation is exercised.
+std::pair<std::vector<double>, std::vector<double>> random_filter(int order, recur_test::rng& g) {
+  std::vector<double> a = recur_test::stable_poly(g, order, 0.0, 0.95),
+                      b(static_cast<std::size_t>(order) + 1);
+  double const a0 = 1.0 + 2.0 * g.uniform();
+  for (double& x : a) x *= a0;
+  for (double& x : b) x = g.symmetric();
   return {b, a};
 }
 
-// How much the filter can amplify a rounding error made in its state:
 using recur_test::error_gain;
 
 template <class T>
@@ -82,42 +45,39 @@ struct filter_run {
 };
 
 template <class T>
-filter_run<T> run_gpu(std::vector<T> const& b, std::vector<T> const& a, std::vector<T> const& x, layout const& lay,
-                      std::vector<T> const* zi, bool want_zf, bool in_place) {
+filter_run<T> run_gpu(std::vector<T> const& b, std::vector<T> const& a, std::vector<T> const& x,
+                      layout const& lay, std::vector<T> const* zi, bool want_zf, bool in_place) {
   int const order = static_cast<int>(std::max(a.size(), b.size())) - 1;
-  dvec<T> dx(x), dy(x);  // gaps of y keep x's values, as the reference's copy
-  dvec<T> dzi(zi ? *zi : std::vector<T>{});
-  dvec<T> dzf(std::vector<T>(static_cast<std::size_t>(lay.count * order), T(-7)));
+  auto const dx = upload(x), dy = upload(x);  // gaps of y keep x's values, as the reference's copy
+  auto const dzi = upload(zi ? *zi : std::vector<T>{});
+  auto const dzf = upload(std::vector<T>(static_cast<std::size_t>(lay.count * order), T(-7)));
   T* y = in_place ? dx.p : dy.p;
   std::size_t bytes = 0;
-  CUDA_OK(recur::device::lfilter<T>(nullptr, bytes, b, a, dx.p, y, lay, zi ? dzi.p : nullptr,
-                                    want_zf ? dzf.p : nullptr));
+  RECUR_TEST_CUDA_OK(recur::device::lfilter<T>(nullptr, bytes, b, a, dx.p, y, lay, zi ? dzi.p : nullptr,
+                                               want_zf ? dzf.p : nullptr));
   void* temp = nullptr;
-  CUDA_OK(cudaMalloc(&temp, bytes));
-  CUDA_OK(recur::device::lfilter<T>(temp, bytes, b, a, dx.p, y, lay, zi ? dzi.p : nullptr,
-                                    want_zf ? dzf.p : nullptr));
-  CUDA_OK(cudaDeviceSynchronize());
-  CUDA_OK(cudaFree(temp));
+  RECUR_TEST_CUDA_OK(cudaMalloc(&temp, bytes));
+  RECUR_TEST_CUDA_OK(recur::device::lfilter<T>(temp, bytes, b, a, dx.p, y, lay, zi ? dzi.p : nullptr,
+                                               want_zf ? dzf.p : nullptr));
+  RECUR_TEST_CUDA_OK(cudaDeviceSynchronize());
+  RECUR_TEST_CUDA_OK(cudaFree(temp));
   filter_run<T> r;
-  r.y = (in_place ? dx : dy).get(x.size());
-  if (want_zf) r.zf = dzf.get(static_cast<std::size_t>(lay.count * order));
+  r.y = (in_place ? dx : dy).read();
+  if (want_zf) r.zf = dzf.read();
   return r;
 }
 
 template <class T>
 void check_against_reference(int order, layout const& lay, bool with_zi, bool with_zf, bool in_place,
                              unsigned seed) {
-  std::mt19937 g(seed);
+  recur_test::rng g(seed);
   auto const [bd, ad] = random_filter(order, g);
   std::vector<T> b(bd.begin(), bd.end()), a(ad.begin(), ad.end());
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<T> x(static_cast<std::size_t>(extent(lay)));
-  for (auto& v : x) v = T(u(g));
-  std::vector<T> zi(static_cast<std::size_t>(lay.count * order));
-  for (auto& v : zi) v = T(u(g));
+  std::vector<T> x = recur_test::random_values<T>(g, static_cast<std::size_t>(extent(lay)));
+  std::vector<T> zi = recur_test::random_values<T>(g, static_cast<std::size_t>(lay.count * order));
   // Reference in double on the same (rounded) coefficients and data.
   std::vector<double> xd(x.begin(), x.end()), yd = xd, zid(zi.begin(), zi.end()),
-      zfd(static_cast<std::size_t>(lay.count * order));
+                                              zfd(static_cast<std::size_t>(lay.count * order));
   std::vector<double> bb(b.begin(), b.end()), aa(a.begin(), a.end());
   recur::reference::lfilter<double>(bb, aa, xd.data(), yd.data(), lay, with_zi ? zid.data() : nullptr,
                                     zfd.data());
@@ -140,8 +100,8 @@ void check_against_reference(int order, layout const& lay, bool with_zi, bool wi
   }
   BOOST_TEST(worst <= tol, "order " << order << " n " << lay.n << " count " << lay.count << " strides "
                                     << lay.element_stride << "/" << lay.batch_stride << (with_zi ? " zi" : "")
-                                    << (in_place ? " in place" : "") << ": y error " << worst << " at " << where
-                                    << " (tolerance " << tol << ")");
+                                    << (in_place ? " in place" : "") << ": y error " << worst << " at "
+                                    << where << " (tolerance " << tol << ")");
   if (with_zf) {
     double zw = 0;
     for (std::size_t i = 0; i < zfd.size(); ++i) zw = std::max(zw, std::fabs(double(got.zf[i]) - zfd[i]));
@@ -151,7 +111,7 @@ void check_against_reference(int order, layout const& lay, bool with_zi, bool wi
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(lfilter_gpu)
+BOOST_AUTO_TEST_SUITE(lfilter_device)
 
 BOOST_AUTO_TEST_CASE(single_sequence_orders_0_to_8) {
   unsigned seed = 1;
@@ -170,9 +130,9 @@ BOOST_AUTO_TEST_CASE(batches_in_every_layout) {
   };
   for (int order : {1, 2, 4})
     for (auto [n, count] : {shape{1, 7}, shape{3, 1000}, shape{4097, 9}, shape{1000, 300}, shape{262144, 64},
-                                   shape{50, 5000}, shape{9000, 4100}})
-      for (layout lay :
-           {layout::contiguous(n, count), layout::interleaved(n, count), layout::strided(n, count, 2, 2 * n + 1)}) {
+                            shape{50, 5000}, shape{9000, 4100}})
+      for (layout lay : {layout::contiguous(n, count), layout::interleaved(n, count),
+                         layout::strided(n, count, 2, 2 * n + 1)}) {
         check_against_reference<float>(order, lay, true, true, false, seed++);
         check_against_reference<double>(order, lay, false, true, false, seed++);
       }
@@ -193,16 +153,18 @@ BOOST_AUTO_TEST_CASE(analytic_responses) {
     x[0] = 1;
     auto const r = run_gpu<double>({b0}, {1.0, -p}, x, layout::contiguous(n), nullptr, false, false);
     double worst = 0;
-    for (std::int64_t k = 0; k < n; ++k) worst = std::max(worst, std::fabs(r.y[k] - b0 * std::pow(p, double(k))));
+    for (std::int64_t k = 0; k < n; ++k)
+      worst = std::max(worst, std::fabs(r.y[k] - b0 * std::pow(p, double(k))));
     BOOST_TEST(worst < 1e-13, "one-pole impulse response error " << worst);
   }
   {
     double const rho = 0.95, theta = 0.3, a1 = 2 * rho * std::cos(theta), a2 = -rho * rho, b0 = 0.25;
     std::vector<float> x(n, 1.0f);
-    auto const r = run_gpu<float>({float(b0)}, {1.0f, float(-a1), float(-a2)}, x, layout::contiguous(n), nullptr,
-                                  false, false);
+    auto const r = run_gpu<float>({float(b0)}, {1.0f, float(-a1), float(-a2)}, x, layout::contiguous(n),
+                                  nullptr, false, false);
     double const dc = b0 / (1 - double(float(a1)) - double(float(a2)));
-    BOOST_TEST(std::fabs(r.y[n - 1] - dc) < 1e-4 * dc, "two-pole step response " << r.y[n - 1] << " vs " << dc);
+    BOOST_TEST(std::fabs(r.y[n - 1] - dc) < 1e-4 * dc,
+               "two-pole step response " << r.y[n - 1] << " vs " << dc);
     // y_k = sum_{j<=k} h_j with h the impulse response of the resonator:
     // h_k = b0 rho^k sin((k+1) theta) / sin(theta).
     double s = 0, worst = 0;
@@ -231,15 +193,16 @@ BOOST_AUTO_TEST_CASE(bad_arguments_and_empty_shapes) {
   BOOST_TEST(recur::device::lfilter<float>(nullptr, bytes, b, long_a, p, p, layout::contiguous(8)) ==
              cudaErrorNotSupported);
   // n == 0: zf = zi.
-  dvec<float> zi(std::vector<float>{1, 2, 3}), zf(std::vector<float>{0, 0, 0});
-  BOOST_TEST(recur::device::lfilter<float>(nullptr, bytes, b, a, p, p, layout::contiguous(0, 3), zi.p, zf.p) ==
-             cudaSuccess);
+  auto const zi = upload(std::vector<float>{1, 2, 3}), zf = upload(std::vector<float>{0, 0, 0});
+  BOOST_TEST(recur::device::lfilter<float>(nullptr, bytes, b, a, p, p, layout::contiguous(0, 3), zi.p,
+                                           zf.p) == cudaSuccess);
   void* temp = nullptr;
-  CUDA_OK(cudaMalloc(&temp, bytes));
-  CUDA_OK(recur::device::lfilter<float>(temp, bytes, b, a, p, p, layout::contiguous(0, 3), zi.p, zf.p));
-  CUDA_OK(cudaDeviceSynchronize());
-  CUDA_OK(cudaFree(temp));
-  BOOST_TEST((zf.get(3) == std::vector<float>{1, 2, 3}));
+  RECUR_TEST_CUDA_OK(cudaMalloc(&temp, bytes));
+  RECUR_TEST_CUDA_OK(
+      recur::device::lfilter<float>(temp, bytes, b, a, p, p, layout::contiguous(0, 3), zi.p, zf.p));
+  RECUR_TEST_CUDA_OK(cudaDeviceSynchronize());
+  RECUR_TEST_CUDA_OK(cudaFree(temp));
+  BOOST_TEST((zf.read() == std::vector<float>{1, 2, 3}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

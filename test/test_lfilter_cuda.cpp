@@ -3,7 +3,7 @@
 // come from the CUDA runtime, the work from the host API.
 //
 // Every output is compared with recur::reference::lfilter run on the host in
-// higher precision (the oracle, oracle_t below) on the same (rounded)
+// higher precision (the oracle, recur_test::oracle_t) on the same (rounded)
 // coefficients, samples and initial state: the GPU composes the filter as a
 // scan, so it does not reproduce the sequential T arithmetic bit for bit.
 // Cases: orders 0 to 8 (b and a of equal and of different lengths), f32 and
@@ -50,18 +50,15 @@
 // fail by orders of magnitude (checker_catches_wrong_results shows the
 // comparison failing on one element off by twice the tolerance).
 //
-// RECUR_TEST_SEED changes the inputs (see linrec_harness.hpp).
+// RECUR_TEST_SEED changes the inputs (common/random.hpp).
 #include <algorithm>
 #include <cmath>
-#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -71,8 +68,13 @@
 #include <recur/filter.hpp>
 #include <recur/reference/lfilter.hpp>
 
-#include "linrec_harness.hpp"
-#include "filter_error_gain.hpp"
+#include "common/cases.hpp"
+#include "common/cuda_memory.hpp"
+#include "common/filters.hpp"
+#include "common/layouts.hpp"
+#include "common/lti_check.hpp"
+#include "common/poison.hpp"
+#include "common/random.hpp"
 
 using recur::layout;
 using recur_test::layout_kind;
@@ -81,96 +83,16 @@ using recur_test::seed_for;
 
 namespace {
 
-// ----------------------------------------------------------- CUDA memory ----
-
-void cuda_ok(cudaError_t e, char const* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(
-        fmt::format("test_gpu: {} failed: {} ({})", what, cudaGetErrorString(e), int(e)));
-}
-
-// Non-blocking streams: the library must order its work on the stream it is
-// given, not on the legacy default stream.
-cudaStream_t make_stream() {
-  cudaStream_t s = nullptr;
-  cuda_ok(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  return s;
-}
-cudaStream_t test_stream() {
-  static cudaStream_t const s = make_stream();
-  return s;
-}
-cudaStream_t other_stream() {
-  static cudaStream_t const s = make_stream();
-  return s;
-}
-
-enum class memory { device, managed };
-
-// One allocation of `elements` values of T, freed on scope exit.
-template <class T>
-struct dbuf {
-  T* p = nullptr;
-  std::size_t size = 0;
-  dbuf() = default;
-  explicit dbuf(std::size_t elements, memory m = memory::device) : size(elements) {
-    void* v = nullptr;
-    std::size_t const bytes = (elements ? elements : 1) * sizeof(T);
-    cuda_ok(m == memory::managed ? cudaMallocManaged(&v, bytes) : cudaMalloc(&v, bytes), "cudaMalloc");
-    p = static_cast<T*>(v);
-  }
-  dbuf(dbuf&& o) noexcept : p(std::exchange(o.p, nullptr)), size(o.size) {}
-  dbuf& operator=(dbuf&& o) noexcept {
-    std::swap(p, o.p);
-    std::swap(size, o.size);
-    return *this;
-  }
-  dbuf(dbuf const&) = delete;
-  dbuf& operator=(dbuf const&) = delete;
-  ~dbuf() {
-    if (p) (void)cudaFree(p);
-  }
-  std::vector<T> read() const {
-    std::vector<T> h(size);
-    if (size) cuda_ok(cudaMemcpy(h.data(), p, size * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (download)");
-    return h;
-  }
-};
-
-template <class T>
-dbuf<T> upload(std::vector<T> const& h, memory m = memory::device) {
-  dbuf<T> d(h.size(), m);
-  if (!h.empty())
-    cuda_ok(cudaMemcpy(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (upload)");
-  return d;
-}
-
-template <class T>
-dbuf<T> poisoned(std::size_t elements, memory m = memory::device) {
-  dbuf<T> d(elements, m);
-  if (elements) cuda_ok(cudaMemset(d.p, 0xFF, elements * sizeof(T)), "cudaMemset");
-  return d;
-}
-
-// Before a call on a non-blocking stream: an upload from pageable memory may
-// still be in flight when cudaMemcpy returns, and cudaMemset runs on the
-// legacy stream.
-void settle() { cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before the call)"); }
-
-void finish(cudaStream_t s) {
-  cuda_ok(cudaStreamSynchronize(s), "cudaStreamSynchronize (after lfilter)");
-  cuda_ok(cudaGetLastError(), "lfilter kernels");
-}
-
-template <class T>
-bool all_poison(std::vector<T> const& v) {
-  return std::all_of(v.begin(), v.end(), [](T x) { return recur_test::is_poison(x); });
-}
-
-template <class T>
-bool same_bits(std::vector<T> const& a, std::vector<T> const& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
+using recur_test::dbuf;
+using recur_test::finish;
+using recur_test::memory;
+using recur_test::oracle_t;
+using recur_test::other_stream;
+using recur_test::poisoned;
+using recur_test::same_bytes;
+using recur_test::settle;
+using recur_test::test_stream;
+using recur_test::upload;
 
 // ---------------------------------------------------------------- filters ---
 
@@ -183,39 +105,19 @@ struct filter {
   double gain = 1;
 };
 
-// A stable filter with nb and na coefficients: na - 1 poles, conjugate pairs
-// of radius 0.3 to 0.9 and angle 0.4 to 2.7 rad, or real poles of magnitude
-// 0.2 to 0.9; a[0] between 0.5 and 2 (the normalisation is exercised); b in
+// A stable filter with nb and na coefficients: na - 1 poles
+// (recur_test::stable_poly: conjugate pairs or real poles of radius 0.3 to
+// 0.9); a[0] between 0.5 and 2 (the normalisation is exercised); b in
 // [-1, 1). Drawn again until the error gain of the rounded coefficients is
 // at most 100 (poles clustered near radius 0.9 give transients in the
 // thousands; the tolerance is proportional to it).
 template <class T>
 filter<T> make_filter(rng& r, int nb, int na) {
   for (;;) {
-    std::vector<std::complex<double>> poly{1.0};
-    auto mul = [&](std::complex<double> root) {
-      std::vector<std::complex<double>> q(poly.size() + 1, 0.0);
-      for (std::size_t i = 0; i < poly.size(); ++i) {
-        q[i] += poly[i];
-        q[i + 1] -= poly[i] * root;
-      }
-      poly = q;
-    };
-    int const poles = na - 1;
-    for (int k = 0; k < poles;) {
-      if (poles - k >= 2 && r.uniform() < 0.5) {
-        auto const p = std::polar(0.3 + 0.6 * r.uniform(), 0.4 + 2.3 * r.uniform());
-        mul(p);
-        mul(std::conj(p));
-        k += 2;
-      } else {
-        mul(r.sign() * (0.2 + 0.7 * r.uniform()));
-        k += 1;
-      }
-    }
+    std::vector<double> const poly = recur_test::stable_poly(r, na - 1);
     double const a0 = 0.5 + 1.5 * r.uniform();
     filter<T> f;
-    for (auto const& c : poly) f.a.push_back(static_cast<T>(a0 * c.real()));
+    for (double const c : poly) f.a.push_back(static_cast<T>(a0 * c));
     for (int j = 0; j < nb; ++j) f.b.push_back(static_cast<T>(r.symmetric()));
     // The state has max(nb, na) - 1 values: a padded with zeros (an FIR
     // filter's A is the shift, G = order + 1).
@@ -227,16 +129,6 @@ filter<T> make_filter(rng& r, int nb, int na) {
 }
 
 // ------------------------------------------------------------------ cases ---
-
-// The oracle's arithmetic: double for f32 (29 more bits); for f64, long
-// double where it is the x87 80-bit format (11 more bits, in hardware), else
-// double (where long double is a software quad, e.g. aarch64, it would take
-// minutes; the oracle's own error is then that of the sequential filter, at
-// most 0.5 eps (K + 1) G S measured, within the margin of C).
-template <class T>
-using oracle_t =
-    std::conditional_t<sizeof(T) == sizeof(double) && std::numeric_limits<long double>::digits == 64,
-                       long double, double>;
 
 struct spec {
   int order = 2;
@@ -280,12 +172,8 @@ problem<T> make_problem(spec const& sp) {
   BOOST_REQUIRE_EQUAL(p.f.order(), k);
   layout const& lay = sp.lay;
   std::int64_t const ext = recur_test::extent(lay);
-  std::uint64_t const key = r.next();
   p.x.resize(static_cast<std::size_t>(ext));
-  recur_test::parallel_for(64, recur_test::worker_count(ext), [&](std::int64_t piece, int) {
-    for (std::int64_t i = ext * piece / 64; i < ext * (piece + 1) / 64; ++i)
-      p.x[i] = static_cast<T>(2.0 * recur_test::unit(recur_test::draw(key, i)) - 1.0);
-  });
+  recur_test::fill_symmetric(p.x, r.next());
   if (sp.zi) {
     p.zi.resize(static_cast<std::size_t>(sp.state_size()));
     for (auto& v : p.zi) v = static_cast<T>(r.symmetric());
@@ -294,18 +182,11 @@ problem<T> make_problem(spec const& sp) {
   // rounded coefficients and data.
   using O = oracle_t<T>;
   std::vector<O> const bl(p.f.b.begin(), p.f.b.end()), al(p.f.a.begin(), p.f.a.end());
-  p.y.assign(static_cast<std::size_t>(ext), 0.0);
-  p.zf.assign(static_cast<std::size_t>(sp.state_size()), 0.0);
-  recur_test::parallel_for(
-      lay.count, recur_test::worker_count(lay.n * lay.count), [&](std::int64_t lane, int) {
-        std::vector<O> xs(static_cast<std::size_t>(lay.n)), ys(xs.size()), zis(k), zfs(k);
-        for (std::int64_t i = 0; i < lay.n; ++i) xs[i] = p.x[lay.offset(i, lane)];
-        for (int j = 0; j < k; ++j) zis[j] = sp.zi ? O(p.zi[lane * k + j]) : O(0);
-        recur::reference::lfilter<O>(bl, al, xs.data(), ys.data(), layout::contiguous(lay.n),
-                                     sp.zi ? zis.data() : nullptr, zfs.data());
-        for (std::int64_t i = 0; i < lay.n; ++i) p.y[lay.offset(i, lane)] = static_cast<double>(ys[i]);
-        for (int j = 0; j < k; ++j) p.zf[lane * k + j] = static_cast<double>(zfs[j]);
-      });
+  recur_test::oracle_lanes<O>(lay, p.x, p.zi, k, true, p.y, p.zf,
+                              [&](std::int64_t, auto const& xs, auto& ys, O const* zi, auto& zfs) {
+                                recur::reference::lfilter<O>(bl, al, xs.data(), ys.data(),
+                                                             layout::contiguous(lay.n), zi, zfs.data());
+                              });
   // S: the size of the terms (see the top of the file).
   double bmax = 0;
   for (T const v : p.f.b) bmax = std::max(bmax, std::fabs(double(v) / double(p.f.a[0])));
@@ -362,48 +243,13 @@ result<T> run_gpu(problem<T> const& p, cudaStream_t stream = test_stream(), memo
 template <class T>
 std::string mismatch(problem<T> const& p, result<T> const& r) {
   spec const& sp = p.sp;
-  layout const& lay = sp.lay;
-  if (r.y.size() != p.x.size()) return "y has the wrong size";
-  std::vector<char> in(p.x.size(), 0);
-  std::string first;
-  double worst = 0, worst_zf = 0;
-  for (std::int64_t q = 0; q < lay.count; ++q)
-    for (std::int64_t i = 0; i < lay.n; ++i) {
-      std::int64_t const o = lay.offset(i, q);
-      in[o] = 1;
-      T const v = r.y[o];
-      double const e = std::fabs(double(v) - p.y[o]);
-      if (recur_test::is_poison(v) || !std::isfinite(v) || !(e <= p.tol)) {
-        if (first.empty())
-          first = recur_test::is_poison(v)
-                      ? fmt::format("y({}, {}) was not written", i, q)
-                      : fmt::format("y({}, {}) = {} where the oracle has {}: error {:.3g}", i, q, double(v),
-                                    p.y[o], e);
-      }
-      if (!(e <= worst)) worst = e;
-    }
-  for (std::size_t o = 0; o < in.size(); ++o)
-    if (!in[o]) {
-      bool const ok = sp.in_place ? recur_test::same_bits(r.y[o], p.x[o]) : recur_test::is_poison(r.y[o]);
-      if (!ok && first.empty()) first = fmt::format("the gap at offset {} was written", o);
-    }
-  if (sp.zf) {
-    if (r.zf.size() != p.zf.size()) return "zf has the wrong size";
-    for (std::size_t j = 0; j < p.zf.size(); ++j) {
-      T const v = r.zf[j];
-      double const e = std::fabs(double(v) - p.zf[j]);
-      if ((recur_test::is_poison(v) || !std::isfinite(v) || !(e <= p.tol)) && first.empty())
-        first = recur_test::is_poison(v) ? fmt::format("zf[{}] was not written", j)
-                                         : fmt::format("zf[{}] = {} where the oracle has {}: error {:.3g}", j,
-                                                       double(v), p.zf[j], e);
-      if (!(e <= worst_zf)) worst_zf = e;
-    }
-  }
-  if (first.empty()) return "";
+  auto const c =
+      recur_test::compare_lti(sp.lay, r.y, p.y, p.x, sp.in_place, sp.zf ? &r.zf : nullptr, p.zf, "zf", p.tol);
+  if (c.first.empty()) return "";
   return fmt::format(
       "{} (worst y error {:.3g}, worst zf error {:.3g}, tolerance {:.3g} = 16 eps (K + 1) G S with "
       "G = {:.3g}, S = {:.3g})",
-      first, worst, worst_zf, p.tol, p.f.gain, p.scale);
+      c.first, c.worst_y, c.worst_state, p.tol, p.f.gain, p.scale);
 }
 
 template <class T>
@@ -417,25 +263,30 @@ void run_and_check(spec const& sp) {
   BOOST_TEST(why.empty(), (sizeof(T) == 4 ? "f32 " : "f64 ") << sp.describe() << ": " << why);
 }
 
-constexpr layout_kind kinds[] = {layout_kind::contiguous, layout_kind::interleaved,
-                                 layout_kind::strided_gaps};
+constexpr auto const& kinds = recur_test::basic_layout_kinds;
 
 template <class T>
 void sweep(std::uint64_t salt) {
+  recur_test::case_count cases(fmt::format("lfilter {}", recur_test::type_name<T>));
   int idx = 0;
   for (int order = 0; order <= 8; ++order)
     for (layout_kind const kind : kinds)
       for (std::int64_t const count : {1, 3, 64})
         for (std::int64_t const n : {0, 1, 2, 3, 31, 509, 4099, 20011, 100003}) {
           // 64 lanes of ~10^5 samples in one layout only (time: the oracle).
-          if (count == 64 && n == 100003 && kind != layout_kind::interleaved) continue;
+          if (count == 64 && n == 100003 && kind != layout_kind::interleaved) {
+            cases.skip("64 lanes of 100003 samples, but interleaved");
+            continue;
+          }
           spec sp;
           sp.order = order;
           sp.shape = order == 0 ? 0 : idx % 3;
           sp.lay = recur_test::make_layout(kind, n, count);
           sp.seed = seed_for(salt, static_cast<std::uint64_t>(idx++));
           run_and_check<T>(sp);
+          cases.run();
         }
+  cases.require(9 * (3 * 3 * 9 - 2));  // orders x (layouts x lanes x lengths, less two)
 }
 
 }  // namespace
@@ -511,9 +362,9 @@ void reproducible(std::uint64_t salt) {
       auto const r1 = run_gpu(p), r2 = run_gpu(p), r3 = run_gpu(p, other_stream());
       BOOST_TEST(mismatch(p, r1).empty(), (sizeof(T) == 4 ? "f32 " : "f64 ")
                                               << sp.describe() << ": " << mismatch(p, r1));
-      BOOST_TEST((same_bits(r1.y, r2.y) && same_bits(r1.zf, r2.zf)),
+      BOOST_TEST((same_bytes(r1.y, r2.y) && same_bytes(r1.zf, r2.zf)),
                  (sizeof(T) == 4 ? "f32 " : "f64 ") << sp.describe() << ": two runs differ");
-      BOOST_TEST((same_bits(r1.y, r3.y) && same_bits(r1.zf, r3.zf)),
+      BOOST_TEST((same_bytes(r1.y, r3.y) && same_bytes(r1.zf, r3.zf)),
                  (sizeof(T) == 4 ? "f32 " : "f64 ") << sp.describe() << ": a run on another stream differs");
     }
 }
@@ -535,7 +386,8 @@ void order_9_rejected() {
   dbuf<T> const dx = upload(hx), dy = poisoned<T>(hx.size()), dzi = upload(hzi),
                 dzf = poisoned<T>(hzi.size());
   settle();
-  std::vector<T> const b6 = {T(0.1), T(0.2), T(0.3), T(0.2), T(0.1), T(0.05), T(0.02), T(0.01), T(0.01), T(0.01)},
+  std::vector<T> const b6 = {T(0.1),  T(0.2),  T(0.3),  T(0.2),  T(0.1),
+                             T(0.05), T(0.02), T(0.01), T(0.01), T(0.01)},
                        a6 = {T(1), T(-0.1), T(0.01), 0, 0, T(0.001), 0, 0, 0, T(0.001)};
   std::vector<T> const b2 = {T(1), T(0.5)}, a2 = {T(1), T(-0.5)};
   recur::cuda const ex{test_stream()};
@@ -558,10 +410,10 @@ void order_9_rejected() {
   rejected([&] { recur::lfilter<T>(ex, sb6, sa6, nullptr, nullptr, layout::contiguous(n, 0)); },
            "count == 0");
   finish(test_stream());
-  BOOST_TEST(all_poison(dy.read()));
-  BOOST_TEST(all_poison(dzf.read()));
-  BOOST_TEST(same_bits(dx.read(), hx));
-  BOOST_TEST(same_bits(dzi.read(), hzi));
+  BOOST_TEST(recur_test::all_poison(dy.read()));
+  BOOST_TEST(recur_test::all_poison(dzf.read()));
+  BOOST_TEST(same_bytes(dx.read(), hx));
+  BOOST_TEST(same_bytes(dzi.read(), hzi));
 }
 BOOST_AUTO_TEST_CASE(order_9_rejected_nothing_written) {
   order_9_rejected<float>();
@@ -638,11 +490,11 @@ BOOST_AUTO_TEST_CASE(host_pointers_rejected) {
       recur::lfilter(ex, std::span<float const>(b), std::span<float const>(a), hx2.data(), hx2.data(), lay),
       recur::invalid_argument);
   finish(test_stream());
-  BOOST_TEST(all_poison(dy.read()));
-  BOOST_TEST(all_poison(dzf.read()));
-  BOOST_TEST(all_poison(hy));
-  BOOST_TEST(all_poison(hzf));
-  BOOST_TEST(same_bits(hx2, hx));
+  BOOST_TEST(recur_test::all_poison(dy.read()));
+  BOOST_TEST(recur_test::all_poison(dzf.read()));
+  BOOST_TEST(recur_test::all_poison(hy));
+  BOOST_TEST(recur_test::all_poison(hzf));
+  BOOST_TEST(same_bytes(hx2, hx));
 }
 
 // The argument checks are the host's: the same errors, word for word, and
@@ -709,14 +561,14 @@ BOOST_AUTO_TEST_CASE(same_errors_as_host) {
     });
     BOOST_TEST(on_host.rfind("recur::lfilter: ", 0) == 0, c.what << ": host says \"" << on_host << "\"");
     BOOST_TEST(on_gpu == on_host, c.what << ": GPU says \"" << on_gpu << "\", host \"" << on_host << "\"");
-    BOOST_TEST(same_bits(hx_copy, hx), c.what);
+    BOOST_TEST(same_bytes(hx_copy, hx), c.what);
   }
   finish(test_stream());
-  BOOST_TEST(all_poison(dy.read()));
-  BOOST_TEST(all_poison(dzf.read()));
-  BOOST_TEST(same_bits(dx.read(), hx));
-  BOOST_TEST(all_poison(hy));
-  BOOST_TEST(all_poison(hzf));
+  BOOST_TEST(recur_test::all_poison(dy.read()));
+  BOOST_TEST(recur_test::all_poison(dzf.read()));
+  BOOST_TEST(same_bytes(dx.read(), hx));
+  BOOST_TEST(recur_test::all_poison(hy));
+  BOOST_TEST(recur_test::all_poison(hzf));
 }
 
 // count == 0: nothing happens (null x and y are fine). n == 0: zf = zi, or
@@ -733,8 +585,8 @@ BOOST_AUTO_TEST_CASE(empty_batches) {
     // A final_state pointer of count * order = 0 values is not written either.
     BOOST_CHECK_NO_THROW(recur::lfilter(ex, b, a, y.p, y.p, layout::contiguous(16, 0), {nullptr, guard.p}));
     finish(test_stream());
-    BOOST_TEST(all_poison(guard.read()));
-    BOOST_TEST(all_poison(y.read()));
+    BOOST_TEST(recur_test::all_poison(guard.read()));
+    BOOST_TEST(recur_test::all_poison(y.read()));
   }
   for (std::int64_t const count : {1, 5, 1000}) {
     std::size_t const ns = static_cast<std::size_t>(count * 2);
@@ -749,10 +601,10 @@ BOOST_AUTO_TEST_CASE(empty_batches) {
     recur::lfilter(ex, b, a, dy.p, dy.p, lay, {nullptr, dzf0.p});
     recur::lfilter<float>(ex, b, a, nullptr, nullptr, lay, {dzi.p, dzi.p});  // zf == zi
     finish(test_stream());
-    BOOST_TEST(same_bits(dzf.read(), zi), "count " << count << ": zf is not zi");
-    BOOST_TEST(same_bits(dzi.read(), zi), "count " << count << ": zf == zi changed it");
+    BOOST_TEST(same_bytes(dzf.read(), zi), "count " << count << ": zf is not zi");
+    BOOST_TEST(same_bytes(dzi.read(), zi), "count " << count << ": zf == zi changed it");
     BOOST_TEST((dzf0.read() == std::vector<float>(ns, 0.0f)), "count " << count << ": zf is not zero");
-    BOOST_TEST(all_poison(dy.read()));
+    BOOST_TEST(recur_test::all_poison(dy.read()));
   }
 }
 
