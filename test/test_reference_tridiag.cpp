@@ -20,10 +20,12 @@
 #include <type_traits>
 #include <vector>
 
+#include <fmt/format.h>
 #include <boost/test/unit_test.hpp>
 #include <recur/error.hpp>
 #include <recur/reference/tridiag.hpp>
 
+#include "common/cases.hpp"
 #include "common/random.hpp"
 #include "common/tridiag_systems.hpp"
 
@@ -190,11 +192,13 @@ void sweep(std::uint64_t seed) {
   rng r{seed};
   int rd_solved[algorithm_count] = {}, rd_broke[algorithm_count] = {};
   double worst[algorithm_count][2] = {};  // per algorithm: residual and error, in units of their tolerance
+  recur_test::case_count cases(fmt::format("references {}", recur_test::type_name<T>));
   for (algorithm const alg : all_algorithms)
     for (bool const interleaved : {false, true})
       for (std::int64_t const n : {1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000})
         for (std::int64_t const count : {1, 3})
           for (std::int64_t const nrhs : {1, 2}) {
+            cases.run();
             layout const lay = interleaved ? layout::interleaved(n, count) : layout::contiguous(n, count);
             batch<T> const s = make_batch<T>(r, lay, nrhs, 0);
             std::vector<T> x(s.d.size(), std::numeric_limits<T>::quiet_NaN()), inplace = s.d;
@@ -255,6 +259,7 @@ void sweep(std::uint64_t seed) {
   for (algorithm const alg : all_algorithms)
     BOOST_TEST_MESSAGE(name(alg) << ": worst residual " << worst[static_cast<int>(alg)][0] << " and error "
                                  << worst[static_cast<int>(alg)][1] << " of their tolerances");
+  cases.require(algorithm_count * 2 * 11 * 2 * 2);
 }
 
 }  // namespace
@@ -367,6 +372,7 @@ void hybrids_against_thomas(std::uint64_t seed) {
   double const eps = std::numeric_limits<T>::epsilon();
   rng r{seed};
   double worst = 0;
+  recur_test::case_count cases(fmt::format("hybrids {}", recur_test::type_name<T>));
   for (std::int64_t const n : {1, 2, 3, 5, 31, 33, 127, 513, 1000})
     for (std::int64_t const m : {1, 2, 3, 8, 64}) {
       std::int64_t const count = 3, nrhs = 2;
@@ -378,8 +384,11 @@ void hybrids_against_thomas(std::uint64_t seed) {
                   info.data());
       for (std::int32_t const v : info) BOOST_TEST_REQUIRE(v == 0);
       for (int variant = 0; variant < 4; ++variant) {
-        if (variant == 2 && m != 1) continue;  // pscheme has no intermediate size
-        if (variant == 1 && m != 1) continue;  // CR+RD: see above
+        if ((variant == 2 || variant == 1) && m != 1) {  // pscheme: no intermediate size; CR+RD: see above
+          cases.skip(variant == 2 ? "pscheme at one size" : "cr_rd at m = 1 only");
+          continue;
+        }
+        cases.run();
         std::fill(x.begin(), x.end(), std::numeric_limits<T>::quiet_NaN());
         std::fill(info.begin(), info.end(), -1);
         char const* what = variant == 0   ? "cr_pcr"
@@ -421,6 +430,7 @@ void hybrids_against_thomas(std::uint64_t seed) {
       }
     }
   BOOST_TEST_MESSAGE("hybrids and pscheme against thomas: worst difference " << worst << " of its tolerance");
+  cases.require(9 * (5 * 2 + 2));  // n x (cr_pcr and thomas_pcr at 5 sizes, pscheme and cr_rd at one)
 }
 BOOST_AUTO_TEST_CASE(hybrids_and_pscheme_float) { hybrids_against_thomas<float>(0x4b1d); }
 BOOST_AUTO_TEST_CASE(hybrids_and_pscheme_double) { hybrids_against_thomas<double>(0x4b1e); }

@@ -228,7 +228,10 @@ struct tridiag_system {
 // b_0). On Zhang et al.'s close-values rows the recurrence's roots lie near
 // the unit circle and the products' growth is a slow random walk.
 //
-// RD and CR+RD must solve every system of this domain:
+// RD, and CR+RD with an intermediate system of at least 8 equations (the
+// default is 128: CR's reduction of close-values rows to 2 or 4 equations
+// fails about 3e-5 of f32 systems of n = 64 to 128), must solve every system
+// of this domain:
 // - close-values rows (close_values_row), n <= 128 in f32, n <= 512 in f64;
 // - a right-hand side d = A x (rounded to T) with every |x_i| in [1/2, 1]
 //   (solution_value): the check is componentwise, so a row whose terms all
