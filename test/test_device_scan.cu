@@ -13,6 +13,7 @@
 #include <recur/kernels/dispatch/dispatch_scan.cuh>
 
 #include "common/cuda_memory.hpp"
+#include "common/layouts.hpp"
 
 namespace {
 
@@ -112,11 +113,7 @@ mat_u32<3> random_value(std::mt19937& g) {
   return random_mat<3>(g);
 }
 
-// Storage for a layout: the largest offset plus one.
-std::int64_t extent(layout const& lay) {
-  if (lay.n == 0 || lay.count == 0) return 0;
-  return lay.offset(lay.n - 1, lay.count - 1) + 1;
-}
+using recur_test::extent;
 
 template <class T, class Op>
 std::vector<T> reference(std::vector<T> const& in, layout const& lay, Op op, scan_options<T> const& opt) {

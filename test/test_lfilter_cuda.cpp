@@ -171,13 +171,7 @@ problem<T> make_problem(spec const& sp) {
   p.f = make_filter<T>(r, nb, na);
   BOOST_REQUIRE_EQUAL(p.f.order(), k);
   layout const& lay = sp.lay;
-  std::int64_t const ext = recur_test::extent(lay);
-  p.x.resize(static_cast<std::size_t>(ext));
-  recur_test::fill_symmetric(p.x, r.next());
-  if (sp.zi) {
-    p.zi.resize(static_cast<std::size_t>(sp.state_size()));
-    for (auto& v : p.zi) v = static_cast<T>(r.symmetric());
-  }
+  recur_test::draw_inputs(r, lay, sp.state_size(), sp.zi, p.x, p.zi);
   // The oracle, lane by lane (in parallel): the reference in oracle_t on the
   // rounded coefficients and data.
   using O = oracle_t<T>;

@@ -9,10 +9,26 @@
 #include <fmt/format.h>
 #include <recur/layout/layout.hpp>
 
+#include "filters.hpp"
+#include "layouts.hpp"
 #include "parallel.hpp"
 #include "poison.hpp"
+#include "random.hpp"
 
 namespace recur_test {
+
+// A recurrence's inputs from r: samples in [-1, 1) over the layout's extent
+// (gaps hold samples too, never read) and, when with_state, `state`
+// initial-state values.
+template <class T>
+void draw_inputs(rng& r, recur::layout const& lay, std::int64_t state, bool with_state, std::vector<T>& x,
+                 std::vector<T>& zi) {
+  x.resize(static_cast<std::size_t>(extent(lay)));
+  fill_symmetric(x, r.next());
+  if (!with_state) return;
+  zi.resize(static_cast<std::size_t>(state));
+  for (auto& v : zi) v = static_cast<T>(r.symmetric());
+}
 
 // The oracle of a recurrence with `per` state values a lane, lane by lane on
 // every core, in O: lane(q, xs, ys, zi, zf) computes lane q from its samples

@@ -175,13 +175,8 @@ problem<T> make_problem(spec const& sp) {
     } while (p.gain > 100);
   }
   layout const& lay = sp.lay;
-  std::int64_t const ext = recur_test::extent(lay), per = sp.per();
-  p.x.resize(static_cast<std::size_t>(ext));
-  recur_test::fill_symmetric(p.x, r.next());
-  if (sp.zi) {
-    p.zi.resize(static_cast<std::size_t>(sp.state_size()));
-    for (auto& v : p.zi) v = static_cast<T>(r.symmetric());
-  }
+  std::int64_t const per = sp.per();
+  recur_test::draw_inputs(r, lay, sp.state_size(), sp.zi, p.x, p.zi);
   // The oracle, lane by lane (in parallel); for sosfilt also M, the largest
   // intermediate value (section outputs and states, in double).
   using O = oracle_t<T>;
