@@ -240,13 +240,13 @@ struct tridiag_system {
 //   refused although x is accurate normwise;
 // - kappa_inf(A) <= 2^-rd_backward_error_exponent / eps (2^17 in f32, 2^39 in
 //   f64): a matrix that is not singular to within RD's own tolerance.
-// The bounds on n are at most half the n at which the reference's failure
-// rate on random systems of the domain reaches 1e-5 (f32 n = 320, f64 n ~
-// 1100; it solved every one of 1.6 10^6 f32 systems of n = 256 and of
-// 5 10^5 f64 systems of n = 768): room for the GPU's other order of
-// operations. Outside the domain RD may report
-// breakdown, and every suite checks that it does so with NaN x rather than
-// return a wrong answer.
+// The bounds on n: in the GPU's order of operations (group_rd's
+// Hillis-Steele scan, emulated on the CPU) random systems of the domain fail
+// at a rate of 6e-7 at f32 n = 128, 6e-6 at 160 and 7e-5 at 192; none of
+// 3 10^5 f64 systems fail at n = 640, 8e-4 at n = 1024. In the reference's
+// sequential order the rate reaches 1e-5 only at f32 n = 320 and f64
+// n ~ 1100. Outside the domain RD may report breakdown, and every suite
+// checks that it does so with NaN x rather than return a wrong answer.
 template <class T>
 inline constexpr std::int64_t rd_domain_max_n = std::is_same_v<T, float> ? 128 : 512;
 
