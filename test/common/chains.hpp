@@ -11,6 +11,7 @@
 
 #include <recur/layout/layout.hpp>
 #include <recur/ops/mobius.hpp>
+#include <recur/reference/mobius.hpp>
 
 #include "layouts.hpp"
 #include "random.hpp"
@@ -54,17 +55,24 @@ mobius_data<T> contractive_mobius(rng& r, std::size_t size) {
   return d;
 }
 
+template <class T>
+std::vector<double> widen(std::vector<T> const& v) {
+  return std::vector<double>(v.begin(), v.end());
+}
+
 // The pivot-like map p -> s / (3 s' - s p) (alpha = 0, beta = s s',
 // gamma = -s s', delta = c s s', c in [2.9, 3.1)) with s, s' random powers of
 // two in [2^8, 2^24]: every entry is at least 2^16, so the plain product of a
 // few steps leaves f32's range, yet p stays near 2 - sqrt(3). Also whether
 // the unscaled product of the first 100 steps is finite (it must not be, for
-// the case to test the rescaling).
+// the case to test the rescaling), and the recurrence in double.
 struct overflowing_maps {
   mobius_data<float> d;
   bool plain_product_finite = true;
+  std::vector<double> want;  // p from p_{-1} = init_value, in double (reference::mobius)
+  double want_final = 0;
 };
-inline overflowing_maps overflowing_pivot_maps(rng& r, std::size_t n) {
+inline overflowing_maps overflowing_pivot_maps(rng& r, std::size_t n, double init_value) {
   overflowing_maps m;
   for (std::size_t i = 0; i < n; ++i) {
     float const s = std::ldexp(1.0f, 8 + int(r.next() % 17)), s2 = std::ldexp(1.0f, 8 + int(r.next() % 17));
@@ -80,12 +88,12 @@ inline overflowing_maps overflowing_pivot_maps(rng& r, std::size_t n) {
         plain, recur::ops::mobius<float>{m.d.alpha[i], m.d.beta[i], m.d.gamma[i], m.d.delta[i]});
   m.plain_product_finite =
       std::isfinite(plain.a) && std::isfinite(plain.b) && std::isfinite(plain.c) && std::isfinite(plain.d);
+  m.want.resize(n);
+  recur::reference::mobius<double>(widen(m.d.alpha).data(), widen(m.d.beta).data(), widen(m.d.gamma).data(),
+                                   widen(m.d.delta).data(), m.want.data(),
+                                   recur::layout::contiguous(static_cast<std::int64_t>(n)), nullptr,
+                                   init_value, &m.want_final);
   return m;
-}
-
-template <class T>
-std::vector<double> widen(std::vector<T> const& v) {
-  return std::vector<double>(v.begin(), v.end());
 }
 
 // max |got - want| over the layout's values (W per element; a NaN counts as
