@@ -57,6 +57,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <regex>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -71,8 +72,8 @@
 #include <recur/filter.hpp>
 #include <recur/reference/lfilter.hpp>
 
-#include "linrec_harness.hpp"
 #include "filter_error_gain.hpp"
+#include "linrec_harness.hpp"
 
 using recur::layout;
 using recur_test::layout_kind;
@@ -535,7 +536,8 @@ void order_9_rejected() {
   dbuf<T> const dx = upload(hx), dy = poisoned<T>(hx.size()), dzi = upload(hzi),
                 dzf = poisoned<T>(hzi.size());
   settle();
-  std::vector<T> const b6 = {T(0.1), T(0.2), T(0.3), T(0.2), T(0.1), T(0.05), T(0.02), T(0.01), T(0.01), T(0.01)},
+  std::vector<T> const b6 = {T(0.1),  T(0.2),  T(0.3),  T(0.2),  T(0.1),
+                             T(0.05), T(0.02), T(0.01), T(0.01), T(0.01)},
                        a6 = {T(1), T(-0.1), T(0.01), 0, 0, T(0.001), 0, 0, 0, T(0.001)};
   std::vector<T> const b2 = {T(1), T(0.5)}, a2 = {T(1), T(-0.5)};
   recur::cuda const ex{test_stream()};
@@ -708,7 +710,12 @@ BOOST_AUTO_TEST_CASE(same_errors_as_host) {
       recur::lfilter(recur::cuda{test_stream()}, bb, aa, x, y, c.lay, state);
     });
     BOOST_TEST(on_host.rfind("recur::lfilter: ", 0) == 0, c.what << ": host says \"" << on_host << "\"");
-    BOOST_TEST(on_gpu == on_host, c.what << ": GPU says \"" << on_gpu << "\", host \"" << on_host << "\"");
+    // The same words; the addresses named differ (host and device buffers).
+    auto words = [](std::string const& m) {
+      return std::regex_replace(m, std::regex("0x[0-9a-f]+"), "ADDRESS");
+    };
+    BOOST_TEST(words(on_gpu) == words(on_host),
+               c.what << ": GPU says \"" << on_gpu << "\", host \"" << on_host << "\"");
     BOOST_TEST(same_bits(hx_copy, hx), c.what);
   }
   finish(test_stream());
