@@ -40,7 +40,8 @@ void mobius_cpu(T const* alpha, T const* beta, T const* gamma, T const* delta, T
 // `stream` (temporary storage stream-ordered) and never synchronise; for
 // n == 0 they only set final_state from init.
 
-// lib/cuda/chain_f32.cu and chain_f64.cu, K = 2..8.
+// lib/cuda/chain_f32.cu and chain_f64.cu, K = 2..6; chain_k7_8_f32.cu and
+// chain_k7_8_f64.cu, K = 7 and 8.
 template <int K, class T>
 void matrix_chain_cuda(T const* M, T const* u, T* x, layout const& lay, T const* init, T* final_state,
                        CUstream_st* stream);

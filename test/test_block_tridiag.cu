@@ -24,6 +24,15 @@
 #include "common/cuda_memory.hpp"
 #include "common/tridiag_systems.hpp"
 
+// The kernels are librecur's (tridiag_launch and the forms it calls, in
+// lib/cuda/tridiag_*.cu), so that this unit does not compile them all again.
+namespace recur::device {
+extern template cudaError_t tridiag_launch<float>(tridiag_launch_plan const&, void*,
+                                                  tridiag_args<float> const&, cudaStream_t);
+extern template cudaError_t tridiag_launch<double>(tridiag_launch_plan const&, void*,
+                                                   tridiag_args<double> const&, cudaStream_t);
+}  // namespace recur::device
+
 namespace {
 
 using recur::layout;

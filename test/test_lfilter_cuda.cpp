@@ -56,6 +56,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <regex>
 #include <span>
 #include <string>
 #include <tuple>
@@ -554,7 +555,12 @@ BOOST_AUTO_TEST_CASE(same_errors_as_host) {
       recur::lfilter(recur::cuda{test_stream()}, bb, aa, x, y, c.lay, state);
     });
     BOOST_TEST(on_host.rfind("recur::lfilter: ", 0) == 0, c.what << ": host says \"" << on_host << "\"");
-    BOOST_TEST(on_gpu == on_host, c.what << ": GPU says \"" << on_gpu << "\", host \"" << on_host << "\"");
+    // The same words; the addresses named differ (host and device buffers).
+    auto words = [](std::string const& m) {
+      return std::regex_replace(m, std::regex("0x[0-9a-f]+"), "ADDRESS");
+    };
+    BOOST_TEST(words(on_gpu) == words(on_host),
+               c.what << ": GPU says \"" << on_gpu << "\", host \"" << on_host << "\"");
     BOOST_TEST(same_bytes(hx_copy, hx), c.what);
   }
   finish(test_stream());

@@ -11,11 +11,17 @@
 
 #include <boost/test/unit_test.hpp>
 #include <recur/kernels/dispatch/dispatch_lfilter.cuh>
+#include <recur/kernels/dispatch/lti_instances.cuh>
 #include <recur/reference/lfilter.hpp>
 #include "common/cuda_memory.hpp"
 #include "common/filters.hpp"
 #include "common/layouts.hpp"
 #include "common/random.hpp"
+
+// The kernels are librecur's (its dispatch_lti instances, one unit per type
+// and state size), so that this unit does not compile them all again.
+RECUR_LTI_ALL_INSTANCES(extern, float)
+RECUR_LTI_ALL_INSTANCES(extern, double)
 
 namespace {
 

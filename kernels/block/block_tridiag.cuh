@@ -12,11 +12,6 @@
 //
 //   thread_thomas   one thread, one system: Gaussian elimination without
 //                   pivoting (the arithmetic of reference::thomas).
-//   warp_thomas_pcr one warp, one system: each lane eliminates a run of rows
-//                   (Thomas), PCR on the 2 boundary rows per lane, then
-//                   substitution; O(n) work, n / 32 sequential steps.
-//   group_thomas_pcr several warps, one system: the same with the boundary
-//                   system in shared memory, solved by warp_thomas_pcr.
 //   group_cr_pcr    a group of threads, one system: cyclic reduction
 //                   (in place, Zhang et al. 2010 sec. 2.1) while the reduced
 //                   system has more than `switch_size` equations, then PCR
@@ -24,7 +19,8 @@
 //                   is plain CR, switch >= n plain PCR.
 //
 // Every group of a block must run group_cr_pcr with the same n and switch
-// size: the levels are separated by __syncthreads().
+// size: the levels are separated by __syncthreads(). Thomas-PCR (one warp
+// or several a system) is in block_tridiag_thomas_pcr.cuh.
 
 #include <climits>
 #include <cmath>

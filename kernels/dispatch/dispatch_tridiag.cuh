@@ -293,6 +293,16 @@ cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* worksp
   return cudaSuccess;
 }
 
+// f.template operator()<L>() for the power of two L == lanes, 2 <= L <= Max.
+template <int Max, int L = 2, class F>
+cudaError_t tridiag_with_lanes(int lanes, F&& f) {
+  if (lanes == L) return f.template operator()<L>();
+  if constexpr (2 * L <= Max)
+    return tridiag_with_lanes<Max, 2 * L>(lanes, f);
+  else
+    return cudaErrorNotSupported;
+}
+
 // agent_tridiag_direct.cuh: segments of Lanes lanes (blocks of 4 warps), or
 // W warps a system.
 template <class T>
@@ -324,19 +334,7 @@ cudaError_t tridiag_launch_direct(tridiag_launch_plan const& pl, tridiag_args<T>
     }
     return cudaErrorNotSupported;
   }
-  switch (pl.direct_lanes) {
-    case 2:
-      return lanes.template operator()<2>();
-    case 4:
-      return lanes.template operator()<4>();
-    case 8:
-      return lanes.template operator()<8>();
-    case 16:
-      return lanes.template operator()<16>();
-    case 32:
-      return lanes.template operator()<32>();
-  }
-  return cudaErrorNotSupported;
+  return tridiag_with_lanes<32>(pl.direct_lanes, lanes);
 }
 
 // agent_tridiag_direct.cuh's tridiag_direct_columns_kernel: blocks of S
@@ -349,26 +347,12 @@ cudaError_t tridiag_launch_direct_columns(tridiag_launch_plan const& pl, tridiag
   auto go = [&]<int Lanes>() {
     constexpr int S = kernels::tridiag_direct_columns_systems<T>(Lanes);
     constexpr std::size_t smem = kernels::tridiag_direct_columns_smem<T>(R, Lanes, S);
+    // (The shared-memory limit raised to the kernel's own size only.)
     return tridiag_launch_persistent(kernels::tridiag_direct_columns_kernel<T, R, Lanes>, p,
-                                     (s.lay.count + S - 1) / S * s.nrhs, S * Lanes, smem, pl.max_smem,
-                                     stream);
+                                     (s.lay.count + S - 1) / S * s.nrhs, S * Lanes, smem, smem, stream);
   };
-  switch (pl.direct_lanes) {
-    case 2:
-      return go.template operator()<2>();
-    case 4:
-      return go.template operator()<4>();
-    case 8:
-      return go.template operator()<8>();
-    case 16:
-      return go.template operator()<16>();
-    case 32:
-      return go.template operator()<32>();
-    case 64:
-      if constexpr (R == 8) return go.template operator()<64>();
-      break;
-  }
-  return cudaErrorNotSupported;
+  constexpr int most = R == 8 ? 64 : 32;  // f64: 64 lanes are two warps a system
+  return tridiag_with_lanes<most>(pl.direct_lanes, go);
 }
 
 template <class T>

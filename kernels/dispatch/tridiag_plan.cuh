@@ -5,11 +5,13 @@
 // are in dispatch_tridiag.cuh.
 //
 // Each form has a builder that says whether it can run a shape and with
-// what (tridiag_plan_tile, _global_thomas, _partition, _direct,
-// _direct_columns, _columns, _segments): tests and tuning programs call
-// them to run a form where `automatic` would not. plan_tridiag is the
-// ranked list that `automatic` and the named algorithms use; its shapes
-// come from a policy (kernels/tuning/tuning_tridiag.cuh).
+// what (tridiag_plan_thomas_tile, _group_tile, _thomas_pcr_tile,
+// _global_thomas, _partition, _direct, _direct_columns, _columns,
+// _columns_burst, _segments, _segments_wide, _segments_dregs): tests and
+// tuning programs call them to run a form where `automatic` would not.
+// plan_tridiag is the ranked list that `automatic` and the named
+// algorithms use; its shapes come from a policy
+// (kernels/tuning/tuning_tridiag.cuh).
 
 #include <algorithm>
 #include <bit>

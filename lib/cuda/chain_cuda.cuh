@@ -1,7 +1,8 @@
 #pragma once
 // matrix_chain and mobius_recurrence on CUDA: stream-ordered temporary
 // storage around the device-level calls (kernels/dispatch/dispatch_chain.cuh).
-// Instantiated per type by chain_f32.cu and chain_f64.cu.
+// Instantiated per type by chain_f32.cu and chain_f64.cu, but K = 7 and 8,
+// the slowest to compile: chain_k7_8_f32.cu and chain_k7_8_f64.cu.
 #include <recur/kernels/dispatch/dispatch_chain.cuh>
 
 #include "../chain_backends.hpp"
@@ -35,3 +36,7 @@ void mobius_cuda(T const* alpha, T const* beta, T const* gamma, T const* delta, 
 }
 
 }  // namespace recur::detail
+
+// The explicit instantiation of matrix_chain_cuda<K, T>, in namespace recur::detail.
+#define RECUR_MATRIX_CHAIN_CUDA(K, T) \
+  template void matrix_chain_cuda<K, T>(T const*, T const*, T*, layout const&, T const*, T*, CUstream_st*);

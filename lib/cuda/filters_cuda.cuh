@@ -2,14 +2,19 @@
 // sosfilt and the predictor recurrences (floating-point DPCM, linrec_order_k)
 // on CUDA: stream-ordered temporary storage around the device-level calls
 // (kernels/dispatch/dispatch_filters.cuh). Instantiated per type by
-// filters_f32.cu and filters_f64.cu (small translation units).
+// filters_f32.cu and filters_f64.cu; the kernels they launch come from the
+// dispatch_lti instances in units of their own (lib/CMakeLists.txt).
 #include <span>
 
 #include <recur/kernels/dispatch/dispatch_filters.cuh>
+#include <recur/kernels/dispatch/lti_instances.cuh>
 
 #include "../chain_backends.hpp"
 #include "../filter_backends.hpp"
 #include "cuda_check.hpp"
+
+RECUR_LTI_ALL_INSTANCES(extern, float)
+RECUR_LTI_ALL_INSTANCES(extern, double)
 
 namespace recur::detail {
 

@@ -1,13 +1,18 @@
-// lfilter on CUDA, float and double (one small translation unit): stream-
-// ordered temporary storage around the device-level call
-// (kernels/dispatch/dispatch_lfilter.cuh). No fmt here: it does not compile
-// under nvcc (doc/design.md).
+// lfilter on CUDA, float and double: stream-ordered temporary storage
+// around the device-level call (kernels/dispatch/dispatch_lfilter.cuh); the
+// kernels it launches come from the dispatch_lti instances in units of their
+// own (lib/CMakeLists.txt). No fmt here: it does not compile under nvcc
+// (doc/design.md).
 #include <span>
 
 #include <recur/kernels/dispatch/dispatch_lfilter.cuh>
+#include <recur/kernels/dispatch/lti_instances.cuh>
 
 #include "../filter_backends.hpp"
 #include "cuda_check.hpp"
+
+RECUR_LTI_ALL_INSTANCES(extern, float)
+RECUR_LTI_ALL_INSTANCES(extern, double)
 
 namespace recur::detail {
 

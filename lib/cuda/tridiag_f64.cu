@@ -7,6 +7,9 @@ extern template cudaError_t tridiag_launch_columns<double>(tridiag_launch_plan c
                                                            tridiag_args<double> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_segments<double>(tridiag_launch_plan const&, void*,
                                                             tridiag_args<double> const&, cudaStream_t);
+// Defined here for the columns units' fallbacks and the tests that link the library.
+template cudaError_t tridiag_launch<double>(tridiag_launch_plan const&, void*, tridiag_args<double> const&,
+                                            cudaStream_t);
 }  // namespace recur::device
 
 template void recur::detail::tridiag_cuda<double>(recur::detail::tridiag_problem<double> const&, CUstream_st*,

@@ -216,8 +216,8 @@ command const tridiag_command{
     "side holding NaN or Inf has no solution; both are listed on stderr, their x is NaN, and the\n"
     "exit status says so.",
     "  -o, --output X      where to write the solution (required)\n"
-    "  --algorithm NAME    auto (default), thomas, cr, pcr, rd, cr_pcr, cr_rd, cr_packed, pscheme,\n"
-    "                      thomas_pcr (the GPU runs some of them for some sizes only)\n"
+    "  --algorithm NAME    auto (default), thomas, cr, cr_split, pcr, rd, cr_pcr, cr_rd, cr_packed,\n"
+    "                      pscheme, thomas_pcr (the GPU runs some of them for some sizes only)\n"
     "  --axis N            the axis the systems lie along, negative counting from the end\n"
     "                      (default -1)\n",
     "recur tridiag --axis 0 dl.npy d.npy du.npy rhs.npy -o x.npy",

@@ -328,8 +328,8 @@ std::int32_t recursive_doubling_one(equations<T> const& e, std::vector<T> const&
 // best intermediate sizes on their GPU (512-equation systems) were 256 for
 // CR+PCR and 128 for CR+RD (the latter limited by shared memory). The
 // defaults here are 128 for both: CR+RD's as Zhang's, CR+PCR's the switch
-// of recur's GPU kernel (kernels/dispatch/dispatch_tridiag.cuh,
-// tridiag_tuning::cr_pcr_switch), so that the default reference performs
+// of recur's GPU kernel (kernels/tuning/tuning_tridiag.cuh,
+// tridiag_policy_sm90<T>::cr_pcr_switch), so that the default reference performs
 // its arithmetic. The reduction runs while the current system has more than
 // `intermediate` equations, so n <= intermediate is plain PCR (RD).
 inline constexpr std::int64_t cr_pcr_default_intermediate = 128;

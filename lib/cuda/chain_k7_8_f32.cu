@@ -1,0 +1,8 @@
+// matrix_chain with K = 7 and 8 on CUDA, float (lib/cuda/chain_cuda.cuh): the
+// slowest instances to compile, in a unit apart from chain_f32.cu's.
+#include "chain_cuda.cuh"
+
+namespace recur::detail {
+RECUR_MATRIX_CHAIN_CUDA(7, float)
+RECUR_MATRIX_CHAIN_CUDA(8, float)
+}  // namespace recur::detail
