@@ -128,7 +128,7 @@ bool same_bits(std::vector<T> const& a, std::vector<T> const& b) {
 // These tests check the command line's work (which lanes, which axis, which
 // block, which device buffer), whose mistakes are errors of the size of the
 // values, so they allow 4096 eps S, S the size of the terms: above the
-// accuracy bounds of the GPU filters (16 eps (K + 1) G S, test_filter_cuda.cpp;
+// accuracy bounds of the GPU filters (16 eps (K + 1) G S, test_lfilter_cuda.cpp;
 // K <= 4 and error gains G < 4 here), of linrec (8 eps (memory + log2 N) S,
 // memory 1 / (1 - max|s|) = 10 here) and of the diagonally dominant solves;
 // test_gpu checks those bounds themselves.
