@@ -261,12 +261,10 @@ constexpr int rd_backward_error_exponent = std::numeric_limits<T>::digits / 4;
 //   |d_i - a_i x_{i-1} - b_i x_i - c_i x_{i+1}|
 //     > 2^rd_backward_error_exponent eps (|a_i x_{i-1}| + |b_i x_i| + |c_i x_{i+1}| + |d_i|),
 // i.e. x is accepted only as the exact solution of a componentwise
-// perturbation of A and d of that size. (A first version bounded the
-// cancellation growth instead; it accepted float solutions whose x_0 was
-// already wrong, since the wrongly excited mode inflates max |x| too.) In
-// practice RD then solves diagonally dominant systems only for small n (in
-// these tests up to n = 5 in float, n = 8 in double) and Zhang's matrices with
-// close values in rows, whose products stay near 1, up to n = 1000.
+// perturbation of A and d of that size. (A bound on the cancellation growth
+// would not do: the wrongly excited mode inflates max |x| too, so a float
+// solution whose x_0 is already wrong would pass.) RD's domain, where it
+// must succeed, is in doc/tridiag.md.
 template <class T>
 std::int32_t recursive_doubling_one(equations<T> const& e, std::vector<T> const& d, std::vector<T>& x) {
   std::int64_t const n = static_cast<std::int64_t>(d.size());
