@@ -310,6 +310,8 @@ def host_coefficients(fn, name, v, dtype, ndim=1):
     arr = np.ascontiguousarray(be.to_host(v) if be is not _NUMPY else np.asarray(v))
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{fn}: {name} has dtype {arr.dtype}; expected real numbers")
+    if np.dtype(dtype).kind == "i" and arr.dtype.kind == "f" and arr.size:
+        raise TypeError(f"{fn}: {name} has dtype {arr.dtype}; integer samples take integer coefficients (int64)")
     arr = arr.astype(dtype, copy=False)
     if ndim == 1:
         arr = np.atleast_1d(arr)

@@ -76,7 +76,7 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
             ops[i], spare = spare, None
         else:
             ops[i] = conform(be, v, w, axis)
-    _, _, _, _, batch_axes = _recur.batch_layout(w, axis)
+    batch_axes = _recur.batch_layout(w, axis)[4]
     bshape = shape[:axis] + shape[axis + 1 :]
     order = state_order(ndim, axis, batch_axes, lambda j: j if j < axis else j - 1, [])
     init_arr, init_value = None, 0.0

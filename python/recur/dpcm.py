@@ -38,7 +38,7 @@ def _codec(fn, kind, x, c, shift, axis, init, stream, threads):
     x_in, out = output_for(be, x, dtype, axis)
     init_c = None
     if init is not None:
-        _, _, _, _, batch_axes = _recur.batch_layout(out, axis)
+        batch_axes = _recur.batch_layout(out, axis)[4]
         shape = tuple(x.shape[:axis]) + (len(cs),) + tuple(x.shape[axis + 1 :])
         order = state_order(ndim, axis, batch_axes, lambda j: j, [axis])
         init_c = state_in(fn, be, init, shape, order, dtype, out, "init")

@@ -129,7 +129,7 @@ def solve_tridiagonal(
             be.copy_into(x, b)
             bl = x
     dl, d, du = (conform(be, v, ref, axis) for v in (dl, d, du))
-    _, _, _, _, batch_axes = _recur.batch_layout(d, axis)
+    batch_axes = _recur.batch_layout(d, axis)[4]
     bshape = shape[:axis] + shape[axis + 1 :]
     order = state_order(ndim, axis, batch_axes, lambda j: j if j < axis else j - 1, [])
     info, back = state_out(be, bshape, order, np.int32, d)

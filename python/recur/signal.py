@@ -74,7 +74,7 @@ def _filter(fn, kind, coeffs, x, axis, zi, per_shape, stream, threads):
     if zi is None:
         getattr(_recur, kind)(*c, x_in, y, axis, None, None, s, threads)
         return be.finish(y, s)
-    _, _, _, _, batch_axes = _recur.batch_layout(y, axis)
+    batch_axes = _recur.batch_layout(y, axis)[4]
     shape, batch_pos, state_pos = per_shape(tuple(x.shape), axis, c)
     order = state_order(len(x.shape), axis, batch_axes, batch_pos, state_pos)
     zi_c = state_in(fn, be, zi, shape, order, dtype, y, "zi")
@@ -158,7 +158,7 @@ def lfilter_zi(b, a):
 
     >>> import numpy as np, recur.signal
     >>> recur.signal.lfilter_zi([0.5, 0.5], [1.0, -0.5])
-    array([0.5])
+    array([1.5])
     """
     fn = "recur.signal.lfilter_zi"
     dt = _coefficient_dtype(b, a)

@@ -61,19 +61,51 @@ T* output(std::optional<array> const& a) {
 // The axis argument, Python-style (negative counts from the end), checked.
 std::size_t normalised_axis(char const* fn, std::int64_t axis, std::size_t ndim);
 
-// A batch of sequences along `axis` of an array: the layout, and the order
-// of the batch axes it implies (outer to inner; axes of size 1 left out), in
-// which the sequences are numbered, and so the per-sequence state stored.
+// A batch of sequences along `axis` of an array. The batch axes (axes of
+// size 1 left out), ordered by decreasing stride, number the sequences, and
+// so the per-sequence state: batch_axes, outer to inner. The innermost run
+// of them that collapses into one stride is the layout's batch (lay.count
+// sequences, lay.batch_stride apart); the axes before it, merged where they
+// collapse too, are `outer` (count, stride) groups, outermost first, which
+// the binding runs one call each (an axis in the middle of a C-ordered
+// array, for example).
 struct batch {
   layout lay;
   std::vector<std::int64_t> batch_axes;
+  std::vector<std::pair<std::int64_t, std::int64_t>> outer;
+  friend bool operator==(batch const&, batch const&) = default;
 };
 
-// The batch of `a` along `axis`, or none when one layout cannot describe it:
-// a negative or zero stride, or batch axes that do not collapse into one
-// stride in any order. `skip_leading` leaves out axis 0 (a set of
-// right-hand sides).
+// The batch of `a` along `axis`, or none when no layout describes it (a
+// negative or zero stride: reversed or broadcast views). `skip_leading`
+// leaves out axis 0 (a set of right-hand sides).
 std::optional<batch> batch_of(array const& a, std::int64_t axis, bool skip_leading = false);
+
+// Calls f(element_offset, first_sequence) for each call the batch takes:
+// the offset of its first element from the array's base, and the number of
+// its first sequence (for the state arrays).
+template <class F>
+void for_each_part(batch const& bt, F&& f) {
+  std::int64_t parts = 1;
+  for (auto const& g : bt.outer) parts *= g.first;
+  std::vector<std::int64_t> idx(bt.outer.size(), 0);
+  for (std::int64_t p = 0; p < parts; ++p) {
+    std::int64_t off = 0;
+    for (std::size_t j = 0; j < idx.size(); ++j) off += idx[j] * bt.outer[j].second;
+    f(off, p * bt.lay.count);
+    for (std::size_t j = idx.size(); j-- > 0;) {
+      if (++idx[j] < bt.outer[j].first) break;
+      idx[j] = 0;
+    }
+  }
+}
+
+// The sequences of a batch in all its calls.
+inline std::int64_t sequences(batch const& bt) {
+  std::int64_t c = bt.lay.count;
+  for (auto const& g : bt.outer) c *= g.first;
+  return c;
+}
 
 // Where the call runs: stream set means recur::cuda on it, else recur::host.
 struct executor_spec {
@@ -102,14 +134,24 @@ inline array const* given(std::optional<array> const& a) { return a ? &*a : null
 // A contiguous state array of exactly `values` elements (ValueError).
 void check_state(char const* fn, char const* name, std::optional<array> const& s, std::int64_t values);
 
-// Runs f(recur::host{threads}) or f(recur::cuda{stream}) without the GIL.
+// Runs f(executor, element_offset, first_sequence) for each call of the
+// batch (for_each_part), the executor recur::host{threads} or
+// recur::cuda{stream}, without the GIL.
 template <class F>
-void run(executor_spec const& ex, F&& f) {
+void run(executor_spec const& ex, batch const& bt, F&& f) {
   nb::gil_scoped_release release;
-  if (ex.stream)
-    f(recur::cuda{reinterpret_cast<CUstream_st*>(*ex.stream)});
-  else
-    f(recur::host{ex.threads});
+  for_each_part(bt, [&](std::int64_t off, std::int64_t first) {
+    if (ex.stream)
+      f(recur::cuda{reinterpret_cast<CUstream_st*>(*ex.stream)}, off, first);
+    else
+      f(recur::host{ex.threads}, off, first);
+  });
+}
+
+// p + off, or null for a null p (an absent optional array).
+template <class T>
+T* at(T* p, std::int64_t off) {
+  return p ? p + off : nullptr;
 }
 
 // Calls f(T{}) for T = float or double according to x's dtype; any other

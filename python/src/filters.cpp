@@ -60,10 +60,12 @@ void filter_call(char const* fn, array const& x, array const& y, std::int64_t ax
     using T = decltype(t);
     check_same_dtype(fn, x, {{"y", &y}, {"zi", given(zi)}, {"zf", given(zf)}});
     auto const [c, per] = coeffs(T{});
-    check_state(fn, "zi", zi, bt.lay.count * per);
-    check_state(fn, "zf", zf, bt.lay.count * per);
-    filter_options<T> const opt{in<T>(zi), output<T>(zf)};
-    run(ex, [&](auto const& e) { call(e, c, in<T>(x), output<T>(y), bt.lay, opt); });
+    check_state(fn, "zi", zi, sequences(bt) * per);
+    check_state(fn, "zf", zf, sequences(bt) * per);
+    run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+      filter_options<T> const opt{at(in<T>(zi), first * per), at(output<T>(zf), first * per)};
+      call(e, c, in<T>(x) + off, output<T>(y) + off, bt.lay, opt);
+    });
   });
 }
 
@@ -85,13 +87,14 @@ void dpcm_call(array const& c, int shift, array const& in_arr, array const& out_
                  "; integer samples take int64 "
                  "coefficients");
     auto const cs = coefficients<std::int64_t>(fn, "c", c);
-    check_state(fn, "init", init, bt.lay.count * static_cast<std::int64_t>(cs.size()));
-    dpcm_options<S> const opt{in<S>(init)};
-    run(ex, [&](auto const& e) {
+    auto const k = static_cast<std::int64_t>(cs.size());
+    check_state(fn, "init", init, sequences(bt) * k);
+    run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+      dpcm_options<S> const opt{at(in<S>(init), first * k)};
       if constexpr (Encode)
-        dpcm_encode<S>(e, cs, shift, in<S>(in_arr), output<S>(out_arr), bt.lay, opt);
+        dpcm_encode<S>(e, cs, shift, in<S>(in_arr) + off, output<S>(out_arr) + off, bt.lay, opt);
       else
-        dpcm_decode<S>(e, cs, shift, in<S>(in_arr), output<S>(out_arr), bt.lay, opt);
+        dpcm_decode<S>(e, cs, shift, in<S>(in_arr) + off, output<S>(out_arr) + off, bt.lay, opt);
     });
   };
   if (has_dtype<std::int16_t>(in_arr)) return integer(std::int16_t{});
@@ -105,13 +108,14 @@ void dpcm_call(array const& c, int shift, array const& in_arr, array const& out_
   with_real_type(fn, "x", in_arr, [&](auto t) {
     using T = decltype(t);
     auto const cs = coefficients<T>(fn, "c", c);
-    check_state(fn, "init", init, bt.lay.count * static_cast<std::int64_t>(cs.size()));
-    dpcm_options<T> const opt{in<T>(init)};
-    run(ex, [&](auto const& e) {
+    auto const k = static_cast<std::int64_t>(cs.size());
+    check_state(fn, "init", init, sequences(bt) * k);
+    run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+      dpcm_options<T> const opt{at(in<T>(init), first * k)};
       if constexpr (Encode)
-        dpcm_encode<T>(e, cs, in<T>(in_arr), output<T>(out_arr), bt.lay, opt);
+        dpcm_encode<T>(e, cs, in<T>(in_arr) + off, output<T>(out_arr) + off, bt.lay, opt);
       else
-        dpcm_decode<T>(e, cs, in<T>(in_arr), output<T>(out_arr), bt.lay, opt);
+        dpcm_decode<T>(e, cs, in<T>(in_arr) + off, output<T>(out_arr) + off, bt.lay, opt);
     });
   });
 }
@@ -174,7 +178,9 @@ void bind_filters(nb::module_& m) {
           using T = decltype(t);
           check_same_dtype(fn, x, {{"y", &y}});
           auto const bs = coefficients<T>(fn, "b", b), as = coefficients<T>(fn, "a", a);
-          run(ex, [&](auto const& e) { filtfilt<T>(e, bs, as, in<T>(x), output<T>(y), bt.lay, opt); });
+          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t) {
+            filtfilt<T>(e, bs, as, in<T>(x) + off, output<T>(y) + off, bt.lay, opt);
+          });
         });
       },
       arg("b"), arg("a"), arg("x"), arg("y"), arg("axis"), arg("padtype").none(), arg("padlen").none(),
@@ -194,7 +200,9 @@ void bind_filters(nb::module_& m) {
           using T = decltype(t);
           check_same_dtype(fn, x, {{"y", &y}});
           auto const s = sections<T>(fn, sos);
-          run(ex, [&](auto const& e) { sosfiltfilt<T>(e, s, in<T>(x), output<T>(y), bt.lay, opt); });
+          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t) {
+            sosfiltfilt<T>(e, s, in<T>(x) + off, output<T>(y) + off, bt.lay, opt);
+          });
         });
       },
       arg("sos"), arg("x"), arg("y"), arg("axis"), arg("padtype").none(), arg("padlen").none(),

@@ -60,19 +60,20 @@ void bind_linrec_tridiag(nb::module_& m) {
                             {"t", array_of(t)},
                             {"init", given(init)},
                             {"final_state", given(final_state)}});
-          check_state(fn, "init", init, bt.lay.count);
-          check_state(fn, "final_state", final_state, bt.lay.count);
-          auto operand_of = [](array_or_scalar const& v) {
-            if (auto const* a = std::get_if<array>(&v)) return operand<T>(in<T>(*a));
+          check_state(fn, "init", init, sequences(bt));
+          check_state(fn, "final_state", final_state, sequences(bt));
+          auto operand_of = [](array_or_scalar const& v, std::int64_t off) {
+            if (auto const* a = std::get_if<array>(&v)) return operand<T>(in<T>(*a) + off);
             return operand<T>(static_cast<T>(std::get<double>(v)));
           };
-          linrec_options<T> opt;
-          opt.dir = reverse ? direction::reverse : direction::forward;
-          opt.init = in<T>(init);
-          opt.init_value = static_cast<T>(init_value);
-          opt.final_state = output<T>(final_state);
-          auto const so = operand_of(s), to = operand_of(t);
-          run(ex, [&](auto const& e) { linrec<T>(e, so, to, output<T>(w), bt.lay, opt); });
+          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+            linrec_options<T> opt;
+            opt.dir = reverse ? direction::reverse : direction::forward;
+            opt.init = at(in<T>(init), first);
+            opt.init_value = static_cast<T>(init_value);
+            opt.final_state = at(output<T>(final_state), first);
+            linrec<T>(e, operand_of(s, off), operand_of(t, off), output<T>(w) + off, bt.lay, opt);
+          });
         });
       },
       arg("s"), arg("t"), arg("w"), arg("axis"), arg("reverse"), arg("init").none(), arg("init_value"),
@@ -97,7 +98,7 @@ void bind_linrec_tridiag(nb::module_& m) {
           for (std::size_t j = 0; same && j < b.ndim(); ++j)
             same = b.shape(j) == x.shape(j) && (j == 0 || b.shape(j) == d.shape(j - 1));
           if (!same) value_error(std::string(fn) + ": b must have d's shape, or (nrhs,) + d's shape");
-          if (!bb || !bx || !(bb->lay == bt.lay) || !(bx->lay == bt.lay) || b.stride(0) != x.stride(0))
+          if (!bb || !bx || !(*bb == bt) || !(*bx == bt) || b.stride(0) != x.stride(0))
             value_error(std::string(fn) + ": b and x are not laid out like d (the Python layer copies them)");
           opt.nrhs = static_cast<std::int64_t>(b.shape(0));
           opt.rhs_stride = b.shape(0) > 1 ? b.stride(0) : 0;
@@ -112,14 +113,16 @@ void bind_linrec_tridiag(nb::module_& m) {
           if (!has_dtype<std::int32_t>(*info))
             type_error(std::string(fn) + ": info has dtype " + dtype_name(info->dtype()) +
                        "; expected int32");
-          check_state(fn, "info", info, bt.lay.count);
-          opt.info = output<std::int32_t>(*info);
+          check_state(fn, "info", info, sequences(bt));
         }
         with_real_type(fn, "d", d, [&](auto z) {
           using T = decltype(z);
           check_same_dtype(fn, d, {{"dl", &dl}, {"du", &du}, {"b", &b}, {"x", &x}});
-          run(ex, [&](auto const& e) {
-            solve_batched<T>(e, in<T>(dl), in<T>(d), in<T>(du), in<T>(b), output<T>(x), bt.lay, opt);
+          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+            tridiag_options o = opt;
+            o.info = info ? output<std::int32_t>(*info) + first : nullptr;
+            solve_batched<T>(e, in<T>(dl) + off, in<T>(d) + off, in<T>(du) + off, in<T>(b) + off,
+                             output<T>(x) + off, bt.lay, o);
           });
         });
       },

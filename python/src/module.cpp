@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -73,25 +74,42 @@ std::optional<batch> batch_of(array const& a, std::int64_t axis, bool skip_leadi
   std::size_t const ax = start + normalised_axis("recur", axis, a.ndim() - start);
   auto const n = static_cast<std::int64_t>(a.shape(ax));
   std::int64_t es = a.stride(ax);
-  std::vector<std::int64_t> axes;
+  batch b;
   std::int64_t count = 1;
   for (std::size_t j = start; j < a.ndim(); ++j) {
     if (j == ax) continue;
     count *= static_cast<std::int64_t>(a.shape(j));
-    if (a.shape(j) != 1) axes.push_back(static_cast<std::int64_t>(j));
+    if (a.shape(j) != 1) b.batch_axes.push_back(static_cast<std::int64_t>(j));
   }
-  if (n == 0 || count == 0) return batch{layout{n, count, 1, n}, axes};
+  auto shift = [&] {
+    for (auto& j : b.batch_axes) j -= static_cast<std::int64_t>(start);
+  };
+  if (n == 0 || count == 0) {
+    b.lay = layout{n, count, 1, n};
+    shift();
+    return b;
+  }
   if (n <= 1) es = 1;
   if (es <= 0) return std::nullopt;
-  for (auto j : axes)
+  for (auto j : b.batch_axes)
     if (a.stride(j) <= 0) return std::nullopt;
+  auto& axes = b.batch_axes;
   std::stable_sort(axes.begin(), axes.end(), [&](auto p, auto q) { return a.stride(p) > a.stride(q); });
-  for (std::size_t j = 0; j + 1 < axes.size(); ++j)
-    if (a.stride(axes[j]) != static_cast<std::int64_t>(a.shape(axes[j + 1])) * a.stride(axes[j + 1]))
-      return std::nullopt;
-  std::int64_t const bs = axes.empty() ? n * es : a.stride(axes.back());
-  for (auto& j : axes) j -= static_cast<std::int64_t>(start);
-  return batch{layout{n, count, es, bs}, axes};
+  // Groups of axes that collapse into one stride, innermost first.
+  std::vector<std::pair<std::int64_t, std::int64_t>> groups;
+  for (std::size_t j = axes.size(); j-- > 0;) {
+    auto const c = static_cast<std::int64_t>(a.shape(axes[j]));
+    std::int64_t const st = a.stride(axes[j]);
+    if (!groups.empty() && st == groups.back().first * groups.back().second)
+      groups.back().first *= c;
+    else
+      groups.emplace_back(c, st);
+  }
+  if (groups.empty()) groups.emplace_back(1, n * es);
+  b.lay = layout{n, groups.front().first, es, groups.front().first > 1 ? groups.front().second : n * es};
+  b.outer.assign(groups.rbegin(), groups.rend() - 1);
+  shift();
+  return b;
 }
 
 batch shared_batch(char const* fn, array const& x, char const* xn, array const& y, char const* yn,
@@ -100,7 +118,7 @@ batch shared_batch(char const* fn, array const& x, char const* xn, array const& 
   for (std::size_t j = 0; same_shape && j < x.ndim(); ++j) same_shape = x.shape(j) == y.shape(j);
   if (!same_shape) value_error(std::string(fn) + ": " + yn + " does not have the shape of " + xn);
   auto const bx = batch_of(x, axis), by = batch_of(y, axis);
-  if (!bx || !by || !(bx->lay == by->lay) || bx->batch_axes != by->batch_axes)
+  if (!bx || !by || !(*bx == *by))
     value_error(std::string(fn) + ": " + xn + " and " + yn +
                 " do not share one layout (the Python layer copies such inputs)");
   return *bx;
@@ -201,17 +219,18 @@ NB_MODULE(_recur, m) {
       arg("stream"));
 
   // The sequence layout of an array along `axis`: (n, count, element_stride,
-  // batch_stride, batch_axes) in elements, or None when one layout cannot
-  // describe it.
+  // batch_stride, batch_axes, outer) in elements (arrays.hpp, batch), or None
+  // when no layout describes it.
   m.def(
       "batch_layout",
       [](py::array const& a, std::int64_t axis, bool skip_leading)
           -> std::optional<
-              std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::vector<std::int64_t>>> {
+              std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::vector<std::int64_t>,
+                         std::vector<std::pair<std::int64_t, std::int64_t>>>> {
         auto const b = py::batch_of(a, axis, skip_leading);
         if (!b) return std::nullopt;
         return std::make_tuple(b->lay.n, b->lay.count, b->lay.element_stride, b->lay.batch_stride,
-                               b->batch_axes);
+                               b->batch_axes, b->outer);
       },
       arg("a"), arg("axis"), arg("skip_leading") = false);
 
