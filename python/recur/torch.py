@@ -20,8 +20,11 @@ reverse.
 - solve_tridiagonal: db = A^-T g (recur's solver on the transposed
   diagonals), and each diagonal's gradient -db x^T on its band.
 
+The backward passes call the ops themselves, so torch.compile traces them.
+
 Gradients flow through the outputs y and w and through linrec's final value;
-lfilter's and sosfilt's zf carry none (a nonzero gradient there raises).
+lfilter's and sosfilt's zf carry none (a nonzero gradient there raises in
+eager mode and is dropped under torch.compile).
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ def _linrec_backward(ctx, gw, gfinal):
         g.narrow(axis, last, 1).add_(gfinal.unsqueeze(axis))
     step = 1 if reverse else -1  # the adjoint runs against the recurrence
     coeff = s_value if s is None else _shift(s, axis, step)
-    lam = _linrec.linrec(coeff, g, axis=axis, reverse=not reverse)
+    lam = _linrec_op(None if s is None else coeff, g, s_value, 0.0, axis, not reverse, None, 0.0)[0]
     if init is not None:
         boundary = init.unsqueeze(axis)
     else:
@@ -152,9 +155,11 @@ def _lfilter_grads(b, a, x, y, g, order):
     """lfilter's backward on sequences along the last axis: (db, da, dx,
     dzi) for y = lfilter(b, a, x, zi), g the gradient of y; b and a 1-D."""
     n = x.shape[-1]
-    one = a.new_ones(1)
-    lam = _signal.lfilter(one, a, g.flip(-1), axis=-1).flip(-1)
-    dx = _signal.lfilter(b, a[:1], lam.flip(-1), axis=-1).flip(-1)
+    # lambda = reverse(lfilter(1, a / a[0], reverse(g))): the adjoint of the
+    # normalised recurrence.
+    last = g.dim() - 1
+    lam = _lfilter_op(a[:1], a, g.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(a) - 1,)))[0].flip(-1)
+    dx = _lfilter_op(b, a[:1], lam.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(b) - 1,)))[0].flip(-1)
     a0 = a[0]
     bn, an = b / a0, a / a0
 
@@ -192,7 +197,13 @@ def _filter_setup(ctx, inputs, output):
 
 
 def _no_state_grad(gzf, name):
-    if gzf is not None and bool((gzf != 0).any()):
+    # Checked eagerly; a traced backward (torch.compile) cannot branch on
+    # data, and there a gradient reaching zf is dropped.
+    from torch._subclasses.fake_tensor import is_fake
+
+    if gzf is None or torch.compiler.is_compiling() or is_fake(gzf):
+        return
+    if bool((gzf != 0).any()):
         raise NotImplementedError(f"recur.torch.{name}: gradients through zf are not supported (only through y)")
 
 
@@ -244,7 +255,7 @@ def _sosfilt_backward(ctx, gy, gzf):
     # Each section's input, recomputed: u[j] enters section j.
     u = [xs]
     for j in range(sos.shape[0] - 1):
-        u.append(_signal.lfilter(sos[j, :3], sos[j, 3:], u[j], axis=-1, zi=zs[j])[0])
+        u.append(_lfilter_op(sos[j, :3], sos[j, 3:], u[j], xs.dim() - 1, zs[j])[0])
     g = (gy if gy is not None else torch.zeros_like(y)).movedim(ax, -1)
     dsos = torch.zeros_like(sos)
     dzi = torch.zeros_like(zs)
@@ -299,7 +310,7 @@ def _solve_backward(ctx, gx, ginfo):
     dl, d, du, x = ctx.saved_tensors
     axis, algorithm, sets = ctx.params
     # A^T: row i has du_{i-1} below the diagonal and dl_{i+1} above it.
-    gb = _linalg.solve_tridiagonal(_shift(du, axis, 1), d, _shift(dl, axis, -1), gx, axis=axis, algorithm=algorithm)
+    gb = _solve_op(_shift(du, axis, 1), d, _shift(dl, axis, -1), gx, axis, algorithm)[0]
 
     def band(v):  # -gb * v summed over the right-hand sides
         p = -gb * v
