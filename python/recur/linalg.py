@@ -47,7 +47,7 @@ def _full_diagonal(fn, be, v, name, shape, axis, first, dtype, like):
 
 
 def solve_tridiagonal(
-    dl, d, du, b, *, axis=-1, algorithm="auto", return_info=False, overwrite_b=False, stream=None, threads=0
+    dl, d, du, b, *, axis=-1, algorithm="auto", return_info=False, stream=None, threads=0
 ):
     """Solve a batch of tridiagonal systems  dl_i x_{i-1} + d_i x_i + du_i x_{i+1} = b_i.
 

@@ -69,6 +69,25 @@ void filter_call(char const* fn, array const& x, array const& y, std::int64_t ax
   });
 }
 
+// One binding for filtfilt and sosfiltfilt: make(T{}) checks the
+// coefficients (with the GIL, before anything runs) and returns the call
+// (ex, x, y, lay, opt) of the entry point.
+template <class Make>
+void forward_backward_call(char const* fn, array const& x, array const& y, std::int64_t axis,
+                           filtfilt_options const& opt, stream_arg stream, int threads, Make make) {
+  executor_spec const ex{stream, threads};
+  check_devices(fn, ex, {{"x", &x}, {"y", &y}});
+  auto const bt = shared_batch(fn, x, "x", y, "y", axis);
+  with_real_type(fn, "x", x, [&](auto t) {
+    using T = decltype(t);
+    check_same_dtype(fn, x, {{"y", &y}});
+    auto const call = make(T{});
+    run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t) {
+      call(e, in<T>(x) + off, output<T>(y) + off, bt.lay, opt);
+    });
+  });
+}
+
 // The DPCM codecs: integer samples (int16, int32, uint8) with int64
 // coefficients and a shift, or floating-point samples with coefficients of
 // their type (shift must be 0).
@@ -170,18 +189,13 @@ void bind_filters(nb::module_& m) {
          std::optional<std::string> const& padtype, std::optional<std::int64_t> padlen, stream_arg stream,
          int threads) {
         char const* fn = "recur.signal.filtfilt";
-        executor_spec const ex{stream, threads};
-        check_devices(fn, ex, {{"x", &x}, {"y", &y}});
-        auto const bt = shared_batch(fn, x, "x", y, "y", axis);
-        auto const opt = filtfilt_opts(fn, padtype, padlen);
-        with_real_type(fn, "x", x, [&](auto t) {
-          using T = decltype(t);
-          check_same_dtype(fn, x, {{"y", &y}});
-          auto const bs = coefficients<T>(fn, "b", b), as = coefficients<T>(fn, "a", a);
-          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t) {
-            filtfilt<T>(e, bs, as, in<T>(x) + off, output<T>(y) + off, bt.lay, opt);
-          });
-        });
+        forward_backward_call(
+            fn, x, y, axis, filtfilt_opts(fn, padtype, padlen), stream, threads, [&](auto t) {
+              using T = decltype(t);
+              auto const bs = coefficients<T>(fn, "b", b), as = coefficients<T>(fn, "a", a);
+              return [bs, as](auto const& e, T const* xp, T* yp, layout const& lay,
+                              filtfilt_options const& opt) { filtfilt<T>(e, bs, as, xp, yp, lay, opt); };
+            });
       },
       arg("b"), arg("a"), arg("x"), arg("y"), arg("axis"), arg("padtype").none(), arg("padlen").none(),
       arg("stream").none(), arg("threads"));
@@ -192,18 +206,14 @@ void bind_filters(nb::module_& m) {
          std::optional<std::string> const& padtype, std::optional<std::int64_t> padlen, stream_arg stream,
          int threads) {
         char const* fn = "recur.signal.sosfiltfilt";
-        executor_spec const ex{stream, threads};
-        check_devices(fn, ex, {{"x", &x}, {"y", &y}});
-        auto const bt = shared_batch(fn, x, "x", y, "y", axis);
-        auto const opt = filtfilt_opts(fn, padtype, padlen);
-        with_real_type(fn, "x", x, [&](auto t) {
-          using T = decltype(t);
-          check_same_dtype(fn, x, {{"y", &y}});
-          auto const s = sections<T>(fn, sos);
-          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t) {
-            sosfiltfilt<T>(e, s, in<T>(x) + off, output<T>(y) + off, bt.lay, opt);
-          });
-        });
+        forward_backward_call(
+            fn, x, y, axis, filtfilt_opts(fn, padtype, padlen), stream, threads, [&](auto t) {
+              using T = decltype(t);
+              auto const s = sections<T>(fn, sos);
+              return [s](auto const& e, T const* xp, T* yp, layout const& lay, filtfilt_options const& opt) {
+                sosfiltfilt<T>(e, s, xp, yp, lay, opt);
+              };
+            });
       },
       arg("sos"), arg("x"), arg("y"), arg("axis"), arg("padtype").none(), arg("padlen").none(),
       arg("stream").none(), arg("threads"));
