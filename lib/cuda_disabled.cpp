@@ -65,6 +65,17 @@ template void sosfilt_cuda<double>(double const*, std::int64_t, double const*, d
                                    double const*, double*, CUstream_st*);
 
 template <class T>
+void filtfilt_cuda(iir_coefficients<T> const&, T const*, std::int64_t, T const*, T*, layout const&,
+                   std::int64_t, filtfilt_pad, CUstream_st*) {
+  no_cuda();
+}
+template void filtfilt_cuda<float>(iir_coefficients<float> const&, float const*, std::int64_t, float const*,
+                                   float*, layout const&, std::int64_t, filtfilt_pad, CUstream_st*);
+template void filtfilt_cuda<double>(iir_coefficients<double> const&, double const*, std::int64_t,
+                                    double const*, double*, layout const&, std::int64_t, filtfilt_pad,
+                                    CUstream_st*);
+
+template <class T>
 void dpcm_float_cuda(bool, T const*, std::int64_t, T const*, T*, layout const&, T const*, CUstream_st*) {
   no_cuda();
 }

@@ -1,9 +1,9 @@
-// Host API of the IIR filters (lfilter, lfilter_zi, sosfilt) and the DPCM
-// codecs: every argument checked before anything is written, then the
-// backend (filter_backends.hpp): the references' arithmetic per sequence over
-// OpenMP threads (lib/cpu/filter_cpu.cpp), or, with recur::cuda, the GPU's
-// own checks (order at most 8, device memory, coefficients on the host) and
-// the CUDA backends (lib/cuda/).
+// Host API of the IIR filters (lfilter, lfilter_zi, lfiltic, sosfilt,
+// sosfilt_zi, filtfilt, sosfiltfilt) and the DPCM codecs: every argument checked before anything is written,
+// then the backend (filter_backends.hpp): the references' arithmetic per sequence over OpenMP threads
+// (lib/cpu/filter_cpu.cpp), or, with recur::cuda, the GPU's own checks (order at most 8, device memory,
+// coefficients on the host) and the CUDA backends (lib/cuda/).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -191,6 +191,68 @@ bool check_dpcm_cuda(dpcm_names const& nm, std::int64_t k, S const* in, S* out, 
   return true;
 }
 
+// scipy.signal.lfilter_zi of checked coefficients; no steady state (a pole
+// at z = 1) is an invalid_argument of `fn` (`where` names the section).
+template <class T>
+std::vector<T> steady_state(char const* fn, std::string const& where, std::span<T const> b,
+                            std::span<T const> a) {
+  try {
+    return reference::lfilter_zi<T>(b, a);
+  } catch (invalid_argument const& e) {
+    // The one failure left: no steady state. Keep the reason, name this entry point.
+    std::string what = e.what();
+    std::string const prefix = "recur::reference::lfilter_zi: ";
+    if (what.rfind(prefix, 0) == 0) what.erase(0, prefix.size());
+    detail::bad_argument(fn, where + what);
+  }
+}
+
+// scipy.signal.sosfilt_zi of checked sections: each section's lfilter_zi
+// scaled by the product of the DC gains (sum(b) / sum(a), of the rows as
+// given) of the sections before it.
+template <class T>
+std::vector<T> sections_steady_state(char const* fn, std::span<T const> sos) {
+  std::int64_t const ns = static_cast<std::int64_t>(sos.size() / 6);
+  std::vector<T> zi(static_cast<std::size_t>(2 * ns));
+  T scale = T(1);
+  for (std::int64_t j = 0; j < ns; ++j) {
+    auto const b = sos.subspan(6 * j, 3), a = sos.subspan(6 * j + 3, 3);
+    auto const z = steady_state<T>(fn, fmt::format("section {}: ", j), b, a);
+    zi[2 * j] = scale * z[0];
+    zi[2 * j + 1] = scale * z[1];
+    scale *= (b[0] + b[1] + b[2]) / (a[0] + a[1] + a[2]);
+  }
+  return zi;
+}
+
+// The samples filtfilt adds at each end (scipy's _validate_pad): 0 for
+// padtype none, else padlen or 3 * ntaps; n must exceed it.
+std::int64_t filtfilt_edge(char const* fn, filtfilt_options const& opt, std::int64_t ntaps, std::int64_t n) {
+  if (opt.padtype != filtfilt_pad::odd && opt.padtype != filtfilt_pad::even &&
+      opt.padtype != filtfilt_pad::constant && opt.padtype != filtfilt_pad::none)
+    detail::bad_argument(
+        fn, fmt::format("opt.padtype = {} is not a filtfilt_pad", static_cast<int>(opt.padtype)));
+  if (opt.padlen && *opt.padlen < 0)
+    detail::bad_argument(fn, fmt::format("opt.padlen = {} is negative", *opt.padlen));
+  std::int64_t const edge = opt.padtype == filtfilt_pad::none ? 0 : opt.padlen.value_or(3 * ntaps);
+  if (n <= edge)
+    detail::bad_argument(fn, fmt::format("layout.n = {} must be greater than padlen, which is {}", n, edge));
+  return edge;
+}
+
+// sosfiltfilt's ntaps, as scipy counts it: 2 n_sections + 1, less the
+// smaller of the numbers of zero b2 and zero a2.
+template <class T>
+std::int64_t sections_ntaps(std::span<T const> sos) {
+  std::int64_t const ns = static_cast<std::int64_t>(sos.size() / 6);
+  std::int64_t zb = 0, za = 0;
+  for (std::int64_t j = 0; j < ns; ++j) {
+    zb += sos[6 * j + 2] == T(0);
+    za += sos[6 * j + 5] == T(0);
+  }
+  return 2 * ns + 1 - std::min(zb, za);
+}
+
 // ------------------------------------------------------------------ calls --
 
 constexpr char const* lfilter_fn = "recur::lfilter";
@@ -292,15 +354,33 @@ template <real_value T>
 std::vector<T> lfilter_zi(std::span<T const> b, std::span<T const> a) {
   constexpr char const* fn = "recur::lfilter_zi";
   checked_filter<T>(fn, b, a);
-  try {
-    return reference::lfilter_zi<T>(b, a);
-  } catch (invalid_argument const& e) {
-    // The one failure left: no steady state. Keep the reason, name this entry point.
-    std::string what = e.what();
-    std::string const prefix = "recur::reference::lfilter_zi: ";
-    if (what.rfind(prefix, 0) == 0) what.erase(0, prefix.size());
-    detail::bad_argument(fn, what);
+  return steady_state<T>(fn, "", b, a);
+}
+
+template <real_value T>
+std::vector<T> lfiltic(std::span<T const> b, std::span<T const> a, std::span<T const> y,
+                       std::span<T const> x) {
+  constexpr char const* fn = "recur::lfiltic";
+  checked_filter<T>(fn, b, a);
+  if (!y.empty()) detail::check_pointer(fn, y.data(), "y", true);
+  if (!x.empty()) detail::check_pointer(fn, x.data(), "x", true);
+  detail::check_finite(fn, "y", y.data(), static_cast<std::int64_t>(y.size()));
+  detail::check_finite(fn, "x", x.data(), static_cast<std::int64_t>(x.size()));
+  // scipy's arithmetic: zi[m] = sum_{j > m} b[j] x[j-m-1] - sum_{j > m} a[j]
+  // y[j-m-1], past values beyond those given zero, then divided by a[0].
+  std::size_t const nb = b.size(), na = a.size();
+  std::vector<T> zi(std::max(nb, na) - 1, T(0));
+  auto past = [](std::span<T const> v, std::size_t i) { return i < v.size() ? v[i] : T(0); };
+  for (std::size_t m = 0; m + 1 < nb; ++m)
+    for (std::size_t j = m + 1; j < nb; ++j) zi[m] += b[j] * past(x, j - m - 1);
+  for (std::size_t m = 0; m + 1 < na; ++m) {
+    T sum = T(0);
+    for (std::size_t j = m + 1; j < na; ++j) sum += a[j] * past(y, j - m - 1);
+    zi[m] -= sum;
   }
+  if (a[0] != T(1))
+    for (T& v : zi) v /= a[0];
+  return zi;
 }
 
 template <real_value T>
@@ -329,6 +409,89 @@ void sosfilt(cuda const& ex, std::span<std::type_identity_t<T> const> sos, std::
   if (lay.count == 0) return;
   detail::sosfilt_cuda<T>(sos.data(), s.count(), x, y, detail::normalised_layout(lay), opt.init,
                           opt.final_state, ex.stream);
+}
+
+template <real_value T>
+std::vector<T> sosfilt_zi(std::span<T const> sos) {
+  constexpr char const* fn = "recur::sosfilt_zi";
+  checked_sections<T>(fn, sos);
+  return sections_steady_state<T>(fn, sos);
+}
+
+// filtfilt and sosfiltfilt, one body per executor: every check (the
+// coefficients', the extension's, the arrays'), the steady state, then the
+// backend.
+template <real_value T>
+void filtfilt(host const& ex, std::span<std::type_identity_t<T> const> b,
+              std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+              layout const& lay, filtfilt_options const& opt) {
+  constexpr char const* fn = "recur::filtfilt";
+  detail::check_threads(fn, ex);
+  auto const f = checked_filter<T>(fn, b, a);
+  std::int64_t const edge = filtfilt_edge(fn, opt, f.order() + 1, lay.n);
+  check_filter_call<T>(fn, x, y, lay, {}, f.order(), lfilter_what, {{b, "b"}, {a, "a"}});
+  auto const zi = steady_state<T>(fn, "", b, a);
+  if (lay.count == 0) return;
+  detail::filtfilt_cpu<T>(f.b.data(), f.a.data(), 1, f.order(), zi.data(), x, y,
+                          detail::normalised_layout(lay), edge, opt.padtype, ex.threads);
+}
+
+template <real_value T>
+void filtfilt(cuda const& ex, std::span<std::type_identity_t<T> const> b,
+              std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+              layout const& lay, filtfilt_options const& opt) {
+  constexpr char const* fn = "recur::filtfilt";
+  detail::require_cuda(fn);
+  if (!b.empty()) detail::check_host_pointer(fn, b.data(), "b");
+  if (!a.empty()) detail::check_host_pointer(fn, a.data(), "a");
+  auto const f = checked_filter<T>(fn, b, a);
+  std::int64_t const m = f.order();
+  detail::check_lti_cuda_order(fn, m, "max(len(a), len(b)) - 1");
+  std::int64_t const edge = filtfilt_edge(fn, opt, m + 1, lay.n);
+  check_filter_call<T>(fn, x, y, lay, {}, m, lfilter_what, {{b, "b"}, {a, "a"}});
+  check_device_arrays<T>(fn, x, y, lay, nullptr, nullptr, 0);
+  auto const zi = steady_state<T>(fn, "", b, a);
+  if (lay.count == 0) return;
+  detail::iir_coefficients<T> c;
+  c.b = b.data();
+  c.nb = static_cast<std::int64_t>(b.size());
+  c.a = a.data();
+  c.na = static_cast<std::int64_t>(a.size());
+  detail::filtfilt_cuda<T>(c, zi.data(), m, x, y, detail::normalised_layout(lay), edge, opt.padtype,
+                           ex.stream);
+}
+
+template <real_value T>
+void sosfiltfilt(host const& ex, std::span<std::type_identity_t<T> const> sos,
+                 std::type_identity_t<T> const* x, T* y, layout const& lay, filtfilt_options const& opt) {
+  constexpr char const* fn = "recur::sosfiltfilt";
+  detail::check_threads(fn, ex);
+  auto const s = checked_sections<T>(fn, sos);
+  std::int64_t const edge = filtfilt_edge(fn, opt, sections_ntaps(sos), lay.n);
+  check_filter_call<T>(fn, x, y, lay, {}, 2 * s.count(), sosfilt_what, {{sos, "sos"}});
+  auto const zi = sections_steady_state<T>(fn, sos);
+  if (lay.count == 0) return;
+  detail::filtfilt_cpu<T>(s.b.data(), s.a.data(), s.count(), 2, zi.data(), x, y,
+                          detail::normalised_layout(lay), edge, opt.padtype, ex.threads);
+}
+
+template <real_value T>
+void sosfiltfilt(cuda const& ex, std::span<std::type_identity_t<T> const> sos,
+                 std::type_identity_t<T> const* x, T* y, layout const& lay, filtfilt_options const& opt) {
+  constexpr char const* fn = "recur::sosfiltfilt";
+  detail::require_cuda(fn);
+  if (!sos.empty()) detail::check_host_pointer(fn, sos.data(), "sos");
+  auto const s = checked_sections<T>(fn, sos);
+  std::int64_t const edge = filtfilt_edge(fn, opt, sections_ntaps(sos), lay.n);
+  check_filter_call<T>(fn, x, y, lay, {}, 2 * s.count(), sosfilt_what, {{sos, "sos"}});
+  check_device_arrays<T>(fn, x, y, lay, nullptr, nullptr, 0);
+  auto const zi = sections_steady_state<T>(fn, sos);
+  if (lay.count == 0) return;
+  detail::iir_coefficients<T> c;
+  c.sos = sos.data();
+  c.sections = s.count();
+  detail::filtfilt_cuda<T>(c, zi.data(), 2 * s.count(), x, y, detail::normalised_layout(lay), edge,
+                           opt.padtype, ex.stream);
 }
 
 template <dpcm_sample S>
@@ -375,14 +538,18 @@ void dpcm_decode(cuda const& ex, std::span<std::type_identity_t<T> const> c, std
 
 // ----------------------------------------------------- instantiations ----
 
-#define RECUR_FILTERS(Ex, T)                                                                               \
-  template void lfilter<T>(Ex const&, std::span<T const>, std::span<T const>, T const*, T*, layout const&, \
-                           filter_options<T> const&);                                                      \
-  template void sosfilt<T>(Ex const&, std::span<T const>, T const*, T*, layout const&,                     \
-                           filter_options<T> const&);                                                      \
-  template void dpcm_encode<T>(Ex const&, std::span<T const>, T const*, T*, layout const&,                 \
-                               dpcm_options<T> const&);                                                    \
-  template void dpcm_decode<T>(Ex const&, std::span<T const>, T const*, T*, layout const&,                 \
+#define RECUR_FILTERS(Ex, T)                                                                                \
+  template void lfilter<T>(Ex const&, std::span<T const>, std::span<T const>, T const*, T*, layout const&,  \
+                           filter_options<T> const&);                                                       \
+  template void sosfilt<T>(Ex const&, std::span<T const>, T const*, T*, layout const&,                      \
+                           filter_options<T> const&);                                                       \
+  template void filtfilt<T>(Ex const&, std::span<T const>, std::span<T const>, T const*, T*, layout const&, \
+                            filtfilt_options const&);                                                       \
+  template void sosfiltfilt<T>(Ex const&, std::span<T const>, T const*, T*, layout const&,                  \
+                               filtfilt_options const&);                                                    \
+  template void dpcm_encode<T>(Ex const&, std::span<T const>, T const*, T*, layout const&,                  \
+                               dpcm_options<T> const&);                                                     \
+  template void dpcm_decode<T>(Ex const&, std::span<T const>, T const*, T*, layout const&,                  \
                                dpcm_options<T> const&);
 #define RECUR_DPCM_INT(Ex, S)                                                                              \
   template void dpcm_encode<S>(Ex const&, std::span<std::int64_t const>, int, S const*, S*, layout const&, \
@@ -402,7 +569,13 @@ RECUR_DPCM_INT(cuda, std::uint8_t)
 #undef RECUR_DPCM_INT
 #undef RECUR_FILTERS
 
-template std::vector<float> lfilter_zi<float>(std::span<float const>, std::span<float const>);
-template std::vector<double> lfilter_zi<double>(std::span<double const>, std::span<double const>);
+#define RECUR_HOST_FILTER_STATE(T)                                                               \
+  template std::vector<T> lfilter_zi<T>(std::span<T const>, std::span<T const>);                 \
+  template std::vector<T> lfiltic<T>(std::span<T const>, std::span<T const>, std::span<T const>, \
+                                     std::span<T const>);                                        \
+  template std::vector<T> sosfilt_zi<T>(std::span<T const>);
+RECUR_HOST_FILTER_STATE(float)
+RECUR_HOST_FILTER_STATE(double)
+#undef RECUR_HOST_FILTER_STATE
 
 }  // namespace recur

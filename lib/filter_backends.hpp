@@ -1,6 +1,6 @@
 #pragma once
 // What lib/filter.cpp calls, after its argument checks pass, for lfilter,
-// sosfilt and the DPCM codecs. Backends receive a checked problem:
+// sosfilt, filtfilt, sosfiltfilt and the DPCM codecs. Backends receive a checked problem:
 // coefficients in host memory, finite, normalised where the entry point
 // normalises them (lfilter's b and a by a[0] for the CPU; sos rows by their
 // a0); a layout free of self-overlap and of 64-bit overflow, its unused
@@ -15,6 +15,7 @@
 
 #include <recur/executor.hpp>
 #include <recur/layout/layout.hpp>
+#include <recur/types.hpp>
 
 namespace recur::detail {
 
@@ -32,6 +33,16 @@ namespace recur::detail {
 template <class T>
 void df2t_cpu(T const* b, T const* a, std::int64_t sections, std::int64_t order, T const* x, T* y,
               layout const& lay, T const* init, T* final_state, int threads);
+
+// filtfilt and sosfiltfilt: the same cascade (df2t_cpu's b, a, sections,
+// order) run forward over each sequence extended by `edge` samples at both
+// ends (`pad`; none when edge is 0) from zi * (the extension's first value),
+// then backward from zi * (the forward pass's last value); the middle n
+// samples go to y, which may be x. zi: the unit-step steady state,
+// sections * order values. n > edge.
+template <class T>
+void filtfilt_cpu(T const* b, T const* a, std::int64_t sections, std::int64_t order, T const* zi, T const* x,
+                  T* y, layout const& lay, std::int64_t edge, filtfilt_pad pad, int threads);
 
 // Integer DPCM (S: int16_t, int32_t, uint8_t) and floating-point DPCM
 // (T: float, double); encode maps x to e, decode e to x (in to out).
@@ -61,6 +72,24 @@ void lfilter_cuda(T const* b, std::int64_t nb, T const* a, std::int64_t na, T co
 template <class T>
 void sosfilt_cuda(T const* sos, std::int64_t sections, T const* x, T* y, layout const& lay, T const* init,
                   T* final_state, CUstream_st* stream);
+
+// lib/cuda/filtfilt_cuda.cu: filtfilt_cpu's computation as GPU lfilter
+// (sos null: b and a as lfilter_cuda takes them) or sosfilt (sos non-null,
+// `sections` rows) calls on the stream, over an extended copy of the batch in
+// stream-ordered temporary storage. zi (host memory, `per` values: the
+// filter's state size) is the unit-step steady state.
+template <class T>
+struct iir_coefficients {
+  T const* b = nullptr;
+  std::int64_t nb = 0;
+  T const* a = nullptr;
+  std::int64_t na = 0;
+  T const* sos = nullptr;
+  std::int64_t sections = 0;
+};
+template <class T>
+void filtfilt_cuda(iir_coefficients<T> const& f, T const* zi, std::int64_t per, T const* x, T* y,
+                   layout const& lay, std::int64_t edge, filtfilt_pad pad, CUstream_st* stream);
 
 // lib/cuda/filters_f32.cu, filters_f64.cu (the predictor recurrence of
 // kernels/dispatch/dispatch_filters.cuh): c_1 .. c_k.

@@ -1,5 +1,6 @@
 #pragma once
-// IIR filtering with scipy.signal's semantics, and DPCM codecs, over batches.
+// IIR filtering with scipy.signal's semantics (lfilter, lfilter_zi, lfiltic,
+// sosfilt, sosfilt_zi, filtfilt, sosfiltfilt), and DPCM codecs, over batches.
 //
 //   std::vector<float> b = {0.2f, 0.4f, 0.2f}, a = {1.0f, -0.5f, 0.1f};
 //   recur::lfilter(recur::host{}, b, a, x, y, recur::layout::contiguous(n, count));
@@ -14,7 +15,10 @@
 // (orders 0-8), floating point through recur::device::lfilter, sosfilt,
 // dpcm_encode and dpcm_decode (kernels/dispatch/dispatch_lfilter.cuh,
 // dispatch_filters.cuh, both over dispatch_lti.cuh), integer through
-// kernels/dispatch/dispatch_dpcm_int.cuh.
+// kernels/dispatch/dispatch_dpcm_int.cuh; filtfilt and sosfiltfilt are two
+// of those lfilter or sosfilt calls on the stream (lib/cuda/filtfilt_cuda.cu).
+// lfilter_zi, lfiltic and sosfilt_zi compute on the host from the
+// coefficients alone.
 //
 // Semantics: those of the sequential references, include/recur/reference/
 // lfilter.hpp and dpcm.hpp, whose arithmetic the recur::host functions run,
@@ -143,6 +147,40 @@ constexpr std::int64_t lfilter_order(std::int64_t nb, std::int64_t na) noexcept 
 template <real_value T>
 std::vector<T> lfilter_zi(std::span<T const> b, std::span<T const> a);
 
+// scipy.signal.lfiltic(b, a, y, x): the state (order values) that continues a
+// filtering whose past outputs were y (y[-1], y[-2], ..., newest first) and
+// past inputs x (likewise); missing values are zero, extra ones unused.
+// Throws recur::invalid_argument for the coefficients lfilter rejects and for
+// non-finite y or x.
+template <real_value T>
+std::vector<T> lfiltic(std::span<T const> b, std::span<T const> a, std::span<T const> y,
+                       std::span<T const> x = {});
+
+// --- filtfilt --------------------------------------------------------------
+
+// scipy.signal.filtfilt(b, a, x, padtype, padlen) with method 'pad', along
+// the layout's element axis of every sequence: each sequence is extended by
+// padlen samples at both ends (opt, filtfilt_options), filtered forward from
+// the state lfilter_zi(b, a) * ext[0], the result filtered backward from
+// lfilter_zi(b, a) * (its last value), and the middle n samples written to
+// y. y may be x (in place). Throws recur::invalid_argument, before writing
+// anything, for what lfilter rejects, for a negative padlen, for
+// n <= padlen (scipy's "must be greater than padlen") and for a filter
+// without steady state (sum(a) == 0). With recur::host each sequence runs
+// the references' arithmetic (the results are those of scipy's filtfilt up
+// to the rounding of its own loop); with recur::cuda the two passes are GPU
+// lfilter calls on the stream, on an extended copy in temporary storage
+// (3 (n + 2 padlen) values per sequence), so lfilter's GPU limits and
+// accuracy apply (orders 0-8).
+template <real_value T>
+void filtfilt(host const& ex, std::span<std::type_identity_t<T> const> b,
+              std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+              layout const& lay, filtfilt_options const& opt = {});
+template <real_value T>
+void filtfilt(cuda const& ex, std::span<std::type_identity_t<T> const> b,
+              std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+              layout const& lay, filtfilt_options const& opt = {});
+
 // --- sosfilt ---------------------------------------------------------------
 
 template <real_value T>
@@ -151,6 +189,25 @@ void sosfilt(host const& ex, std::span<std::type_identity_t<T> const> sos, std::
 template <real_value T>
 void sosfilt(cuda const& ex, std::span<std::type_identity_t<T> const> sos, std::type_identity_t<T> const* x,
              T* y, layout const& lay, filter_options<std::type_identity_t<T>> const& opt = {});
+
+// scipy.signal.sosfilt_zi(sos): 2 values per section, section j's at 2 j,
+// the steady state of the cascade for a unit step (each section's
+// lfilter_zi scaled by the DC gain of the sections before it). Throws
+// recur::invalid_argument for the sos sosfilt rejects and when a section has
+// no steady state.
+template <real_value T>
+std::vector<T> sosfilt_zi(std::span<T const> sos);
+
+// scipy.signal.sosfiltfilt(sos, x, padtype, padlen): filtfilt with the
+// cascade of sections (forward and backward passes are sosfilt, started from
+// sosfilt_zi(sos) times the first value), the same extension, errors and
+// executors (with recur::cuda any number of sections).
+template <real_value T>
+void sosfiltfilt(host const& ex, std::span<std::type_identity_t<T> const> sos,
+                 std::type_identity_t<T> const* x, T* y, layout const& lay, filtfilt_options const& opt = {});
+template <real_value T>
+void sosfiltfilt(cuda const& ex, std::span<std::type_identity_t<T> const> sos,
+                 std::type_identity_t<T> const* x, T* y, layout const& lay, filtfilt_options const& opt = {});
 
 // --- DPCM ------------------------------------------------------------------
 
@@ -199,6 +256,17 @@ void sosfilt(Executor const& ex, std::span<std::type_identity_t<T> const> sos,
              std::type_identity_t<T> const* x, T* y, std::int64_t n,
              filter_options<std::type_identity_t<T>> const& opt = {}) {
   sosfilt(ex, sos, x, y, layout::contiguous(n, 1), opt);
+}
+template <class Executor, real_value T>
+void filtfilt(Executor const& ex, std::span<std::type_identity_t<T> const> b,
+              std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+              std::int64_t n, filtfilt_options const& opt = {}) {
+  filtfilt(ex, b, a, x, y, layout::contiguous(n, 1), opt);
+}
+template <class Executor, real_value T>
+void sosfiltfilt(Executor const& ex, std::span<std::type_identity_t<T> const> sos,
+                 std::type_identity_t<T> const* x, T* y, std::int64_t n, filtfilt_options const& opt = {}) {
+  sosfiltfilt(ex, sos, x, y, layout::contiguous(n, 1), opt);
 }
 template <class Executor, dpcm_sample S>
 void dpcm_encode(Executor const& ex, std::span<std::int64_t const> c, int shift,

@@ -100,6 +100,21 @@ struct filter_options {
   T* final_state = nullptr;  // count * order values; null: not wanted
 };
 
+// How filtfilt and sosfiltfilt extend each sequence at both ends before the
+// forward-backward pass (scipy.signal.filtfilt's padtype): odd, even or
+// constant extensions of padlen samples, or none.
+enum class filtfilt_pad { odd, even, constant, none };
+
+// The options of filtfilt and sosfiltfilt (scipy's method 'pad'). padlen is
+// the samples added at each end; unset means scipy's default, 3 * ntaps
+// (filtfilt: ntaps = max(len(a), len(b)); sosfiltfilt: 2 n_sections + 1,
+// less the sections whose b2 and a2 are both zero, counted as scipy counts
+// them). padtype none adds nothing, whatever padlen says.
+struct filtfilt_options {
+  filtfilt_pad padtype = filtfilt_pad::odd;
+  std::optional<std::int64_t> padlen;
+};
+
 // State of the DPCM codecs: the k samples before each sequence's first,
 // newest first, sequence s's at init + s * k (k the predictor's order).
 template <class S>

@@ -1,4 +1,4 @@
-// CPU backend of lfilter, sosfilt and the DPCM codecs: sequences spread over
+// CPU backend of lfilter, sosfilt, filtfilt, sosfiltfilt and the DPCM codecs: sequences spread over
 // OpenMP threads, each filtered sequentially by the references' arithmetic
 // (include/recur/reference/lfilter.hpp, dpcm.hpp), so the results are the
 // references' bit for bit whatever the thread count.
@@ -71,6 +71,48 @@ void df2t_block(T const* b, T const* a, std::int64_t sections, std::int64_t orde
       for (std::int64_t j = 0; j < per; ++j) zf[k * per + j] = z[(k - k0) * per + j];
 }
 
+// One sequence of filtfilt_cpu: xs and ys at its first element, es its
+// element stride; z (per values) and rp (edge values) scratch. The right
+// extension is read into rp before anything is written, so ys may be xs.
+template <class T>
+void filtfilt_sequence(T const* b, T const* a, std::int64_t sections, std::int64_t order, T const* zi,
+                       T const* xs, T* ys, std::int64_t n, std::int64_t es, std::int64_t edge,
+                       filtfilt_pad pad, T* z, T* rp) {
+  std::int64_t const per = sections * order, stride = order + 1;
+  auto step = [&](T v) {
+    for (std::int64_t s = 0; s < sections; ++s)
+      v = reference::detail::df2t_step(b + s * stride, a + s * stride, order, z + s * order, v);
+    return v;
+  };
+  auto start = [&](T v) {
+    for (std::int64_t j = 0; j < per; ++j) z[j] = zi[j] * v;
+  };
+  // Sample j of the extension, -edge <= j < n + edge (scipy's odd_ext,
+  // even_ext, const_ext: the same arithmetic).
+  T const first = xs[0], last = xs[(n - 1) * es];
+  auto extended = [&](std::int64_t j) -> T {
+    bool const left = j < 0;
+    std::int64_t const m = left ? -j : 2 * (n - 1) - j;  // the mirrored index
+    T const end = left ? first : last;
+    switch (pad) {
+      case filtfilt_pad::odd:
+        return T(2) * end - xs[m * es];
+      case filtfilt_pad::even:
+        return xs[m * es];
+      default:
+        return end;
+    }
+  };
+  for (std::int64_t j = 0; j < edge; ++j) rp[j] = extended(n + j);
+  start(edge > 0 ? extended(-edge) : first);
+  for (std::int64_t j = -edge; j < 0; ++j) step(extended(j));
+  for (std::int64_t i = 0; i < n; ++i) ys[i * es] = step(xs[i * es]);
+  for (std::int64_t j = 0; j < edge; ++j) rp[j] = step(rp[j]);
+  start(edge > 0 ? rp[edge - 1] : ys[(n - 1) * es]);
+  for (std::int64_t j = edge - 1; j >= 0; --j) step(rp[j]);
+  for (std::int64_t i = n - 1; i >= 0; --i) ys[i * es] = step(ys[i * es]);
+}
+
 // Sequences over threads; each one is the reference's call on that sequence
 // alone (a one-sequence layout at its first element, its init values).
 template <class S, class Body>
@@ -108,6 +150,25 @@ void df2t_cpu(T const* b, T const* a, std::int64_t sections, std::int64_t order,
   }
 }
 
+template <class T>
+void filtfilt_cpu(T const* b, T const* a, std::int64_t sections, std::int64_t order, T const* zi, T const* x,
+                  T* y, layout const& lay, std::int64_t edge, filtfilt_pad pad, int threads) {
+  std::int64_t const per = sections * order;
+  int const nt =
+      thread_count(available_threads(threads), lay.count, 2 * (lay.n + 2 * edge) * lay.count * sections);
+  // Each thread's scratch on cache lines of its own, allocated outside the
+  // parallel region (nothing may throw there).
+  constexpr std::int64_t line = 64 / sizeof(T);
+  std::int64_t const room = (per + edge + line - 1) / line * line + line;
+  std::vector<T> scratch(static_cast<std::size_t>(nt * room));
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (std::int64_t k = 0; k < lay.count; ++k) {
+    T* const z = scratch.data() + static_cast<std::int64_t>(omp_get_thread_num()) * room;
+    filtfilt_sequence<T>(b, a, sections, order, zi, x + lay.offset(0, k), y + lay.offset(0, k), lay.n,
+                         lay.element_stride, edge, pad, z, z + per);
+  }
+}
+
 template <class S>
 void dpcm_int_cpu(bool encode, std::span<std::int64_t const> c, int shift, S const* in, S* out,
                   layout const& lay, S const* init, int threads) {
@@ -136,6 +197,10 @@ template void df2t_cpu<float>(float const*, float const*, std::int64_t, std::int
                               layout const&, float const*, float*, int);
 template void df2t_cpu<double>(double const*, double const*, std::int64_t, std::int64_t, double const*,
                                double*, layout const&, double const*, double*, int);
+template void filtfilt_cpu<float>(float const*, float const*, std::int64_t, std::int64_t, float const*,
+                                  float const*, float*, layout const&, std::int64_t, filtfilt_pad, int);
+template void filtfilt_cpu<double>(double const*, double const*, std::int64_t, std::int64_t, double const*,
+                                   double const*, double*, layout const&, std::int64_t, filtfilt_pad, int);
 template void dpcm_int_cpu<std::int16_t>(bool, std::span<std::int64_t const>, int, std::int16_t const*,
                                          std::int16_t*, layout const&, std::int16_t const*, int);
 template void dpcm_int_cpu<std::int32_t>(bool, std::span<std::int64_t const>, int, std::int32_t const*,

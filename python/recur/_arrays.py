@@ -1,0 +1,392 @@
+"""Arrays of NumPy, CuPy, PyTorch and JAX as recur's extension takes them.
+
+Each framework has a small backend here: where an array lives, the stream
+its work is ordered on, and how to allocate, copy and rearrange arrays of
+that framework, so that results come back as the caller's array type on the
+caller's device. The extension (recur._recur) reads every array in place
+through the buffer protocol or DLPack and turns its strides into a layout;
+this module only prepares what no layout describes (see conform).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from . import _recur
+
+__all__ = ["backend_of", "resolve_stream"]
+
+_REAL = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _mod(name):
+    """The framework's module when the caller has imported it, else None."""
+    return sys.modules.get(name)
+
+
+class _NumPy:
+    name = "numpy"
+    gpu = False
+
+    def owns(self, x):
+        return isinstance(x, np.ndarray)
+
+    def dtype(self, x):
+        return np.dtype(x.dtype)
+
+    def astype(self, x, dtype):
+        return np.asarray(x).astype(dtype, copy=False)
+
+    def asarray(self, v, dtype, like):
+        return np.asarray(v, dtype=dtype)
+
+    def empty(self, shape, dtype, like):
+        return np.empty(shape, dtype=dtype)
+
+    def empty_like(self, x, dtype=None):
+        # order='K': the same strides as a dense x, a compact array otherwise.
+        return np.empty_like(x, dtype=dtype, order="K")
+
+    def copy_into(self, dst, src):
+        np.copyto(dst, src)
+
+    def permute(self, x, axes):
+        return np.transpose(x, axes)
+
+    def contiguous(self, x):
+        return np.ascontiguousarray(x)
+
+    def broadcast_to(self, x, shape):
+        return np.broadcast_to(x, shape)
+
+    def gpu_of(self, x):
+        return False
+
+    def stream(self, x, stream):
+        return None
+
+    def to_host(self, x):
+        return np.asarray(x)
+
+    def finish(self, out, stream):
+        return out
+
+    def any_nonzero(self, x):
+        return bool(np.any(x))
+
+
+class _Torch(_NumPy):
+    name = "torch"
+
+    def __init__(self, torch):
+        self.t = torch
+
+    def owns(self, x):
+        return isinstance(x, self.t.Tensor)
+
+    def dtype(self, x):
+        try:
+            return np.dtype(str(x.dtype).replace("torch.", ""))
+        except TypeError:
+            return np.dtype("V")  # no NumPy equivalent (bfloat16, ...): not computable
+
+    def _tdtype(self, dtype):
+        return getattr(self.t, np.dtype(dtype).name)
+
+    def astype(self, x, dtype):
+        return x.detach().to(self._tdtype(dtype))
+
+    def asarray(self, v, dtype, like):
+        return self.t.as_tensor(np.asarray(v), dtype=self._tdtype(dtype), device=like.device)
+
+    def empty(self, shape, dtype, like):
+        return self.t.empty(tuple(shape), dtype=self._tdtype(dtype), device=like.device)
+
+    def empty_like(self, x, dtype=None):
+        # preserve_format: the same strides as a dense x, contiguous otherwise.
+        return self.t.empty_like(x, dtype=self._tdtype(dtype) if dtype is not None else None)
+
+    def copy_into(self, dst, src):
+        dst.copy_(src)
+
+    def permute(self, x, axes):
+        return x.permute(*axes)
+
+    def contiguous(self, x):
+        return x.contiguous()
+
+    def broadcast_to(self, x, shape):
+        return x.expand(*shape)
+
+    def gpu_of(self, x):
+        return x.device.type == "cuda"
+
+    def stream(self, x, stream):
+        if x.device.type != "cuda":
+            return None
+        if stream is not None:
+            return resolve_stream(stream)
+        return self.t.cuda.current_stream(x.device).cuda_stream
+
+    def to_host(self, x):
+        return x.detach().cpu().numpy()
+
+    def any_nonzero(self, x):
+        return bool(x.any())
+
+
+class _CuPy(_NumPy):
+    name = "cupy"
+
+    def __init__(self, cp):
+        self.cp = cp
+
+    def owns(self, x):
+        return isinstance(x, self.cp.ndarray)
+
+    def astype(self, x, dtype):
+        return x.astype(dtype, copy=False)
+
+    def asarray(self, v, dtype, like):
+        with like.device:
+            return self.cp.asarray(np.asarray(v), dtype=dtype)
+
+    def empty(self, shape, dtype, like):
+        with like.device:
+            return self.cp.empty(shape, dtype=dtype)
+
+    def empty_like(self, x, dtype=None):
+        with x.device:
+            return self.cp.empty_like(x, dtype=dtype, order="K")
+
+    def copy_into(self, dst, src):
+        dst[...] = src
+
+    def permute(self, x, axes):
+        return self.cp.transpose(x, axes)
+
+    def contiguous(self, x):
+        return self.cp.ascontiguousarray(x)
+
+    def broadcast_to(self, x, shape):
+        return self.cp.broadcast_to(x, shape)
+
+    def gpu_of(self, x):
+        return True
+
+    def stream(self, x, stream):
+        if stream is not None:
+            return resolve_stream(stream)
+        return self.cp.cuda.get_current_stream().ptr
+
+    def to_host(self, x):
+        return self.cp.asnumpy(x)
+
+    def any_nonzero(self, x):
+        return bool(x.any())
+
+
+class _Jax(_NumPy):
+    """JAX arrays, eagerly: inputs are read in place once ready, outputs are
+    fresh JAX arrays written in place (nothing else holds them) and handed
+    back after the work has finished. Under jax.jit recur is not callable
+    (doc/python.md)."""
+
+    name = "jax"
+
+    def __init__(self, jax):
+        self.jax = jax
+        self.jnp = jax.numpy
+
+    def owns(self, x):
+        return isinstance(x, self.jax.Array)
+
+    def _check_concrete(self, x):
+        tracer = getattr(getattr(self.jax, "core", None), "Tracer", ())
+        if isinstance(x, tracer):
+            raise TypeError(
+                "recur: JAX arrays are supported eagerly only; recur cannot be called under "
+                "jax.jit, vmap or grad (doc/python.md)"
+            )
+
+    def astype(self, x, dtype):
+        self._check_concrete(x)
+        return x.astype(dtype)
+
+    def _device(self, like):
+        return next(iter(like.devices()))
+
+    def asarray(self, v, dtype, like):
+        return self.jax.device_put(np.asarray(v, dtype=dtype), self._device(like))
+
+    def empty(self, shape, dtype, like):
+        return self.jnp.zeros(shape, dtype=dtype, device=self._device(like)).block_until_ready()
+
+    def empty_like(self, x, dtype=None):
+        self._check_concrete(x)
+        x.block_until_ready()
+        return self.empty(x.shape, dtype if dtype is not None else x.dtype, x)
+
+    def copy_into(self, dst, src):
+        raise AssertionError("JAX arrays are always compact: nothing to conform")
+
+    def permute(self, x, axes):
+        return self.jnp.transpose(x, axes)
+
+    def contiguous(self, x):
+        return x
+
+    def broadcast_to(self, x, shape):
+        return self.jnp.broadcast_to(x, shape)
+
+    def gpu_of(self, x):
+        return self._device(x).platform == "gpu"
+
+    def stream(self, x, stream):
+        if not self.gpu_of(x):
+            return None
+        # JAX does not expose its streams: the work runs on the given stream
+        # (or the legacy default stream) and is waited for in finish.
+        return resolve_stream(stream) if stream is not None else 0
+
+    def to_host(self, x):
+        return np.asarray(x)
+
+    def finish(self, out, stream):
+        if stream is not None:
+            _recur.synchronize(stream)
+        return out
+
+    def any_nonzero(self, x):
+        return bool(self.jnp.any(x))
+
+
+_NUMPY = _NumPy()
+
+
+def backend_of(x):
+    """The backend of an array (NumPy for anything else array-like)."""
+    for name, cls, attr in (("torch", _Torch, "Tensor"), ("cupy", _CuPy, "ndarray"), ("jax", _Jax, "Array")):
+        mod = _mod(name)
+        if mod is not None and isinstance(x, getattr(mod, attr, ())):
+            return cls(mod)
+    return _NUMPY
+
+
+def resolve_stream(stream):
+    """A CUDA stream handle (int) from an int, a torch.cuda.Stream, a
+    cupy.cuda.Stream or any object with __cuda_stream__."""
+    if isinstance(stream, (int, np.integer)):
+        return int(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        v = stream.__cuda_stream__()
+        return int(v[1] if isinstance(v, tuple) else v)
+    for attr in ("cuda_stream", "ptr", "handle"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    raise TypeError(
+        f"recur: stream must be an int, torch.cuda.Stream, cupy.cuda.Stream or have __cuda_stream__, "
+        f"not {type(stream).__name__}"
+    )
+
+
+def real_dtype(fn, be, x, name="x"):
+    """The dtype recur computes x in: float32 and float64 as they are,
+    integers and bool as float64 (as scipy does); anything else a TypeError."""
+    dt = be.dtype(x)
+    if dt in _REAL:
+        return dt
+    if dt.kind in "biu":
+        return np.dtype(np.float64)
+    raise TypeError(f"{fn}: {name} has dtype {getattr(x, 'dtype', dt)}; recur computes in float32 or float64")
+
+
+def host_coefficients(fn, name, v, dtype, ndim=1):
+    """Coefficients as a contiguous host NumPy array of dtype (recur reads
+    them on the host: device arrays are copied to the host, which waits)."""
+    be = backend_of(v)
+    arr = np.ascontiguousarray(be.to_host(v) if be is not _NUMPY else np.asarray(v))
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{fn}: {name} has dtype {arr.dtype}; expected real numbers")
+    if np.dtype(dtype).kind == "i" and arr.dtype.kind == "f" and arr.size:
+        raise TypeError(f"{fn}: {name} has dtype {arr.dtype}; integer samples take integer coefficients (int64)")
+    arr = arr.astype(dtype, copy=False)
+    if ndim == 1:
+        arr = np.atleast_1d(arr)
+    if arr.ndim != ndim:
+        raise ValueError(f"{fn}: {name} must be {ndim}-D, not {arr.ndim}-D")
+    return arr
+
+
+def prepare_input(fn, be, x, dtype, name="x"):
+    """x in dtype, on its device (a conversion copies once)."""
+    if be.dtype(x) != dtype:
+        x = be.astype(x, dtype)
+    elif be.name == "torch":
+        x = x.detach()
+    if be.name == "jax":
+        be._check_concrete(x)
+        x.block_until_ready()
+    return x
+
+
+def same_layout(a, b, axis, skip_leading=False):
+    la = _recur.batch_layout(a, axis, skip_leading)
+    return la is not None and la == _recur.batch_layout(b, axis, skip_leading)
+
+
+def conform(be, a, ref, axis):
+    """a laid out like ref: a itself when one layout describes both, else a
+    copy of a into an array allocated like ref (the one copy an input with
+    strides that no layout describes, or unlike its output's, costs)."""
+    if same_layout(a, ref, axis):
+        return a
+    out = be.empty_like(ref, be.dtype(a))
+    be.copy_into(out, a)
+    return out
+
+
+def output_for(be, x, dtype, axis):
+    """The output array of a call on x (same shape, dtype, device), and the
+    input to pass with it: x itself when both share one layout, else the
+    output holding a copy of x (the call then runs in place)."""
+    y = be.empty_like(x, dtype)
+    if same_layout(x, y, axis):
+        return x, y
+    be.copy_into(y, x)
+    return y, y
+
+
+def state_order(ndim, axis, batch_axes, batch_pos, state_pos):
+    """The permutation of a state array that puts its batch axes in the
+    order the layout numbers the sequences (batch_axes: axes of x, outer to
+    inner), then the state axes (state_pos, in recur's order). batch_pos maps
+    an axis of x to its position in the state array."""
+    first = [batch_pos(j) for j in batch_axes]
+    rest = [batch_pos(j) for j in range(ndim) if j != axis and batch_pos(j) not in first]
+    return first + rest + list(state_pos)
+
+
+def state_in(fn, be, z, shape, order, dtype, like, name):
+    """A state argument (scipy's shape `shape`, broadcast as scipy does) as a
+    contiguous array in recur's order."""
+    zb = z if backend_of(z).name == be.name else be.asarray(backend_of(z).to_host(z), dtype, like)
+    zb = prepare_input(fn, be, zb, dtype, name)
+    try:
+        zb = be.broadcast_to(zb, tuple(shape))
+    except (ValueError, RuntimeError) as e:
+        raise ValueError(
+            f"{fn}: {name} has shape {tuple(getattr(z, 'shape', ()))}, expected {tuple(shape)}"
+        ) from e
+    return be.contiguous(be.permute(zb, order))
+
+
+def state_out(be, shape, order, dtype, like):
+    """An output state array in recur's order for scipy's shape `shape`,
+    and the function that turns it back into that shape."""
+    perm_shape = [shape[o] for o in order]
+    zc = be.empty(perm_shape, dtype, like)
+    inverse = list(np.argsort(order))
+    return zc, (lambda z: be.permute(z, inverse))

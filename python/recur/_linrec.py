@@ -1,0 +1,91 @@
+"""recur.linrec: first-order linear recurrences over batches."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _recur
+from ._arrays import backend_of, conform, prepare_input, real_dtype, state_in, state_order, state_out
+
+__all__ = ["linrec"]
+
+
+def _is_array(v):
+    return getattr(v, "ndim", 0) > 0
+
+
+def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, stream=None, threads=0):
+    """The linear recurrence w_i = s_i w_{i-1} + t_i along ``axis``.
+
+    ``s`` and ``t`` are arrays of one shape, or one of them a scalar shared
+    by every step. ``init`` is w_{-1} (with ``reverse``, w_n, and the
+    recurrence runs w_i = s_i w_{i+1} + t_i from the end): None for zero, a
+    scalar, or an array of the batch shape (the array's shape without
+    ``axis``, broadcast). Returns ``w``, or ``(w, final)`` with
+    ``return_final``, ``final`` the last w of each sequence (batch shape).
+
+    Computed in float32 or float64 (the arrays' precision; integers as
+    float64). PyTorch tensors that require grad are differentiable in s, t
+    and init (recur.torch).
+
+    >>> import numpy as np, recur
+    >>> recur.linrec(0.5, np.ones(4))
+    array([1.   , 1.5  , 1.75 , 1.875])
+    >>> w, last = recur.linrec(np.full((2, 3), 2.0), np.ones((2, 3)), init=np.array([0.0, 1.0]), return_final=True)
+    >>> last
+    array([ 7., 15.])
+    """
+    fn = "recur.linrec"
+    arrays = [v for v in (s, t) if _is_array(v)]
+    if not arrays:
+        raise TypeError(f"{fn}: at least one of s and t must be an array with a sequence axis")
+    if any(getattr(v, "requires_grad", False) for v in (s, t, init)):
+        import torch
+
+        if torch.is_grad_enabled():
+            from . import torch as ops
+
+            return ops.linrec(s, t, axis=axis, reverse=reverse, init=init, return_final=return_final, stream=stream)
+    be = backend_of(arrays[0])
+    for v in arrays[1:]:
+        if backend_of(v).name != be.name:
+            raise TypeError(f"{fn}: s and t are arrays of different frameworks")
+    dtype = max((real_dtype(fn, be, v, n) for n, v in (("s", s), ("t", t)) if _is_array(v)), key=lambda d: d.itemsize)
+    ops = [prepare_input(fn, be, v, dtype, n) if _is_array(v) else float(v) for n, v in (("s", s), ("t", t))]
+    ref = next(v for v in ops if not isinstance(v, float))
+    shape = tuple(ref.shape)
+    for n, v in zip(("s", "t"), ops):
+        if not isinstance(v, float) and tuple(v.shape) != shape:
+            raise ValueError(f"{fn}: s has shape {tuple(ops[0].shape)}, t {tuple(ops[1].shape)}; they must be equal")
+    ndim = len(shape)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{fn}: axis {axis} is out of bounds for an array of {ndim} dimensions")
+    axis %= ndim
+    sid = be.stream(ref, stream)
+    if stream is not None and sid is None:
+        raise ValueError(f"{fn}: stream given, but the arrays are in host memory (the call runs on the CPU)")
+    w = be.empty_like(ref, dtype)
+    # Inputs laid out like w (w may be one of them: the first that needs a
+    # copy is copied into w and the recurrence runs in place).
+    spare = w
+    for i, v in enumerate(ops):
+        if isinstance(v, float) or conform(be, v, w, axis) is v:
+            continue
+        if spare is not None:
+            be.copy_into(spare, v)
+            ops[i], spare = spare, None
+        else:
+            ops[i] = conform(be, v, w, axis)
+    batch_axes = _recur.batch_layout(w, axis)[4]
+    bshape = shape[:axis] + shape[axis + 1 :]
+    order = state_order(ndim, axis, batch_axes, lambda j: j if j < axis else j - 1, [])
+    init_arr, init_value = None, 0.0
+    if init is not None:
+        if _is_array(init):
+            init_arr = state_in(fn, be, init, bshape, order, dtype, w, "init")
+        else:
+            init_value = float(init)
+    final, back = state_out(be, bshape, order, dtype, w) if return_final else (None, None)
+    _recur.linrec(ops[0], ops[1], w, axis, bool(reverse), init_arr, init_value, final, sid, threads)
+    w = be.finish(w, sid)
+    return (w, back(final)) if return_final else w

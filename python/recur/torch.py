@@ -1,0 +1,355 @@
+"""PyTorch custom ops with backward passes: linrec, lfilter, sosfilt and
+solve_tridiagonal are differentiable and traceable by torch.compile.
+
+The public functions (recur.linrec, recur.signal.lfilter, ...) route here
+when a tensor argument requires grad; the functions below may also be called
+directly. Each op is a ``torch.library.custom_op`` (namespace ``recur``)
+whose forward is recur's own call and whose backward is written with recur's
+calls too: the adjoint of a linear recurrence is the same recurrence run in
+reverse.
+
+- linrec: w_i = s_i w_{i-1} + t_i. With lambda the reverse recurrence
+  lambda_i = g_i + s_{i+1} lambda_{i+1}: dt = lambda, ds_i = lambda_i
+  w_{i-1}, dinit = s_0 lambda_0.
+- lfilter (direct form II transposed, a normalised by a[0]): with lambda =
+  reverse(lfilter(1, a, reverse(g))): dx = reverse(lfilter(b, 1,
+  reverse(lambda))), db_k = sum_i lambda_i x_{i-k}, da_k = -sum_i lambda_i
+  y_{i-k}, dzi_j = lambda_j, chained through the normalisation by a[0].
+- sosfilt: the sections' outputs recomputed, then lfilter's backward section
+  by section, last first.
+- solve_tridiagonal: db = A^-T g (recur's solver on the transposed
+  diagonals), and each diagonal's gradient -db x^T on its band.
+
+The backward passes call the ops themselves, so torch.compile traces them.
+
+Gradients flow through the outputs y and w and through linrec's final value;
+lfilter's and sosfilt's zf carry none (a nonzero gradient there raises in
+eager mode and is dropped under torch.compile).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+from . import _linrec
+from . import linalg as _linalg
+from . import signal as _signal
+
+__all__ = ["linrec", "lfilter", "sosfilt", "solve_tridiagonal"]
+
+
+def _plain(v):
+    return v.detach() if isinstance(v, torch.Tensor) else v
+
+
+def _shift(x, dim, step):
+    """x moved by `step` (+1 or -1) along dim, the vacated end zero."""
+    n = x.shape[dim]
+    zero = torch.zeros_like(x.narrow(dim, 0, 1))
+    if step > 0:
+        return torch.cat([zero, x.narrow(dim, 0, n - 1)], dim)
+    return torch.cat([x.narrow(dim, 1, n - 1), zero], dim)
+
+
+# ----------------------------------------------------------------- linrec --
+
+
+@torch.library.custom_op("recur::linrec", mutates_args=())
+def _linrec_op(
+    s: Optional[torch.Tensor],
+    t: Optional[torch.Tensor],
+    s_value: float,
+    t_value: float,
+    axis: int,
+    reverse: bool,
+    init: Optional[torch.Tensor],
+    init_value: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    w, final = _linrec.linrec(
+        s_value if s is None else s,
+        t_value if t is None else t,
+        axis=axis,
+        reverse=reverse,
+        init=init_value if init is None else init,
+        return_final=True,
+    )
+    return w, final
+
+
+@_linrec_op.register_fake
+def _(s, t, s_value, t_value, axis, reverse, init, init_value):
+    ref = s if s is not None else t
+    shape = list(ref.shape)
+    del shape[axis]
+    return torch.empty_like(ref), ref.new_empty(shape)
+
+
+def _linrec_setup(ctx, inputs, output):
+    s, t, s_value, t_value, axis, reverse, init, init_value = inputs
+    ctx.save_for_backward(s, t, init, output[0])
+    ctx.params = (s_value, axis, reverse, init_value, t is not None)
+
+
+def _linrec_backward(ctx, gw, gfinal):
+    s, t, init, w = ctx.saved_tensors
+    s_value, axis, reverse, init_value, t_is_tensor = ctx.params
+    n = w.shape[axis]
+    g = gw.clone() if gw is not None else torch.zeros_like(w)
+    # The last w computed (w_{n-1}, or w_0 in reverse) is also the final value.
+    last = 0 if reverse else n - 1
+    if gfinal is not None:
+        g.narrow(axis, last, 1).add_(gfinal.unsqueeze(axis))
+    step = 1 if reverse else -1  # the adjoint runs against the recurrence
+    coeff = s_value if s is None else _shift(s, axis, step)
+    lam = _linrec_op(None if s is None else coeff, g, s_value, 0.0, axis, not reverse, None, 0.0)[0]
+    if init is not None:
+        boundary = init.unsqueeze(axis)
+    else:
+        boundary = torch.full_like(w.narrow(axis, 0, 1), init_value)
+    prev = _shift(w, axis, -step)  # w_{i-1} (w_{i+1} in reverse), the end from init
+    first = n - 1 if reverse else 0
+    prev.narrow(axis, first, 1).copy_(boundary)
+    ds = lam * prev if s is not None else None
+    dt = lam if t_is_tensor else None
+    dinit = None
+    if init is not None:
+        s_first = s.narrow(axis, first, 1) if s is not None else s_value
+        dinit = (s_first * lam.narrow(axis, first, 1)).squeeze(axis)
+    return ds, dt, None, None, None, None, dinit, None
+
+
+torch.library.register_autograd("recur::linrec", _linrec_backward, setup_context=_linrec_setup)
+
+
+def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, stream=None):
+    """recur.linrec, differentiable in s, t and init (tensors)."""
+    if stream is not None:
+        raise ValueError("recur.torch.linrec: the op runs on PyTorch's current stream; stream= is not taken")
+    st = isinstance(s, torch.Tensor)
+    ref = s if st else t
+    ax = axis % ref.dim()
+    init_t = init if isinstance(init, torch.Tensor) else None
+    if init_t is not None:
+        shape = list(ref.shape)
+        del shape[ax]
+        init_t = init_t.to(ref.dtype).expand(shape)
+    w, final = _linrec_op(
+        s if st else None,
+        t if isinstance(t, torch.Tensor) else None,
+        0.0 if st else float(s),
+        0.0 if isinstance(t, torch.Tensor) else float(t),
+        ax,
+        bool(reverse),
+        init_t,
+        0.0 if init is None or init_t is not None else float(init),
+    )
+    return (w, final) if return_final else w
+
+
+# ---------------------------------------------------------------- filters --
+
+
+def _lfilter_grads(b, a, x, y, g, order):
+    """lfilter's backward on sequences along the last axis: (db, da, dx,
+    dzi) for y = lfilter(b, a, x, zi), g the gradient of y; b and a 1-D."""
+    n = x.shape[-1]
+    # lambda = reverse(lfilter(1, a / a[0], reverse(g))): the adjoint of the
+    # normalised recurrence.
+    last = g.dim() - 1
+    lam = _lfilter_op(a[:1], a, g.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(a) - 1,)))[0].flip(-1)
+    dx = _lfilter_op(b, a[:1], lam.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(b) - 1,)))[0].flip(-1)
+    a0 = a[0]
+    bn, an = b / a0, a / a0
+
+    def corr(v, k):
+        return (lam[..., k:] * v[..., : n - k]).sum() if k < n else lam.new_zeros(())
+
+    gb = torch.stack([corr(x, k) for k in range(len(b))])
+    ga = torch.stack([-corr(y, k) for k in range(len(a))])
+    ga[0] = 0
+    db = gb / a0
+    da = ga / a0
+    da[0] = -((bn * gb).sum() + (an[1:] * ga[1:]).sum()) / a0
+    dzi = lam[..., :order]
+    if dzi.shape[-1] < order:
+        dzi = torch.cat([dzi, dzi.new_zeros(dzi.shape[:-1] + (order - dzi.shape[-1],))], -1)
+    return db, da, dx, dzi
+
+
+@torch.library.custom_op("recur::lfilter", mutates_args=())
+def _lfilter_op(b: torch.Tensor, a: torch.Tensor, x: torch.Tensor, axis: int, zi: torch.Tensor) -> tuple[
+    torch.Tensor, torch.Tensor
+]:
+    y, zf = _signal.lfilter(b, a, x, axis=axis, zi=zi)
+    return y, zf
+
+
+@_lfilter_op.register_fake
+def _(b, a, x, axis, zi):
+    return torch.empty_like(x), torch.empty_like(zi)
+
+
+def _filter_setup(ctx, inputs, output):
+    ctx.save_for_backward(*[v for v in inputs if isinstance(v, torch.Tensor)], output[0])
+    ctx.axis = inputs[-2]
+
+
+def _no_state_grad(gzf, name):
+    # Checked eagerly; a traced backward (torch.compile) cannot branch on
+    # data, and there a gradient reaching zf is dropped.
+    from torch._subclasses.fake_tensor import is_fake
+
+    if gzf is None or torch.compiler.is_compiling() or is_fake(gzf):
+        return
+    if bool((gzf != 0).any()):
+        raise NotImplementedError(f"recur.torch.{name}: gradients through zf are not supported (only through y)")
+
+
+def _lfilter_backward(ctx, gy, gzf):
+    _no_state_grad(gzf, "lfilter")
+    b, a, x, zi, y = ctx.saved_tensors
+    ax = ctx.axis
+    order = max(len(a), len(b)) - 1
+    g = gy if gy is not None else torch.zeros_like(y)
+    db, da, dx, dzi = _lfilter_grads(b, a, x.movedim(ax, -1), y.movedim(ax, -1), g.movedim(ax, -1), order)
+    return db, da, dx.movedim(-1, ax), None, dzi.movedim(-1, ax)
+
+
+torch.library.register_autograd("recur::lfilter", _lfilter_backward, setup_context=_filter_setup)
+
+
+def lfilter(b, a, x, axis=-1, zi=None, *, stream=None):
+    """recur.signal.lfilter, differentiable in b, a, x and zi (tensors)."""
+    if stream is not None:
+        raise ValueError("recur.torch.lfilter: the op runs on PyTorch's current stream; stream= is not taken")
+    b = torch.as_tensor(b, dtype=x.dtype).reshape(-1)
+    a = torch.as_tensor(a, dtype=x.dtype).reshape(-1)
+    ax = axis % x.dim()
+    order = max(len(a), len(b)) - 1
+    shape = list(x.shape)
+    shape[ax] = order
+    z = x.new_zeros(shape) if zi is None else zi.to(x.dtype).expand(shape)
+    y, zf = _lfilter_op(b, a, x, ax, z)
+    return y if zi is None else (y, zf)
+
+
+@torch.library.custom_op("recur::sosfilt", mutates_args=())
+def _sosfilt_op(sos: torch.Tensor, x: torch.Tensor, axis: int, zi: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    y, zf = _signal.sosfilt(sos, x, axis=axis, zi=zi)
+    return y, zf
+
+
+@_sosfilt_op.register_fake
+def _(sos, x, axis, zi):
+    return torch.empty_like(x), torch.empty_like(zi)
+
+
+def _sosfilt_backward(ctx, gy, gzf):
+    _no_state_grad(gzf, "sosfilt")
+    sos, x, zi, y = ctx.saved_tensors
+    ax = ctx.axis
+    xs = x.movedim(ax, -1)
+    zs = zi.movedim(ax + 1, -1)  # (n_sections, ..., 2)
+    # Each section's input, recomputed: u[j] enters section j.
+    u = [xs]
+    for j in range(sos.shape[0] - 1):
+        u.append(_lfilter_op(sos[j, :3], sos[j, 3:], u[j], xs.dim() - 1, zs[j])[0])
+    g = (gy if gy is not None else torch.zeros_like(y)).movedim(ax, -1)
+    dsos = torch.zeros_like(sos)
+    dzi = torch.zeros_like(zs)
+    for j in reversed(range(sos.shape[0])):
+        out = y.movedim(ax, -1) if j == sos.shape[0] - 1 else u[j + 1]
+        db, da, g, dzi[j] = _lfilter_grads(sos[j, :3], sos[j, 3:], u[j], out, g, 2)
+        dsos[j, :3], dsos[j, 3:] = db, da
+    return dsos, g.movedim(-1, ax), None, dzi.movedim(-1, ax + 1)
+
+
+torch.library.register_autograd("recur::sosfilt", _sosfilt_backward, setup_context=_filter_setup)
+
+
+def sosfilt(sos, x, axis=-1, zi=None, *, stream=None):
+    """recur.signal.sosfilt, differentiable in sos, x and zi (tensors)."""
+    if stream is not None:
+        raise ValueError("recur.torch.sosfilt: the op runs on PyTorch's current stream; stream= is not taken")
+    sos = torch.as_tensor(sos, dtype=x.dtype)
+    ax = axis % x.dim()
+    shape = [sos.shape[0]] + list(x.shape)
+    shape[ax + 1] = 2
+    z = x.new_zeros(shape) if zi is None else zi.to(x.dtype).expand(shape)
+    y, zf = _sosfilt_op(sos, x, ax, z)
+    return y if zi is None else (y, zf)
+
+
+# ------------------------------------------------------- tridiagonal solve --
+
+
+@torch.library.custom_op("recur::solve_tridiagonal", mutates_args=())
+def _solve_op(
+    dl: torch.Tensor, d: torch.Tensor, du: torch.Tensor, b: torch.Tensor, axis: int, algorithm: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    x, info = _linalg.solve_tridiagonal(dl, d, du, b, axis=axis, algorithm=algorithm, return_info=True)
+    return x, info
+
+
+@_solve_op.register_fake
+def _(dl, d, du, b, axis, algorithm):
+    shape = list(d.shape)
+    del shape[axis]
+    return torch.empty_like(b), d.new_empty(shape, dtype=torch.int32)
+
+
+def _solve_setup(ctx, inputs, output):
+    dl, d, du, b, axis, algorithm = inputs
+    ctx.save_for_backward(dl, d, du, output[0])
+    ctx.params = (axis, algorithm, b.dim() == d.dim() + 1)
+
+
+def _solve_backward(ctx, gx, ginfo):
+    dl, d, du, x = ctx.saved_tensors
+    axis, algorithm, sets = ctx.params
+    # A^T: row i has du_{i-1} below the diagonal and dl_{i+1} above it.
+    gb = _solve_op(_shift(du, axis, 1), d, _shift(dl, axis, -1), gx, axis, algorithm)[0]
+
+    def band(v):  # -gb * v summed over the right-hand sides
+        p = -gb * v
+        return p.sum(-1) if sets else p
+
+    gd = band(x)
+    gdl = band(_shift(x, axis, 1))  # x_{i-1}; row 0 has none
+    gdu = band(_shift(x, axis, -1))  # x_{i+1}; row n-1 has none
+    return gdl, gd, gdu, gb, None, None
+
+
+torch.library.register_autograd("recur::solve_tridiagonal", _solve_backward, setup_context=_solve_setup)
+
+
+def solve_tridiagonal(dl, d, du, b, *, axis=-1, algorithm="auto", return_info=False, stream=None):
+    """recur.linalg.solve_tridiagonal, differentiable in dl, d, du and b
+    (tensors); dl and du of length n - 1 are padded with differentiable
+    torch ops first."""
+    if stream is not None:
+        raise ValueError("recur.torch.solve_tridiagonal: the op runs on PyTorch's current stream")
+    ax = axis % d.dim()
+    n = d.shape[ax]
+
+    def full(v, first):
+        v = v.to(d.dtype)
+        if v.shape[ax] == n:
+            return v
+        zero = torch.zeros_like(d.narrow(ax, 0, 1))
+        return torch.cat([zero, v] if first else [v, zero], ax)
+
+    x, info = _solve_op(full(dl, True), d, full(du, False), b.to(d.dtype), ax, algorithm)
+    if return_info:
+        return x, info
+    if bool((info != 0).any()):
+        import numpy as np
+
+        bad = torch.nonzero(info).tolist()[:5]
+        raise np.linalg.LinAlgError(
+            f"recur.linalg.solve_tridiagonal: breakdown (a zero or non-finite pivot; recur does not pivot) in "
+            f"{int((info != 0).sum())} of {info.numel()} systems: first at {bad}"
+        )
+    return x

@@ -1,0 +1,133 @@
+// Bindings of include/recur/linrec.hpp (linrec) and tridiag.hpp
+// (solve_batched). Each checks what the C++ API cannot see (dtypes, devices,
+// shapes, state sizes, one layout for every array), then calls the entry
+// point, which checks the rest.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/variant.h>
+
+#include <recur/linrec.hpp>
+#include <recur/tridiag.hpp>
+
+#include "arrays.hpp"
+
+namespace recur::python {
+namespace {
+
+using nb::arg;
+using stream_arg = std::optional<std::uintptr_t>;
+using array_or_scalar = std::variant<array, double>;
+
+array const* array_of(array_or_scalar const& v) { return std::get_if<array>(&v); }
+
+// The batch of every named array, which must all have `ref`'s shape and
+// share its layout.
+batch one_batch(char const* fn, char const* ref_name, array const& ref, std::int64_t axis,
+                std::vector<std::pair<char const*, array const*>> const& others) {
+  auto const rb = batch_of(ref, axis);
+  if (!rb) value_error(std::string(fn) + ": " + ref_name + " has strides no layout describes");
+  for (auto const& [name, a] : others)
+    if (a) shared_batch(fn, ref, ref_name, *a, name, axis);
+  return *rb;
+}
+
+}  // namespace
+
+void bind_linrec_tridiag(nb::module_& m) {
+  m.def(
+      "linrec",
+      [](array_or_scalar const& s, array_or_scalar const& t, array const& w, std::int64_t axis, bool reverse,
+         std::optional<array> const& init, double init_value, std::optional<array> const& final_state,
+         stream_arg stream, int threads) {
+        char const* fn = "recur.linrec";
+        executor_spec const ex{stream, threads};
+        check_devices(fn, ex,
+                      {{"s", array_of(s)},
+                       {"t", array_of(t)},
+                       {"w", &w},
+                       {"init", given(init)},
+                       {"final_state", given(final_state)}});
+        auto const bt = one_batch(fn, "w", w, axis, {{"s", array_of(s)}, {"t", array_of(t)}});
+        with_real_type(fn, "w", w, [&](auto z) {
+          using T = decltype(z);
+          check_same_dtype(fn, w,
+                           {{"s", array_of(s)},
+                            {"t", array_of(t)},
+                            {"init", given(init)},
+                            {"final_state", given(final_state)}});
+          check_state(fn, "init", init, sequences(bt));
+          check_state(fn, "final_state", final_state, sequences(bt));
+          auto operand_of = [](array_or_scalar const& v, std::int64_t off) {
+            if (auto const* a = std::get_if<array>(&v)) return operand<T>(in<T>(*a) + off);
+            return operand<T>(static_cast<T>(std::get<double>(v)));
+          };
+          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+            linrec_options<T> opt;
+            opt.dir = reverse ? direction::reverse : direction::forward;
+            opt.init = at(in<T>(init), first);
+            opt.init_value = static_cast<T>(init_value);
+            opt.final_state = at(output<T>(final_state), first);
+            linrec<T>(e, operand_of(s, off), operand_of(t, off), output<T>(w) + off, bt.lay, opt);
+          });
+        });
+      },
+      arg("s"), arg("t"), arg("w"), arg("axis"), arg("reverse"), arg("init").none(), arg("init_value"),
+      arg("final_state").none(), arg("stream").none(), arg("threads"));
+
+  // b and x are d's shape, or d's shape behind a leading axis of nrhs
+  // right-hand sides, each laid out like d.
+  m.def(
+      "solve_tridiagonal",
+      [](array const& dl, array const& d, array const& du, array const& b, array const& x, std::int64_t axis,
+         std::optional<array> const& info, std::string const& algorithm, stream_arg stream, int threads) {
+        char const* fn = "recur.linalg.solve_tridiagonal";
+        executor_spec const ex{stream, threads};
+        check_devices(fn, ex,
+                      {{"dl", &dl}, {"d", &d}, {"du", &du}, {"b", &b}, {"x", &x}, {"info", given(info)}});
+        auto const bt = one_batch(fn, "d", d, axis, {{"dl", &dl}, {"du", &du}});
+        tridiag_options opt;
+        bool const sets = b.ndim() == d.ndim() + 1;
+        if (sets) {
+          auto const bb = batch_of(b, axis, true), bx = batch_of(x, axis, true);
+          bool same = x.ndim() == b.ndim();
+          for (std::size_t j = 0; same && j < b.ndim(); ++j)
+            same = b.shape(j) == x.shape(j) && (j == 0 || b.shape(j) == d.shape(j - 1));
+          if (!same) value_error(std::string(fn) + ": b must have d's shape, or (nrhs,) + d's shape");
+          if (!bb || !bx || !(*bb == bt) || !(*bx == bt) || b.stride(0) != x.stride(0))
+            value_error(std::string(fn) + ": b and x are not laid out like d (the Python layer copies them)");
+          opt.nrhs = static_cast<std::int64_t>(b.shape(0));
+          opt.rhs_stride = b.shape(0) > 1 ? b.stride(0) : 0;
+        } else {
+          shared_batch(fn, d, "d", b, "b", axis);
+          shared_batch(fn, d, "d", x, "x", axis);
+        }
+        auto const algo = parse_tridiag_algorithm(algorithm);
+        if (!algo) value_error(std::string(fn) + ": unknown algorithm '" + algorithm + "'");
+        opt.algorithm = *algo;
+        if (info) {
+          if (!has_dtype<std::int32_t>(*info))
+            type_error(std::string(fn) + ": info has dtype " + dtype_name(info->dtype()) +
+                       "; expected int32");
+          check_state(fn, "info", info, sequences(bt));
+        }
+        with_real_type(fn, "d", d, [&](auto z) {
+          using T = decltype(z);
+          check_same_dtype(fn, d, {{"dl", &dl}, {"du", &du}, {"b", &b}, {"x", &x}});
+          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+            tridiag_options o = opt;
+            o.info = info ? output<std::int32_t>(*info) + first : nullptr;
+            solve_batched<T>(e, in<T>(dl) + off, in<T>(d) + off, in<T>(du) + off, in<T>(b) + off,
+                             output<T>(x) + off, bt.lay, o);
+          });
+        });
+      },
+      arg("dl"), arg("d"), arg("du"), arg("b"), arg("x"), arg("axis"), arg("info").none(), arg("algorithm"),
+      arg("stream").none(), arg("threads"));
+}
+
+}  // namespace recur::python

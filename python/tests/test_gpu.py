@@ -1,0 +1,152 @@
+"""The GPU through CuPy, PyTorch and JAX (marked gpu: skipped without
+recur's CUDA backend and a device, or without the framework): results
+against scipy and against recur's CPU results, the caller's array type and
+device back, the current stream and stream= honoured (work ordered after
+the producer's), arrays on the wrong device refused, zero-copy inputs."""
+
+import numpy as np
+import pytest
+import scipy.signal as ss
+
+import recur
+import recur.dpcm as dpcm
+import recur.linalg as rl
+import recur.signal as rs
+
+pytestmark = pytest.mark.gpu
+
+
+def _frameworks():
+    out = []
+    try:
+        import cupy
+
+        out.append(pytest.param(("cupy", cupy.asarray, cupy.asnumpy), id="cupy"))
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        out.append(pytest.param(("torch", lambda a: torch.as_tensor(a, device="cuda"), lambda t: t.cpu().numpy()), id="torch"))
+    except ImportError:
+        pass
+    try:
+        import jax
+
+        def put(a):
+            return jax.device_put(a, jax.devices("gpu")[0])
+
+        out.append(pytest.param(("jax", put, np.asarray), id="jax"))
+    except (ImportError, RuntimeError):
+        pass
+    return out or [pytest.param(None, marks=pytest.mark.skip(reason="no GPU framework (cupy, torch, jax)"))]
+
+
+FRAMEWORKS = _frameworks()
+
+
+@pytest.fixture(params=FRAMEWORKS)
+def fw(request):
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_filters_match_the_cpu(fw, dtype, rng):
+    name, to_dev, to_host = fw
+    x = rng.standard_normal((4, 3001)).astype(dtype)
+    b, a = ss.cheby1(4, 1, 0.2)
+    sos = ss.ellip(6, 1, 40, [0.1, 0.3], "bandpass", output="sos")
+    tol = 2e-3 if dtype == np.float32 else 1e-9
+    xd = to_dev(x)
+    for got, want in (
+        (rs.lfilter(b, a, xd), rs.lfilter(b, a, x)),
+        (rs.sosfilt(sos, xd), rs.sosfilt(sos, x)),
+        (rs.filtfilt(b, a, xd), rs.filtfilt(b, a, x)),
+        (rs.sosfiltfilt(sos, xd), rs.sosfiltfilt(sos, x)),
+        (rs.lfilter(b, a, to_dev(np.ascontiguousarray(x.T)), axis=0), rs.lfilter(b, a, x.T, axis=0)),
+    ):
+        assert type(got) is type(xd)
+        scale = np.max(np.abs(want)) + 1
+        np.testing.assert_allclose(to_host(got), want, atol=tol * scale)
+    zi = rs.lfilter_zi(b, a) * x[:, :1]
+    y, zf = rs.lfilter(b, a, xd, zi=to_dev(zi))
+    y_ref, zf_ref = ss.lfilter(b, a, x, zi=zi)
+    np.testing.assert_allclose(to_host(zf), zf_ref, atol=tol * (np.max(np.abs(zf_ref)) + 1))
+
+
+def test_linrec_tridiag_dpcm_match_the_cpu(fw, rng):
+    name, to_dev, to_host = fw
+    s = rng.uniform(-0.9, 0.9, (3, 1000))
+    t = rng.standard_normal((3, 1000))
+    np.testing.assert_allclose(to_host(recur.linrec(to_dev(s), to_dev(t))), recur.linrec(s, t), atol=1e-10)
+    np.testing.assert_allclose(to_host(recur.linrec(0.9, to_dev(t), reverse=True)), recur.linrec(0.9, t, reverse=True), atol=1e-10)
+    dl, du = rng.uniform(-1, 1, (2, 64, 99)), rng.uniform(-1, 1, (2, 64, 99))
+    d, b = 4 + rng.uniform(0, 1, (2, 64, 100)), rng.standard_normal((2, 64, 100))
+    got = rl.solve_tridiagonal(to_dev(dl), to_dev(d), to_dev(du), to_dev(b))
+    np.testing.assert_allclose(to_host(got), rl.solve_tridiagonal(dl, d, du, b), atol=1e-10)
+    img = rng.integers(0, 255, (64, 128)).astype(np.int16)
+    e = dpcm.encode(to_dev(img), [2, -1])
+    np.testing.assert_array_equal(to_host(e), dpcm.encode(img, [2, -1]))
+    np.testing.assert_array_equal(to_host(dpcm.decode(e, [2, -1])), img)
+
+
+def test_breakdown_on_the_gpu(fw, rng):
+    name, to_dev, to_host = fw
+    d = np.full((3, 10), 4.0)
+    d[1, 0] = 0.0
+    ones = np.zeros((3, 10))
+    with pytest.raises(np.linalg.LinAlgError, match="system 1 at row 1"):
+        rl.solve_tridiagonal(to_dev(ones), to_dev(d), to_dev(ones), to_dev(np.ones((3, 10))))
+
+
+def test_streams_torch(rng):
+    torch = pytest.importorskip("torch")
+    x = torch.randn(8, 1 << 20, device="cuda", dtype=torch.float64)
+    b, a = ss.butter(2, 0.1)
+    want = rs.lfilter(b, a, x.cpu().numpy())
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        # Produced and consumed on the side stream: recur runs on the current one.
+        x2 = x * 2
+        y = rs.lfilter(b, a, x2)
+    side.synchronize()
+    np.testing.assert_allclose(y.cpu().numpy(), 2 * want, atol=1e-9)
+    other = torch.cuda.Stream()
+    other.wait_stream(torch.cuda.current_stream())
+    y = rs.lfilter(b, a, x, stream=other)
+    other.synchronize()
+    np.testing.assert_allclose(y.cpu().numpy(), want, atol=1e-9)
+    y = rs.lfilter(b, a, x, stream=other.cuda_stream)
+    other.synchronize()
+    np.testing.assert_allclose(y.cpu().numpy(), want, atol=1e-9)
+
+
+def test_streams_cupy(rng):
+    cupy = pytest.importorskip("cupy")
+    x = cupy.random.standard_normal((4, 1 << 18))
+    b, a = ss.butter(3, 0.2)
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        x2 = x + 1
+        y = rs.lfilter(b, a, x2)
+    s.synchronize()
+    np.testing.assert_allclose(cupy.asnumpy(y), rs.lfilter(b, a, cupy.asnumpy(x) + 1), atol=1e-9)
+
+
+def test_torch_autograd_on_the_gpu(rng):
+    torch = pytest.importorskip("torch")
+    x = torch.randn(2, 64, device="cuda", dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([0.3, 0.2], dtype=torch.float64, requires_grad=True)
+    a = torch.tensor([1.0, -0.5], dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda b, a, x: rs.lfilter(b, a, x), (b, a, x))
+    s = torch.rand(2, 64, device="cuda", dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda s, x: recur.linrec(s * 0.9, x), (s, x))
+
+
+def test_wrong_device_is_refused(rng):
+    torch = pytest.importorskip("torch")
+    x = torch.randn(100, device="cuda")
+    with pytest.raises(ValueError, match="not CUDA device memory"):
+        recur.linrec(x, torch.randn(100))
+    with pytest.raises(ValueError, match="order 9"):
+        rs.lfilter(np.ones(10) / 10, [1.0], x)

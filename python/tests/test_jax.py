@@ -1,0 +1,34 @@
+"""JAX on the CPU, eagerly: arrays in, arrays out, no copies of the input;
+under jax.jit recur refuses with a TypeError (skipped without jax)."""
+
+import numpy as np
+import pytest
+import scipy.signal as ss
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import recur  # noqa: E402
+import recur.linalg as rl  # noqa: E402
+import recur.signal as rs  # noqa: E402
+
+
+def test_eager_calls_return_jax_arrays(rng):
+    x = rng.standard_normal((3, 200)).astype(np.float32)
+    b, a = ss.butter(4, 0.2)
+    y = rs.lfilter(b, a, jnp.asarray(x))
+    assert isinstance(y, jax.Array) and y.dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(y), rs.lfilter(b, a, x), rtol=1e-6, atol=1e-6)
+    y, zf = rs.sosfilt(ss.butter(4, 0.2, output="sos"), jnp.asarray(x), zi=jnp.zeros((2, 3, 2), jnp.float32))
+    assert isinstance(zf, jax.Array) and zf.shape == (2, 3, 2)
+    w = recur.linrec(0.5, jnp.ones(4))
+    np.testing.assert_allclose(np.asarray(w), [1, 1.5, 1.75, 1.875])
+    d = jnp.full((2, 5), 4.0)
+    x = rl.solve_tridiagonal(-jnp.ones((2, 4)), d, -jnp.ones((2, 4)), jnp.ones((2, 5)))
+    assert isinstance(x, jax.Array)
+    np.testing.assert_allclose(np.asarray(x), rl.solve_tridiagonal(-np.ones((2, 4)), np.full((2, 5), 4.0), -np.ones((2, 4)), np.ones((2, 5))))
+
+
+def test_jit_is_refused():
+    with pytest.raises(TypeError, match="eagerly only"):
+        jax.jit(lambda x: rs.lfilter([1.0], [1.0, -0.5], x))(jnp.ones(8))

@@ -1,0 +1,68 @@
+"""recur.linrec against a sequential NumPy loop: array and scalar s and t,
+forward and reverse, init (none, scalar, per sequence), return_final, every
+axis, strided inputs, errors."""
+
+import numpy as np
+import pytest
+
+import recur
+
+
+def reference(s, t, axis, reverse, init):
+    shape = np.shape(s) if np.ndim(s) else np.shape(t)
+    s, t = (np.moveaxis(np.broadcast_to(np.asarray(v, np.float64), shape), axis, -1) for v in (s, t))
+    w = np.empty_like(t)
+    prev = np.broadcast_to(np.asarray(0.0 if init is None else init, np.float64), t.shape[:-1]).copy()
+    order = range(t.shape[-1] - 1, -1, -1) if reverse else range(t.shape[-1])
+    for i in order:
+        prev = s[..., i] * prev + t[..., i]
+        w[..., i] = prev
+    return np.moveaxis(w, -1, axis), prev
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("form", ["arrays", "scalar_s", "scalar_t"])
+@pytest.mark.parametrize("init_kind", ["none", "scalar", "array"])
+def test_matches_sequential_reference(dtype, reverse, axis, form, init_kind, rng):
+    shape = [5, 37, 4]
+    s = rng.uniform(-0.95, 0.95, shape).astype(dtype)
+    t = rng.standard_normal(shape).astype(dtype)
+    if form == "scalar_s":
+        s = 0.9
+    elif form == "scalar_t":
+        t = 0.5
+    bshape = shape[: axis % 3] + shape[axis % 3 + 1 :]
+    init = {"none": None, "scalar": 1.25, "array": rng.standard_normal(bshape).astype(dtype)}[init_kind]
+    w, final = recur.linrec(s, t, axis=axis, reverse=reverse, init=init, return_final=True)
+    want, want_final = reference(s, t, axis, reverse, init)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    assert w.dtype == dtype and w.shape == tuple(shape) and final.shape == tuple(bshape)
+    np.testing.assert_allclose(w, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(final, want_final, rtol=tol, atol=tol)
+
+
+def test_strided_and_odd_lengths(rng):
+    for n in (1, 2, 3, 1001):
+        base = rng.standard_normal((4, 2 * n, 3))
+        s, t = base[::2, ::2, :] * 0.5, np.asfortranarray(rng.standard_normal((2, n, 3)))
+        s, t = s[:2], t
+        np.testing.assert_allclose(recur.linrec(s, t, axis=1), reference(s, t, 1, False, None)[0], atol=1e-12)
+
+
+def test_examples():
+    np.testing.assert_allclose(recur.linrec(0.5, np.ones(4)), [1, 1.5, 1.75, 1.875])
+    w, last = recur.linrec(np.full((2, 3), 2.0), np.ones((2, 3)), init=np.array([0.0, 1.0]), return_final=True)
+    np.testing.assert_allclose(last, [7, 15])
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="at least one of s and t must be an array"):
+        recur.linrec(0.5, 1.0)
+    with pytest.raises(ValueError, match="s has shape"):
+        recur.linrec(np.ones(3), np.ones(4))
+    with pytest.raises(TypeError, match="complex"):
+        recur.linrec(np.ones(3, complex), 1.0)
+    with pytest.raises(ValueError, match="init has shape"):
+        recur.linrec(0.5, np.ones((2, 3)), init=np.ones(3))

@@ -1,0 +1,119 @@
+"""PyTorch on the CPU: results as tensors, and the custom ops' backward
+passes checked by torch.autograd.gradcheck in float64, and traced by
+torch.compile (skipped without torch)."""
+
+import numpy as np
+import pytest
+import scipy.signal as ss
+
+torch = pytest.importorskip("torch")
+
+import recur  # noqa: E402
+import recur.linalg as rl  # noqa: E402
+import recur.signal as rs  # noqa: E402
+
+
+def f64(a, grad=True):
+    return torch.tensor(np.asarray(a), dtype=torch.float64, requires_grad=grad)
+
+
+def test_tensors_in_tensors_out(rng):
+    x = torch.from_numpy(rng.standard_normal((3, 100)))
+    b, a = ss.butter(3, 0.2)
+    y = rs.lfilter(b, a, x)
+    assert isinstance(y, torch.Tensor) and y.dtype == torch.float64
+    np.testing.assert_allclose(y.numpy(), ss.lfilter(b, a, x.numpy()), atol=1e-12)
+    xt = x.t()  # strided (interleaved) input, zero-copy
+    np.testing.assert_allclose(rs.sosfilt(ss.butter(3, 0.2, output="sos"), xt, axis=0).numpy(),
+                               ss.sosfilt(ss.butter(3, 0.2, output="sos"), xt.numpy(), axis=0), atol=1e-12)
+    w = recur.linrec(0.5, torch.ones(4, dtype=torch.float32))
+    assert w.dtype == torch.float32
+    np.testing.assert_allclose(w.numpy(), [1, 1.5, 1.75, 1.875])
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("scalar_s", [False, True])
+def test_linrec_gradcheck(reverse, scalar_s, rng):
+    s = 0.7 if scalar_s else f64(rng.uniform(-0.9, 0.9, (2, 7)))
+    t = f64(rng.standard_normal((2, 7)))
+    init = f64(rng.standard_normal(2))
+
+    def f(*args):
+        s_, t_, i_ = (0.7, *args) if scalar_s else args
+        w, final = recur.linrec(s_, t_, reverse=reverse, init=i_, return_final=True)
+        return w, final
+
+    inputs = (t, init) if scalar_s else (s, t, init)
+    assert torch.autograd.gradcheck(f, inputs)
+
+
+def test_linrec_gradcheck_axis0(rng):
+    s = f64(rng.uniform(-0.9, 0.9, (6, 3)))
+    t = f64(rng.standard_normal((6, 3)))
+    assert torch.autograd.gradcheck(lambda s, t: recur.linrec(s, t, axis=0), (s, t))
+
+
+@pytest.mark.parametrize("with_zi", [False, True])
+def test_lfilter_gradcheck(with_zi, rng):
+    b = f64([0.3, 0.2, -0.1])
+    a = f64([1.3, -0.4, 0.1])  # a[0] != 1: the normalisation's gradient too
+    x = f64(rng.standard_normal((2, 9)))
+    zi = f64(rng.standard_normal((2, 2)))
+
+    def f(b, a, x, zi):
+        return rs.lfilter(b, a, x, zi=zi)[0] if with_zi else rs.lfilter(b, a, x)
+
+    assert torch.autograd.gradcheck(f, (b, a, x, zi))
+
+
+def test_lfilter_gradcheck_axis0_short(rng):
+    b, a = f64([0.5, 0.1, 0.2, 0.05]), f64([1.0, -0.3])  # order 3 > n - 1
+    x = f64(rng.standard_normal((2, 3)))
+    assert torch.autograd.gradcheck(lambda b, a, x: rs.lfilter(b, a, x, axis=0), (b, a, x))
+
+
+@pytest.mark.parametrize("with_zi", [False, True])
+def test_sosfilt_gradcheck(with_zi, rng):
+    sos = f64(ss.butter(4, 0.3, output="sos"))
+    x = f64(rng.standard_normal((2, 11)))
+    zi = f64(rng.standard_normal((2, 2, 2)))
+
+    def f(sos, x, zi):
+        return rs.sosfilt(sos, x, zi=zi)[0] if with_zi else rs.sosfilt(sos, x)
+
+    assert torch.autograd.gradcheck(f, (sos, x, zi))
+
+
+@pytest.mark.parametrize("rhs", [None, 2])
+@pytest.mark.parametrize("short", [False, True])
+def test_solve_tridiagonal_gradcheck(rhs, short, rng):
+    n = 6
+    dl = f64(rng.uniform(-1, 1, (2, n - 1 if short else n)))
+    du = f64(rng.uniform(-1, 1, (2, n - 1 if short else n)))
+    d = f64(4 + rng.uniform(0, 1, (2, n)))
+    b = f64(rng.standard_normal((2, n) if rhs is None else (2, n, rhs)))
+    assert torch.autograd.gradcheck(lambda dl, d, du, b: rl.solve_tridiagonal(dl, d, du, b), (dl, d, du, b))
+
+
+def test_gradient_through_zf_is_refused(rng):
+    x = f64(rng.standard_normal(8))
+    y, zf = rs.lfilter(f64([0.5, 0.5]), f64([1.0, -0.2]), x, zi=f64([0.0]))
+    with pytest.raises(NotImplementedError, match="zf"):
+        zf.sum().backward()
+
+
+def test_torch_compile(rng):
+    x = f64(rng.standard_normal((2, 50)))
+    b, a = f64([0.2, 0.3]), f64([1.0, -0.5])
+
+    def loss(x, b, a):
+        return (rs.lfilter(b, a, x) ** 2).sum() + recur.linrec(0.9, x).sum()
+
+    compiled = torch.compile(loss, backend="aot_eager", fullgraph=True)
+    got = compiled(x, b, a)
+    got.backward()
+    g_compiled = x.grad.clone()
+    x.grad = None
+    loss(x, b, a).backward()
+    torch.testing.assert_close(got, loss(x, b, a))
+    torch.testing.assert_close(g_compiled, x.grad)
