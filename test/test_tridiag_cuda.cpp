@@ -67,7 +67,8 @@ std::size_t system_bytes(std::int64_t n) {
 // - cr, cr_pcr, cr_rd, pscheme: one system in shared memory;
 // - pcr, rd, cr_packed: that, and n <= 4096;
 // - cr_split: two copies of the system (the split levels' storage) in
-//   shared memory: f64 up to n ~ 3200 on an H100.
+//   shared memory: f64 up to n ~ 3200 on an H100;
+// - bondeli: nothing (it has no GPU form yet).
 template <class T>
 bool must_run_on_gpu(tridiag_algorithm alg, layout const& lay) {
   std::int64_t const n = lay.n;
@@ -88,13 +89,16 @@ bool must_run_on_gpu(tridiag_algorithm alg, layout const& lay) {
       return system_bytes<T>(n) <= room && n <= 4096;
     case tridiag_algorithm::cr_split:
       return 2 * system_bytes<T>(n) <= room;
+    case tridiag_algorithm::bondeli:
+      return false;
   }
   return false;
 }
 
 // Where an algorithm must refuse: one system's columns alone exceed the
 // block's shared memory, n > 4096 for pcr, rd and cr_packed, n >= 2^30 for
-// thomas_pcr. Thomas (global memory) and automatic never refuse.
+// thomas_pcr, any shape for bondeli (no GPU form yet). Thomas (global
+// memory) and automatic never refuse.
 template <class T>
 bool must_refuse_on_gpu(tridiag_algorithm alg, layout const& lay) {
   std::int64_t const n = lay.n;
@@ -105,6 +109,8 @@ bool must_refuse_on_gpu(tridiag_algorithm alg, layout const& lay) {
       return false;
     case tridiag_algorithm::thomas_pcr:
       return n >= (std::int64_t{1} << 30);
+    case tridiag_algorithm::bondeli:
+      return true;
     case tridiag_algorithm::pcr:
     case tridiag_algorithm::rd:
     case tridiag_algorithm::cr_packed:
@@ -120,6 +126,8 @@ std::string refusal(tridiag_algorithm alg, std::int64_t n) {
   switch (alg) {
     case tridiag_algorithm::thomas_pcr:
       return head + " needs 4 <= n < 2^30 (n = " + std::to_string(n) + ")";
+    case tridiag_algorithm::bondeli:
+      return head + " is not implemented on the GPU yet";
     case tridiag_algorithm::pcr:
     case tridiag_algorithm::rd:
     case tridiag_algorithm::cr_packed:
@@ -257,6 +265,53 @@ BOOST_AUTO_TEST_CASE(algorithm_support) {
   BOOST_TEST((pick(63, sizeof(double), true) == tridiag_algorithm::thomas));
 }
 
+// Bondeli's algorithm runs on the CPU only so far: on the GPU resolving it,
+// solving with it and planning it are argument errors in the documented
+// words, whatever the shape, and nothing is written. (The harness's sweep,
+// breakdown and reproducibility cases of bondeli run in the host suite
+// only; algorithm_support checks its refusal on every shape.)
+BOOST_AUTO_TEST_CASE(bondeli_refused) {
+  std::int64_t const n = 1000;
+  std::string const want = refusal(tridiag_algorithm::bondeli, n);
+  for (layout const& lay : {layout::contiguous(n, 1), layout::interleaved(n, 64)}) {
+    std::string what;
+    try {
+      (void)recur::resolve_tridiag_algorithm<double>(recur::cuda{test_stream()}, lay,
+                                                     tridiag_algorithm::bondeli);
+    } catch (recur::invalid_argument const& e) {
+      what = e.what();
+    }
+    BOOST_TEST(what == want, "resolve: \"" << what << "\"");
+    recur::tridiag_options opt;
+    opt.algorithm = tridiag_algorithm::bondeli;
+    what.clear();
+    try {
+      recur::tridiag_plan<float> const plan(lay, opt);
+    } catch (recur::invalid_argument const& e) {
+      what = e.what();
+    }
+    BOOST_TEST(what == want, "tridiag_plan: \"" << what << "\"");
+  }
+  auto const coefficients = recur_test::upload(std::vector<float>(4 * n, 1.0f));
+  auto const x = recur_test::poisoned<float>(n);
+  auto const info = recur_test::poisoned<std::int32_t>(1);
+  recur_test::settle();
+  recur::tridiag_options opt;
+  opt.algorithm = tridiag_algorithm::bondeli;
+  opt.info = info.p;
+  std::string what;
+  try {
+    recur::solve_batched(recur::cuda{test_stream()}, coefficients.p, coefficients.p + n,
+                         coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(n), opt);
+  } catch (recur::invalid_argument const& e) {
+    what = e.what();
+  }
+  recur_test::finish();
+  BOOST_TEST(what == want, "solve_batched: \"" << what << "\"");
+  BOOST_TEST(recur_test::all_poison(x.read()), "a refused solve wrote x");
+  BOOST_TEST(recur_test::all_poison(info.read()), "a refused solve wrote info");
+}
+
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<cuda_backend, float>(); }
 BOOST_AUTO_TEST_CASE(bad_arguments_f64) { bad_arguments<cuda_backend, double>(); }
 BOOST_AUTO_TEST_CASE(empty_problems_f32) { empty_problems<cuda_backend, float>(); }
@@ -374,6 +429,7 @@ void plan_matches_solve(tridiag_algorithm alg) {
 
 BOOST_AUTO_TEST_CASE(plan_runs) {
   for (tridiag_algorithm const alg : all_algorithms) {
+    if (alg == tridiag_algorithm::bondeli) continue;  // refused on the GPU for now: bondeli_refused
     BOOST_TEST_CONTEXT(recur::to_string(alg)) {
       plan_matches_solve<float>(alg);
       plan_matches_solve<double>(alg);

@@ -114,7 +114,7 @@ enum class tridiag_algorithm {
   thomas,      // Gaussian elimination without pivoting, one thread per system
   cr,          // cyclic reduction (Hockney; Zhang et al. 2010 sec. 2.1)
   pcr,         // parallel cyclic reduction (sec. 2.2)
-  rd,          // recursive doubling: a scan over 3x3 matrices (sec. 2.3)
+  rd,          // recursive doubling: a scan over 3x3 matrices (sec. 2.3); its domain: tridiag.hpp
   cr_pcr,      // CR down to a small system, PCR on it, CR back substitution
   cr_rd,       // CR down to a small system, RD on it
   cr_packed,   // register-packed CR (Davidson and Owens 2011)
