@@ -219,23 +219,29 @@ void algorithm_support_of() {
   } catch (recur::invalid_argument const& e) {
     BOOST_TEST(std::string(e.what()) == refusal(tridiag_algorithm::thomas_pcr, huge), e.what());
   }
-  // A refused solve: the same message, nothing written.
+  // A refused solve: the same message, nothing written (pcr: a system too
+  // large; bondeli: no GPU form yet).
   std::int64_t const n = 5000;
   auto const coefficients = recur_test::upload(std::vector<T>(4 * n, T(1)));
   auto const x = recur_test::poisoned<T>(n);
+  auto const info = recur_test::poisoned<std::int32_t>(1);
   recur_test::settle();
-  recur::tridiag_options opt;
-  opt.algorithm = tridiag_algorithm::pcr;
-  std::string what;
-  try {
-    recur::solve_batched(recur::cuda{test_stream()}, coefficients.p, coefficients.p + n,
-                         coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(n), opt);
-  } catch (recur::invalid_argument const& e) {
-    what = e.what();
+  for (tridiag_algorithm const alg : {tridiag_algorithm::pcr, tridiag_algorithm::bondeli}) {
+    recur::tridiag_options opt;
+    opt.algorithm = alg;
+    opt.info = info.p;
+    std::string what;
+    try {
+      recur::solve_batched(recur::cuda{test_stream()}, coefficients.p, coefficients.p + n,
+                           coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(n), opt);
+    } catch (recur::invalid_argument const& e) {
+      what = e.what();
+    }
+    recur_test::finish();
+    BOOST_TEST(what == refusal(alg, n), "solve_batched says \"" << what << "\"");
+    BOOST_TEST(recur_test::all_poison(x.read()), "a refused solve wrote x");
+    BOOST_TEST(recur_test::all_poison(info.read()), "a refused solve wrote info");
   }
-  recur_test::finish();
-  BOOST_TEST(what == refusal(tridiag_algorithm::pcr, n), "solve_batched says \"" << what << "\"");
-  BOOST_TEST(recur_test::all_poison(x.read()), "a refused solve wrote x");
   // Every algorithm runs on most of these shapes; each refuses some.
   ran.require(300);
   BOOST_TEST(refused.skips() >= 60, "only " << refused.skips() << " refusals");
@@ -265,51 +271,23 @@ BOOST_AUTO_TEST_CASE(algorithm_support) {
   BOOST_TEST((pick(63, sizeof(double), true) == tridiag_algorithm::thomas));
 }
 
-// Bondeli's algorithm runs on the CPU only so far: on the GPU resolving it,
-// solving with it and planning it are argument errors in the documented
-// words, whatever the shape, and nothing is written. (The harness's sweep,
+// Bondeli's algorithm runs on the CPU only so far: algorithm_support checks
+// that resolving and solving refuse it in the documented words on every
+// shape, writing nothing; a plan refuses it too. (The harness's sweep,
 // breakdown and reproducibility cases of bondeli run in the host suite
-// only; algorithm_support checks its refusal on every shape.)
-BOOST_AUTO_TEST_CASE(bondeli_refused) {
-  std::int64_t const n = 1000;
-  std::string const want = refusal(tridiag_algorithm::bondeli, n);
-  for (layout const& lay : {layout::contiguous(n, 1), layout::interleaved(n, 64)}) {
+// only.)
+BOOST_AUTO_TEST_CASE(bondeli_plan_refused) {
+  recur::tridiag_options opt;
+  opt.algorithm = tridiag_algorithm::bondeli;
+  for (layout const& lay : {layout::contiguous(1000, 1), layout::interleaved(1000, 64)}) {
     std::string what;
-    try {
-      (void)recur::resolve_tridiag_algorithm<double>(recur::cuda{test_stream()}, lay,
-                                                     tridiag_algorithm::bondeli);
-    } catch (recur::invalid_argument const& e) {
-      what = e.what();
-    }
-    BOOST_TEST(what == want, "resolve: \"" << what << "\"");
-    recur::tridiag_options opt;
-    opt.algorithm = tridiag_algorithm::bondeli;
-    what.clear();
     try {
       recur::tridiag_plan<float> const plan(lay, opt);
     } catch (recur::invalid_argument const& e) {
       what = e.what();
     }
-    BOOST_TEST(what == want, "tridiag_plan: \"" << what << "\"");
+    BOOST_TEST(what == refusal(tridiag_algorithm::bondeli, lay.n), "tridiag_plan: \"" << what << "\"");
   }
-  auto const coefficients = recur_test::upload(std::vector<float>(4 * n, 1.0f));
-  auto const x = recur_test::poisoned<float>(n);
-  auto const info = recur_test::poisoned<std::int32_t>(1);
-  recur_test::settle();
-  recur::tridiag_options opt;
-  opt.algorithm = tridiag_algorithm::bondeli;
-  opt.info = info.p;
-  std::string what;
-  try {
-    recur::solve_batched(recur::cuda{test_stream()}, coefficients.p, coefficients.p + n,
-                         coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(n), opt);
-  } catch (recur::invalid_argument const& e) {
-    what = e.what();
-  }
-  recur_test::finish();
-  BOOST_TEST(what == want, "solve_batched: \"" << what << "\"");
-  BOOST_TEST(recur_test::all_poison(x.read()), "a refused solve wrote x");
-  BOOST_TEST(recur_test::all_poison(info.read()), "a refused solve wrote info");
 }
 
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<cuda_backend, float>(); }

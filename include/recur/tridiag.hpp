@@ -44,7 +44,8 @@
 //   fewer systems than threads with n >= 2^15: each system is then split
 //   over the threads (automatic: the partition method, reported as
 //   thomas_pcr; bondeli: one block per thread), and the result depends on
-//   the thread count.
+//   the thread count. The split keeps its scratch (2 n values) per calling
+//   thread for the next split solve.
 // - Bad arguments throw recur::invalid_argument naming the argument, before
 //   anything is written.
 // - Results are bitwise identical from run to run for the same input,

@@ -11,7 +11,6 @@
 // correction; x written: 17 words.
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include <recur/reference/tridiag_bondeli.hpp>
@@ -27,7 +26,7 @@ struct bondeli_split {
   tridiag_problem<T> const& p;
   ref::bondeli_cut const& cut;
   std::int64_t blocks;
-  std::unique_ptr<T[]> w, v;            // n values each: the blocks' B^-1 e_1 and B^-1 e_k
+  T *w, *v;                             // n values each (split_scratch): the blocks' B^-1 e_1 and B^-1 e_k
   std::vector<ref::bondeli_ends<T>> y;  // block b, right-hand side r: b * nrhs + r
   std::vector<ref::bondeli_ends<T>> ew, ev;
   std::vector<std::int64_t> bad;  // block b's first unusable pivot (a row of the system), or -1
@@ -37,8 +36,8 @@ struct bondeli_split {
       : p(q),
         cut(c),
         blocks(c.count),
-        w(new T[static_cast<std::size_t>(q.lay.n)]),
-        v(new T[static_cast<std::size_t>(q.lay.n)]),
+        w(split_scratch<T>(2 * static_cast<std::size_t>(q.lay.n))),
+        v(w + q.lay.n),
         y(static_cast<std::size_t>(c.count * q.nrhs)),
         ew(static_cast<std::size_t>(c.count)),
         ev(ew.size()),
@@ -51,7 +50,7 @@ struct bondeli_split {
   void reduce(std::int64_t k, int b) {
     std::int64_t const f = cut.first(b), m = cut.size(b), o = at(f, k), s = p.lay.element_stride;
     std::int64_t const j = ref::bondeli_block(p.a + o, p.b + o, p.c + o, s, m, p.d + o, p.x + o, p.nrhs,
-                                              p.rhs_stride, w.get() + f, v.get() + f);
+                                              p.rhs_stride, w + f, v + f);
     bad[b] = j < 0 ? -1 : f + j;
     if (j >= 0) return;
     for (std::int64_t r = 0; r < p.nrhs; ++r)
@@ -86,7 +85,7 @@ struct bondeli_split {
   void finish(std::int64_t k, int b) {
     std::int64_t const f = cut.first(b);
     ref::bondeli_correct(p.x + at(f, k), p.lay.element_stride, cut.size(b), p.nrhs, p.rhs_stride,
-                         lo.data() + b * p.nrhs, hi.data() + b * p.nrhs, w.get() + f, v.get() + f);
+                         lo.data() + b * p.nrhs, hi.data() + b * p.nrhs, w + f, v + f);
   }
 };
 
@@ -94,9 +93,7 @@ struct bondeli_split {
 
 template <class T>
 void tridiag_bondeli_split(tridiag_problem<T> const& p, int threads) {
-  ref::bondeli_cut const cut(p.lay.n, threads);
-  bondeli_split<T> method(p, cut);
-  run_split(p, cut, method);
+  run_split<bondeli_split>(p, threads);
 }
 
 template void tridiag_bondeli_split<float>(tridiag_problem<float> const&, int);

@@ -11,7 +11,8 @@
 // x_L = x_(l_(b-1)):
 //   x_j + c'_j x_(j+1) + s_j x_L = d'_j,  p_j = b_j - a_j c'_(j-1) (b_j at the first row),
 //   c'_j = c_j / p_j, s_j = -a_j s_(j-1) / p_j (a_f / p_f at the first row f),
-//   d'_j = (d_j - a_j d'_(j-1)) / p_j.
+//   d'_j = (d_j - a_j d'_(j-1)) / p_j
+// (each row multiplies by one reciprocal of p_j).
 // The last interior row's x_(j+1) is x_(l_b). Eliminating these rows from
 // the two interface rows they touch leaves a tridiagonal system in the P - 1
 // interface unknowns (the Schur complement):
@@ -41,7 +42,6 @@
 // the interface system is.
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include <recur/reference/tridiag_batch.hpp>
@@ -69,7 +69,7 @@ struct partition_split {
   tridiag_problem<T> const& p;
   ref::bondeli_cut const& cut;
   std::int64_t blocks, nrhs;
-  std::unique_ptr<T[]> cp, sp;  // c'_j and s_j of every interior row
+  T *cp, *sp;  // n values each (split_scratch): c'_j and s_j of every interior row
   // Per block b (right-hand side r at b * nrhs + r):
   std::vector<T> own_sub, own_diag, own_rhs;  // interface row l_b after its own block
   std::vector<T> take_diag, take_sup;  // what block b takes from row l_(b-1): sum g s_j, and g at its end
@@ -83,8 +83,8 @@ struct partition_split {
         cut(c),
         blocks(c.count),
         nrhs(q.nrhs),
-        cp(new T[static_cast<std::size_t>(q.lay.n)]),
-        sp(new T[static_cast<std::size_t>(q.lay.n)]),
+        cp(split_scratch<T>(2 * static_cast<std::size_t>(q.lay.n))),
+        sp(cp + q.lay.n),
         own_sub(static_cast<std::size_t>(c.count)),
         own_diag(own_sub.size()),
         own_rhs(static_cast<std::size_t>(c.count * q.nrhs)),
@@ -102,44 +102,56 @@ struct partition_split {
     return cut.first(b) + cut.size(b) - (b + 1 < blocks ? 2 : 1);
   }
 
-  void reduce(std::int64_t k, int b) {
-    std::int64_t const n = p.lay.n, f = cut.first(b), e = interior_end(b), rs = p.rhs_stride;
-    T* const dp = dprev.data() + b * nrhs;
-    compensated_sum<T>* const acc = take_rhs.data() + b * nrhs;
-    std::fill(dp, dp + nrhs, T(0));
-    std::fill(acc, acc + nrhs, compensated_sum<T>{});
-    compensated_sum<T> diag;
+  void reduce(std::int64_t k, int b) { nrhs == 1 ? reduce_rows<true>(k, b) : reduce_rows<false>(k, b); }
+
+  // Single: one right-hand side, its running values in locals.
+  template <bool Single>
+  void reduce_rows(std::int64_t k, int b) {
+    std::int64_t const n = p.lay.n, f = cut.first(b), m = interior_end(b) - f + 1;
+    std::int64_t const s = p.lay.element_stride, rs = p.rhs_stride, o = at(f, k);
+    T const *const a = p.a + o, *const diag = p.b + o, *const c = p.c + o, *const d = p.d + o;
+    T* const x = p.x + o;
+    T* const cpb = cp + f;
+    T* const spb = sp + f;
+    std::int64_t const nr = Single ? 1 : nrhs;
+    T dp_one = 0;
+    compensated_sum<T> acc_one;
+    T* const dp = Single ? &dp_one : dprev.data() + b * nrhs;
+    compensated_sum<T>* const acc = Single ? &acc_one : take_rhs.data() + b * nrhs;
+    std::fill(dp, dp + nr, T(0));
+    std::fill(acc, acc + nr, compensated_sum<T>{});
+    compensated_sum<T> take;
     T cprev = 0, sprev = 0, g = b > 0 ? p.c[at(f - 1, k)] : T(0);
     bad[b] = -1;
-    for (std::int64_t j = f; j <= e; ++j) {
-      std::int64_t const o = at(j, k);
-      T const aj = j > f ? p.a[o] : T(0);
-      T const piv = p.b[o] - aj * cprev;
+    for (std::int64_t j = 0; j < m; ++j) {
+      T const aj = j > 0 ? a[j * s] : T(0);
+      T const piv = diag[j * s] - aj * cprev;
       if (!ref::usable_pivot(piv)) {
-        bad[b] = j;
+        bad[b] = f + j;
         return;
       }
-      T const sj = j > f ? -aj * sprev / piv : b > 0 ? p.a[o] / piv : T(0);
-      for (std::int64_t r = 0; r < nrhs; ++r) {
-        T const dj = (p.d[o + r * rs] - aj * dp[r]) / piv;
-        p.x[o + r * rs] = dp[r] = dj;
+      T const inv = T(1) / piv;
+      T const sj = j > 0 ? -aj * sprev * inv : b > 0 ? a[0] * inv : T(0);
+      for (std::int64_t r = 0; r < nr; ++r) {
+        T const dj = (d[j * s + r * rs] - aj * dp[r]) * inv;
+        x[j * s + r * rs] = dp[r] = dj;
         acc[r].add(g * dj);
       }
-      diag.add(g * sj);
-      sp[j] = sprev = sj;
-      if (j + 1 < n) {  // c of the system's last row is not read
-        cp[j] = cprev = p.c[o] / piv;
-        g = -g * cprev;
-      }
+      take.add(g * sj);
+      spb[j] = sprev = sj;
+      // c of the system's last row is not read; its c' is 0 for finish.
+      cpb[j] = cprev = f + j + 1 < n ? c[j * s] * inv : T(0);
+      g = -g * cprev;
     }
-    take_diag[b] = diag.value();
+    take_diag[b] = take.value();
     take_sup[b] = b + 1 < blocks ? g : T(0);
+    if (Single) take_rhs[b] = acc_one;
     if (b + 1 < blocks) {
-      std::int64_t const o = at(e + 1, k);
-      T const al = p.a[o];
+      std::int64_t const l = m * s;  // the interface row, after the interior
+      T const al = a[l];
       own_sub[b] = -al * sprev;
-      own_diag[b] = p.b[o] - al * cprev;
-      for (std::int64_t r = 0; r < nrhs; ++r) own_rhs[b * nrhs + r] = p.d[o + r * rs] - al * dp[r];
+      own_diag[b] = diag[l] - al * cprev;
+      for (std::int64_t r = 0; r < nr; ++r) own_rhs[b * nrhs + r] = d[l + r * rs] - al * dp[r];
     }
   }
 
@@ -169,13 +181,16 @@ struct partition_split {
   }
 
   void finish(std::int64_t k, int b) {
-    std::int64_t const n = p.lay.n, f = cut.first(b), e = interior_end(b), rs = p.rhs_stride;
+    std::int64_t const f = cut.first(b), m = interior_end(b) - f + 1;
+    std::int64_t const s = p.lay.element_stride, rs = p.rhs_stride;
+    T* const x = p.x + at(f, k);
+    T const *const cpb = cp + f, *const spb = sp + f;
     for (std::int64_t r = 0; r < nrhs; ++r) {
       T const xl = b > 0 ? p.x[at(f - 1, k) + r * rs] : T(0);
-      T xn = b + 1 < blocks ? p.x[at(e + 1, k) + r * rs] : T(0);
-      for (std::int64_t j = e; j >= f; --j) {
-        T& xj = p.x[at(j, k) + r * rs];
-        xj = xj - (j + 1 < n ? cp[j] * xn : T(0)) - sp[j] * xl;
+      T xn = b + 1 < blocks ? x[m * s + r * rs] : T(0);
+      for (std::int64_t j = m - 1; j >= 0; --j) {
+        T& xj = x[j * s + r * rs];
+        xj = xj - cpb[j] * xn - spb[j] * xl;
         xn = xj;
       }
     }
@@ -186,9 +201,7 @@ struct partition_split {
 
 template <class T>
 void tridiag_partition_split(tridiag_problem<T> const& p, int threads) {
-  ref::bondeli_cut const cut(p.lay.n, threads);
-  partition_split<T> method(p, cut);
-  run_split(p, cut, method);
+  run_split<partition_split>(p, threads);
 }
 
 template void tridiag_partition_split<float>(tridiag_problem<float> const&, int);

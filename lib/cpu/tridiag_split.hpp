@@ -16,8 +16,10 @@
 // count, and each phase's arithmetic only on its block, so the result is
 // bitwise the same from run to run for a given thread count (not across
 // thread counts).
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 
 #include <recur/reference/tridiag_bondeli.hpp>
 #include "../tridiag_backends.hpp"
@@ -25,9 +27,10 @@
 
 namespace recur::detail {
 
-// The shortest system split over threads. Below it a system is solved by one
-// thread: the split's two parallel regions and its reduced system cost more
-// than they save (bench/tridiag_split_threads, doc/tridiag.md).
+// The shortest system split over threads: from here the split's fixed costs
+// (two parallel regions, the reduced system) are a few percent of a
+// one-thread solve on idle cores (bench_tridiag_cpu; doc/tridiag.md, "One
+// system on many CPU threads", says why not lower).
 inline constexpr std::int64_t tridiag_split_min_n = std::int64_t{1} << 15;
 
 // The threads one system of this batch is split over, or 0 when systems go
@@ -38,6 +41,23 @@ inline int tridiag_split_threads(layout const& lay, int threads) {
   return t >= 2 && lay.count < t && lay.n >= tridiag_split_min_n ? t : 0;
 }
 
+// The split methods' scratch (2 n values): a buffer of the calling thread,
+// kept for its next split solve and grown when too small. Faulting in fresh
+// pages on every solve costs about as much as the solve's own memory
+// traffic (bench_tridiag_cpu).
+template <class T>
+T* split_scratch(std::size_t count) {
+  thread_local std::unique_ptr<T[]> buffer;
+  thread_local std::size_t size = 0;
+  if (size < count) {
+    buffer.reset();
+    size = 0;
+    buffer.reset(new T[count]);
+    size = count;
+  }
+  return buffer.get();
+}
+
 // Bondeli's algorithm and the partition method, every system of p split
 // over `threads` (>= 2) threads.
 template <class T>
@@ -45,11 +65,14 @@ void tridiag_bondeli_split(tridiag_problem<T> const& p, int threads);
 template <class T>
 void tridiag_partition_split(tridiag_problem<T> const& p, int threads);
 
-// The three phases over every system of p, one system after another. Each
+// The three phases of MethodT<T> (constructed from p and the cut) over every
+// system of p, one system after another, one block per thread. Each
 // parallel region has its own work only: allocation (which may throw)
 // happens in the method's constructor and in join, outside them.
-template <class T, class MethodT>
-void run_split(tridiag_problem<T> const& p, reference::detail::bondeli_cut const& cut, MethodT& method) {
+template <template <class> class MethodT, class T>
+void run_split(tridiag_problem<T> const& p, int threads) {
+  reference::detail::bondeli_cut const cut(p.lay.n, threads);
+  MethodT<T> method(p, cut);
   int const blocks = static_cast<int>(cut.count);
   layout const& lay = p.lay;
   for (std::int64_t k = 0; k < lay.count; ++k) {
