@@ -38,7 +38,7 @@ constexpr tridiag_algorithm all_algorithms[] = {
     tridiag_algorithm::automatic,  tridiag_algorithm::thomas,    tridiag_algorithm::cr,
     tridiag_algorithm::pcr,        tridiag_algorithm::rd,        tridiag_algorithm::cr_pcr,
     tridiag_algorithm::cr_rd,      tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme,
-    tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_split,
+    tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_split,  tridiag_algorithm::bondeli,
 };
 
 bool is_algorithm(tridiag_algorithm a) {
@@ -208,7 +208,7 @@ void solve_batched(host const& ex, std::type_identity_t<T> const* a, std::type_i
       for (std::int64_t k = 0; k < lay.count; ++k) opt.info[k] = 0;
     return;
   }
-  p.algorithm = detail::tridiag_cpu_resolve(s.lay, sizeof(T), opt.algorithm);
+  p.algorithm = detail::tridiag_cpu_resolve(s.lay, sizeof(T), opt.algorithm, ex.threads);
   detail::tridiag_cpu(p, ex.threads);
 }
 
@@ -257,6 +257,8 @@ char const* to_string(tridiag_algorithm a) noexcept {
       return "thomas_pcr";
     case tridiag_algorithm::cr_split:
       return "cr_split";
+    case tridiag_algorithm::bondeli:
+      return "bondeli";
   }
   return "unknown";
 }
@@ -285,7 +287,7 @@ tridiag_algorithm resolve_tridiag_algorithm(host const& ex, layout const& lay, t
   detail::check_threads(resolve_fn, ex);
   detail::check_layout(resolve_fn, lay, sizeof(T));
   check_algorithm(resolve_fn, requested);
-  return detail::tridiag_cpu_resolve(lay, sizeof(T), requested);
+  return detail::tridiag_cpu_resolve(lay, sizeof(T), requested, ex.threads);
 }
 
 template <real_value T>

@@ -42,11 +42,13 @@ struct tridiag_problem {
   tridiag_algorithm algorithm = tridiag_algorithm::thomas;
 };
 
-// CPU backend (lib/cpu/tridiag_cpu.cpp): systems spread over threads.
+// CPU backend (lib/cpu/tridiag_cpu.cpp): systems spread over threads, or
+// one long system split over them (lib/cpu/tridiag_split.hpp). threads:
+// recur::host's (0: OpenMP's maximum).
 template <class T>
 void tridiag_cpu(tridiag_problem<T> const& p, int threads);
-tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t value_bytes,
-                                      tridiag_algorithm requested);
+tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested,
+                                      int threads);
 
 // CUDA backend (lib/cuda/tridiag_*.cu, or a not_compiled stub when CUDA is
 // off). workspace: device memory of tridiag_cuda_workspace bytes (aligned to

@@ -656,6 +656,45 @@ BOOST_AUTO_TEST_CASE(breakdown_and_nonfinite_rhs) {
       r.err);
 }
 
+// RD refuses long diagonally dominant systems by its own accuracy check,
+// and the message says so (not "a zero pivot"); Thomas's breakdown names
+// the pivot.
+BOOST_AUTO_TEST_CASE(rd_breakdown_names_its_cause) {
+  systems<double> const p({3, 64}, 1, seed_for(806));
+  p.save_all("rd");
+  for (char const* alg : {"rd", "cr_rd"}) {
+    auto const r = run(std::string("tridiag --algorithm ") + alg + " " + p.files("rd") + " -o xrd.npy");
+    BOOST_TEST(r.status == 3, alg << ": " << r.err);
+    BOOST_TEST(r.err.find("recursive doubling is unstable for this system") != std::string::npos, r.err);
+    BOOST_TEST(r.err.find("zero or non-finite pivot") == std::string::npos, r.err);
+  }
+  systems<double> q({2, 20}, 1, seed_for(807));
+  q.d[0] = 0;
+  q.save_all("th");
+  auto const r = run("tridiag --algorithm thomas " + q.files("th") + " -o xth.npy");
+  BOOST_TEST(r.status == 3, r.err);
+  BOOST_TEST(r.err.find("(info 1: a zero or non-finite pivot)") != std::string::npos, r.err);
+}
+
+// Bondeli's algorithm: the CPU solves with it (to rounding Thomas's
+// solution); the GPU refuses it for now, naming --algorithm, writing nothing.
+BOOST_AUTO_TEST_CASE(bondeli) {
+  systems<double> const p({5, 300}, 2, seed_for(808));
+  p.save_all("bo");
+  auto const r = run("tridiag --algorithm bondeli " + p.files("bo") + " -o xbo.npy");
+  if (on_gpu()) {
+    BOOST_TEST(r.status == 1, r.err);
+    BOOST_TEST(
+        r.err.find("recur tridiag: --algorithm: algorithm bondeli is not implemented on the GPU yet") !=
+            std::string::npos,
+        r.err);
+    BOOST_TEST(!fs::exists("xbo.npy"));
+    return;
+  }
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  expect_solution(load<double>("xbo.npy", p.rhs_shape), p.solve(-1, false), false, "bondeli");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---------------------------------------------------- errors and help --

@@ -1,6 +1,6 @@
 // reference::thomas, cyclic_reduction, parallel_cyclic_reduction,
-// recursive_doubling, the hybrids cr_pcr and cr_rd, thomas_pcr and pscheme against
-// LAPACK's ?gtsv and the residual.
+// recursive_doubling, the hybrids cr_pcr and cr_rd, thomas_pcr, pscheme and
+// bondeli against LAPACK's ?gtsv and the residual.
 //
 // Tolerances (eps = machine epsilon of T, ||.|| the infinity norm):
 // - relative residual ||A x - d|| / (||A|| ||x||) <= C n eps, C = 4;
@@ -24,6 +24,7 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/error.hpp>
 #include <recur/reference/tridiag.hpp>
+#include <recur/reference/tridiag_bondeli.hpp>
 
 #include "common/cases.hpp"
 #include "common/random.hpp"
@@ -37,8 +38,8 @@ using recur::layout;
 
 namespace {
 
-enum class algorithm { thomas, cr, pcr, rd, cr_pcr, cr_rd, pscheme, thomas_pcr };
-constexpr int algorithm_count = 8;
+enum class algorithm { thomas, cr, pcr, rd, cr_pcr, cr_rd, pscheme, thomas_pcr, bondeli };
+constexpr int algorithm_count = 9;
 char const* name(algorithm alg) {
   switch (alg) {
     case algorithm::thomas:
@@ -57,12 +58,14 @@ char const* name(algorithm alg) {
       return "pscheme";
     case algorithm::thomas_pcr:
       return "thomas_pcr";
+    case algorithm::bondeli:
+      return "bondeli";
   }
   return "?";
 }
-constexpr algorithm all_algorithms[] = {algorithm::thomas,  algorithm::cr,        algorithm::pcr,
-                                        algorithm::rd,      algorithm::cr_pcr,    algorithm::cr_rd,
-                                        algorithm::pscheme, algorithm::thomas_pcr};
+constexpr algorithm all_algorithms[] = {algorithm::thomas,  algorithm::cr,         algorithm::pcr,
+                                        algorithm::rd,      algorithm::cr_pcr,     algorithm::cr_rd,
+                                        algorithm::pscheme, algorithm::thomas_pcr, algorithm::bondeli};
 // RD and CR+RD accept their result only up to RD's backward error, and break
 // down on long dominant systems.
 bool rd_like(algorithm alg) { return alg == algorithm::rd || alg == algorithm::cr_rd; }
@@ -87,6 +90,8 @@ void solve(algorithm alg, T const* a, T const* b, T const* c, T const* d, T* x, 
       return ref::pscheme(a, b, c, d, x, lay, nrhs, rhs_stride, info);
     case algorithm::thomas_pcr:
       return ref::thomas_pcr(a, b, c, d, x, lay, nrhs, rhs_stride, info);
+    case algorithm::bondeli:
+      return ref::bondeli(a, b, c, d, x, lay, nrhs, rhs_stride, info);
   }
 }
 
@@ -485,6 +490,11 @@ BOOST_AUTO_TEST_CASE(breakdown_rows_of_a_zero_row) {
     ref::thomas_pcr(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i);
   });
   BOOST_TEST((tp >= 1 && tp <= 4), "thomas_pcr info " << tp);
+  // Bondeli, four blocks of two rows: block 1 is rows {2, 3}, whose second
+  // pivot is b_3 - a_3 c'_2 = 0.
+  BOOST_TEST(info_of([&](double* x, std::int32_t* i) {
+               ref::bondeli(a.data(), b.data(), c.data(), d.data(), x, lay, 1, 0, i);
+             }) == 4);
 }
 
 // A zero Thomas pivot with a non-zero diagonal: a_2 = 0 makes p_2 = b_2 = 2,
@@ -593,6 +603,8 @@ BOOST_AUTO_TEST_CASE(bad_intermediate_size_or_chunks) {
   BOOST_CHECK_THROW(ref::cr_rd(a.data(), b.data(), c.data(), d.data(), x.data(), lay, 1, 0, nullptr, -3),
                     recur::invalid_argument);
   BOOST_CHECK_THROW(ref::thomas_pcr(a.data(), b.data(), c.data(), d.data(), x.data(), lay, 1, 0, nullptr, 0),
+                    recur::invalid_argument);
+  BOOST_CHECK_THROW(ref::bondeli(a.data(), b.data(), c.data(), d.data(), x.data(), lay, 1, 0, nullptr, 0),
                     recur::invalid_argument);
   for (double v : x) BOOST_TEST(v == 0);
 }

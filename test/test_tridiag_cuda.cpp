@@ -67,7 +67,8 @@ std::size_t system_bytes(std::int64_t n) {
 // - cr, cr_pcr, cr_rd, pscheme: one system in shared memory;
 // - pcr, rd, cr_packed: that, and n <= 4096;
 // - cr_split: two copies of the system (the split levels' storage) in
-//   shared memory: f64 up to n ~ 3200 on an H100.
+//   shared memory: f64 up to n ~ 3200 on an H100;
+// - bondeli: nothing (it has no GPU form yet).
 template <class T>
 bool must_run_on_gpu(tridiag_algorithm alg, layout const& lay) {
   std::int64_t const n = lay.n;
@@ -88,13 +89,16 @@ bool must_run_on_gpu(tridiag_algorithm alg, layout const& lay) {
       return system_bytes<T>(n) <= room && n <= 4096;
     case tridiag_algorithm::cr_split:
       return 2 * system_bytes<T>(n) <= room;
+    case tridiag_algorithm::bondeli:
+      return false;
   }
   return false;
 }
 
 // Where an algorithm must refuse: one system's columns alone exceed the
 // block's shared memory, n > 4096 for pcr, rd and cr_packed, n >= 2^30 for
-// thomas_pcr. Thomas (global memory) and automatic never refuse.
+// thomas_pcr, any shape for bondeli (no GPU form yet). Thomas (global
+// memory) and automatic never refuse.
 template <class T>
 bool must_refuse_on_gpu(tridiag_algorithm alg, layout const& lay) {
   std::int64_t const n = lay.n;
@@ -105,6 +109,8 @@ bool must_refuse_on_gpu(tridiag_algorithm alg, layout const& lay) {
       return false;
     case tridiag_algorithm::thomas_pcr:
       return n >= (std::int64_t{1} << 30);
+    case tridiag_algorithm::bondeli:
+      return true;
     case tridiag_algorithm::pcr:
     case tridiag_algorithm::rd:
     case tridiag_algorithm::cr_packed:
@@ -120,6 +126,8 @@ std::string refusal(tridiag_algorithm alg, std::int64_t n) {
   switch (alg) {
     case tridiag_algorithm::thomas_pcr:
       return head + " needs 4 <= n < 2^30 (n = " + std::to_string(n) + ")";
+    case tridiag_algorithm::bondeli:
+      return head + " is not implemented on the GPU yet";
     case tridiag_algorithm::pcr:
     case tridiag_algorithm::rd:
     case tridiag_algorithm::cr_packed:
@@ -211,23 +219,29 @@ void algorithm_support_of() {
   } catch (recur::invalid_argument const& e) {
     BOOST_TEST(std::string(e.what()) == refusal(tridiag_algorithm::thomas_pcr, huge), e.what());
   }
-  // A refused solve: the same message, nothing written.
+  // A refused solve: the same message, nothing written (pcr: a system too
+  // large; bondeli: no GPU form yet).
   std::int64_t const n = 5000;
   auto const coefficients = recur_test::upload(std::vector<T>(4 * n, T(1)));
   auto const x = recur_test::poisoned<T>(n);
+  auto const info = recur_test::poisoned<std::int32_t>(1);
   recur_test::settle();
-  recur::tridiag_options opt;
-  opt.algorithm = tridiag_algorithm::pcr;
-  std::string what;
-  try {
-    recur::solve_batched(recur::cuda{test_stream()}, coefficients.p, coefficients.p + n,
-                         coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(n), opt);
-  } catch (recur::invalid_argument const& e) {
-    what = e.what();
+  for (tridiag_algorithm const alg : {tridiag_algorithm::pcr, tridiag_algorithm::bondeli}) {
+    recur::tridiag_options opt;
+    opt.algorithm = alg;
+    opt.info = info.p;
+    std::string what;
+    try {
+      recur::solve_batched(recur::cuda{test_stream()}, coefficients.p, coefficients.p + n,
+                           coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(n), opt);
+    } catch (recur::invalid_argument const& e) {
+      what = e.what();
+    }
+    recur_test::finish();
+    BOOST_TEST(what == refusal(alg, n), "solve_batched says \"" << what << "\"");
+    BOOST_TEST(recur_test::all_poison(x.read()), "a refused solve wrote x");
+    BOOST_TEST(recur_test::all_poison(info.read()), "a refused solve wrote info");
   }
-  recur_test::finish();
-  BOOST_TEST(what == refusal(tridiag_algorithm::pcr, n), "solve_batched says \"" << what << "\"");
-  BOOST_TEST(recur_test::all_poison(x.read()), "a refused solve wrote x");
   // Every algorithm runs on most of these shapes; each refuses some.
   ran.require(300);
   BOOST_TEST(refused.skips() >= 60, "only " << refused.skips() << " refusals");
@@ -255,6 +269,25 @@ BOOST_AUTO_TEST_CASE(algorithm_support) {
   BOOST_TEST((pick(48, sizeof(float), true) == tridiag_algorithm::thomas_pcr));
   BOOST_TEST((pick(16, sizeof(double), true) == tridiag_algorithm::thomas_pcr));
   BOOST_TEST((pick(63, sizeof(double), true) == tridiag_algorithm::thomas));
+}
+
+// Bondeli's algorithm runs on the CPU only so far: algorithm_support checks
+// that resolving and solving refuse it in the documented words on every
+// shape, writing nothing; a plan refuses it too. (The harness's sweep,
+// breakdown and reproducibility cases of bondeli run in the host suite
+// only.)
+BOOST_AUTO_TEST_CASE(bondeli_plan_refused) {
+  recur::tridiag_options opt;
+  opt.algorithm = tridiag_algorithm::bondeli;
+  for (layout const& lay : {layout::contiguous(1000, 1), layout::interleaved(1000, 64)}) {
+    std::string what;
+    try {
+      recur::tridiag_plan<float> const plan(lay, opt);
+    } catch (recur::invalid_argument const& e) {
+      what = e.what();
+    }
+    BOOST_TEST(what == refusal(tridiag_algorithm::bondeli, lay.n), "tridiag_plan: \"" << what << "\"");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<cuda_backend, float>(); }
@@ -374,6 +407,7 @@ void plan_matches_solve(tridiag_algorithm alg) {
 
 BOOST_AUTO_TEST_CASE(plan_runs) {
   for (tridiag_algorithm const alg : all_algorithms) {
+    if (alg == tridiag_algorithm::bondeli) continue;  // refused on the GPU for now: bondeli_refused
     BOOST_TEST_CONTEXT(recur::to_string(alg)) {
       plan_matches_solve<float>(alg);
       plan_matches_solve<double>(alg);

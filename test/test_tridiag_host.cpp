@@ -17,59 +17,17 @@
 #include <recur/tridiag.hpp>
 
 #include "common/tridiag_harness.hpp"
-
-extern "C" void sgtsv_(int* n, int* nrhs, float* dl, float* d, float* du, float* b, int* ldb, int* info);
-extern "C" void dgtsv_(int* n, int* nrhs, double* dl, double* d, double* du, double* b, int* ldb, int* info);
+#include "common/tridiag_host_backend.hpp"
 
 using recur::layout;
 using recur::tridiag_algorithm;
 using namespace tridiag_test;
 
-namespace {
-
-struct host_backend {
-  using executor_type = recur::host;
-  static executor_type executor() { return recur::host{}; }
-  static char const* name() { return "host"; }
-  template <class T>
-  struct array {
-    mutable std::vector<T> v;
-    explicit array(std::vector<T> const& contents) : v(contents) {}
-    T* data() const { return v.data(); }
-    std::vector<T> read() const { return v; }
-  };
-  static void finish() {}
-  // LAPACK's ?gtsv (partial pivoting) on system k, right-hand side r.
-  template <class T>
-  static std::vector<long double> oracle(problem<T> const& p, std::int64_t k, std::int64_t r) {
-    int n = static_cast<int>(p.lay.n), one = 1, ldb = n, info = 0;
-    std::vector<T> dl(n > 1 ? n - 1 : 1), dg(n), du(n > 1 ? n - 1 : 1), x(n);
-    for (int i = 0; i < n; ++i) {
-      dg[i] = p.b[p.mi(i, k)];
-      x[i] = p.d[p.vi(i, k, r)];
-      if (i > 0) dl[i - 1] = p.a[p.mi(i, k)];
-      if (i + 1 < n) du[i] = p.c[p.mi(i, k)];
-    }
-    if constexpr (std::is_same_v<T, float>)
-      sgtsv_(&n, &one, dl.data(), dg.data(), du.data(), x.data(), &ldb, &info);
-    else
-      dgtsv_(&n, &one, dl.data(), dg.data(), du.data(), x.data(), &ldb, &info);
-    BOOST_REQUIRE_EQUAL(info, 0);
-    return std::vector<long double>(x.begin(), x.end());
-  }
-  // Every algorithm runs every shape on the CPU.
-  template <class T>
-  static bool must_run(tridiag_algorithm, layout const&) {
-    return true;
-  }
-};
-
-}  // namespace
-
 BOOST_AUTO_TEST_SUITE(tridiag_host)
 
 // Every algorithm: sweep_<alg>, breakdown_<alg>, deterministic_<alg> (tridiag_harness.hpp).
 RECUR_TRIDIAG_ALL_CASES(host_backend)
+RECUR_TRIDIAG_CASES(host_backend, bondeli)
 
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<host_backend, float>(); }
 BOOST_AUTO_TEST_CASE(bad_arguments_f64) { bad_arguments<host_backend, double>(); }

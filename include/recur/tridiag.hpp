@@ -21,15 +21,35 @@
 //   device memory with recur::cuda): 0 when system k was solved, j > 0 when
 //   it broke down at row j (1-based, LAPACK style): a zero or non-finite
 //   pivot (divisor); in float also one outside 2^-126 <= |p| < 2^126 (a
-//   subnormal pivot, or one whose reciprocal is subnormal). Breakdown is not an exception; x of a broken-down
-//   system (all its right-hand sides) is NaN.
-// - No pivoting: every algorithm is stable for diagonally dominant and
-//   symmetric positive definite matrices. RD is not stable in general; it
-//   checks its own result and reports breakdown instead of a wrong answer.
+//   subnormal pivot, or one whose reciprocal is subnormal). For rd and
+//   cr_rd, j > 0 also means that recursive doubling is unstable for this
+//   system: its own accuracy check failed at row j (below). Breakdown is not
+//   an exception; x of a broken-down system (all its right-hand sides) is
+//   NaN.
+// - No pivoting (except inside bondeli's reduced system): every algorithm
+//   but RD is stable for diagonally dominant and symmetric positive definite
+//   matrices.
+// - RD's domain (rd, and cr_rd, which runs RD on CR's reduced system): RD
+//   is a shooting method whose rounding errors grow with the recurrence's
+//   growing solutions, so it accepts a result only where every row's
+//   residual is within 2^6 eps (f32) or 2^13 eps (f64) of the row's terms,
+//   and reports breakdown otherwise. It solves Zhang et al.'s systems with
+//   close values in each row (a, b and c within 10% of one value in [1, 2])
+//   with n <= 128 (f32) or n <= 512 (f64), d = A x with every |x_i| in
+//   [1/2, 1], and kappa_inf(A) <= 2^17 (f32) or 2^39 (f64); outside that
+//   domain it may refuse, and it refuses diagonally dominant systems beyond
+//   a handful of rows (doc/tridiag.md).
+// - bondeli runs on the CPU only so far; recur::cuda refuses it.
+// - recur::host gives each thread whole systems, except for batches of
+//   fewer systems than threads with n >= 2^15: each system is then split
+//   over the threads (automatic: the partition method, reported as
+//   thomas_pcr; bondeli: one block per thread), and the result depends on
+//   the thread count. The split keeps its scratch (2 n values) per calling
+//   thread for the next split solve.
 // - Bad arguments throw recur::invalid_argument naming the argument, before
 //   anything is written.
 // - Results are bitwise identical from run to run for the same input,
-//   device, build and algorithm.
+//   device, build and algorithm (and, with recur::host, thread count).
 //
 // With recur::cuda the pointers are device pointers, the work is enqueued on
 // the executor's stream and the call returns without synchronising.

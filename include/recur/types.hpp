@@ -129,13 +129,14 @@ enum class tridiag_algorithm {
   thomas,      // Gaussian elimination without pivoting, one thread per system
   cr,          // cyclic reduction (Hockney; Zhang et al. 2010 sec. 2.1)
   pcr,         // parallel cyclic reduction (sec. 2.2)
-  rd,          // recursive doubling: a scan over 3x3 matrices (sec. 2.3)
+  rd,          // recursive doubling: a scan over 3x3 matrices (sec. 2.3); its domain: tridiag.hpp
   cr_pcr,      // CR down to a small system, PCR on it, CR back substitution
   cr_rd,       // CR down to a small system, RD on it
   cr_packed,   // register-packed CR (Davidson and Owens 2011)
   pscheme,     // forward elimination as Moebius and affine recurrences (Wakatani 2012)
   thomas_pcr,  // chunks of rows by Thomas, their boundary rows by PCR (Laszlo et al. 2016)
   cr_split,    // cyclic reduction with Goeddeke and Strzodka's split storage (conflict-free levels)
+  bondeli,  // Bondeli's divide and conquer: blocks solved apart, joined by a system of their ends (CPU only)
 };
 
 // "auto", "thomas", "cr", ... as accepted by parse_tridiag_algorithm.

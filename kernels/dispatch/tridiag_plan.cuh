@@ -572,6 +572,8 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     case tridiag_algorithm::pscheme:
       return group(tile_solver::pscheme,
                    std::min<int>(1024, round32((n + P::pscheme_rows - 1) / P::pscheme_rows)), 0);
+    case tridiag_algorithm::bondeli:  // no GPU form yet (lib/cuda/tridiag_cuda.cuh refuses it)
+      return {};
   }
   return {};
 }

@@ -11,8 +11,12 @@
 //   is read along memory. The arithmetic, breakdown rows and NaN fill are
 //   those of reference::detail::thomas_one.
 // - cr, cr_packed (the same arithmetic on the CPU), pcr, rd, cr_pcr, cr_rd,
-//   thomas_pcr, pscheme: the sequential references' per-system solvers
-//   (include/recur/reference/tridiag.hpp), one system per task.
+//   thomas_pcr, pscheme, bondeli: the sequential references' per-system
+//   solvers (include/recur/reference/tridiag.hpp, tridiag_bondeli.hpp), one
+//   system per task.
+// - Fewer systems than threads, and long ones (tridiag_split.hpp): bondeli
+//   and thomas_pcr (what automatic runs there) split each system over the
+//   threads, so the result depends on the thread count.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -24,7 +28,9 @@
 #include <omp.h>
 
 #include <recur/reference/tridiag.hpp>
+#include <recur/reference/tridiag_bondeli.hpp>
 #include "../tridiag_backends.hpp"
+#include "tridiag_split.hpp"
 
 namespace recur::detail {
 namespace {
@@ -216,8 +222,13 @@ void tridiag_cpu(tridiag_problem<T> const& p, int threads) {
       return per_system(p, threads,
                         [](auto const& e, auto rhs, auto& x) { return rd::pscheme_one(e, rhs, x); });
     case tridiag_algorithm::thomas_pcr:
+      if (int const split = tridiag_split_threads(p.lay, threads)) return tridiag_partition_split(p, split);
       return per_system(p, threads,
                         [](auto const& e, auto rhs, auto& x) { return rd::thomas_pcr_one(e, rhs, x); });
+    case tridiag_algorithm::bondeli:
+      if (int const split = tridiag_split_threads(p.lay, threads)) return tridiag_bondeli_split(p, split);
+      return per_system(p, threads,
+                        [](auto const& e, auto rhs, auto& x) { return rd::bondeli_one(e, rhs, x); });
   }
   throw invalid_argument(
       "recur::solve_batched: internal error: unknown tridiag_algorithm in the CPU backend");
@@ -226,10 +237,14 @@ void tridiag_cpu(tridiag_problem<T> const& p, int threads) {
 template void tridiag_cpu<float>(tridiag_problem<float> const&, int);
 template void tridiag_cpu<double>(tridiag_problem<double> const&, int);
 
-// Every algorithm runs on the CPU; automatic is the batched Thomas, the least
-// work and the best memory access for any batch on a CPU.
-tridiag_algorithm tridiag_cpu_resolve(layout const&, std::size_t, tridiag_algorithm requested) {
-  return requested == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : requested;
+// Every algorithm runs on the CPU. automatic is the batched Thomas, the
+// least work and the best memory access wherever every thread gets whole
+// systems; where systems are split over the threads, thomas_pcr (the
+// partition method: the fastest split, doc/tridiag.md).
+tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t, tridiag_algorithm requested,
+                                      int threads) {
+  if (requested != tridiag_algorithm::automatic) return requested;
+  return tridiag_split_threads(lay, threads) ? tridiag_algorithm::thomas_pcr : tridiag_algorithm::thomas;
 }
 
 }  // namespace recur::detail

@@ -104,7 +104,7 @@ inline constexpr tridiag_algorithm all_algorithms[] = {
     tridiag_algorithm::automatic,  tridiag_algorithm::thomas,    tridiag_algorithm::cr,
     tridiag_algorithm::pcr,        tridiag_algorithm::rd,        tridiag_algorithm::cr_pcr,
     tridiag_algorithm::cr_rd,      tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme,
-    tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_split,
+    tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_split,  tridiag_algorithm::bondeli,
 };
 
 // RD and CR+RD: a looser tolerance, close-values matrices, breakdown allowed.
@@ -789,7 +789,8 @@ void empty_problems() {
     tridiag_test::deterministic<Backend, double>(recur::tridiag_algorithm::alg); \
   }
 
-// Those cases for every tridiag_algorithm (all_algorithms).
+// Those cases for every tridiag_algorithm (all_algorithms) both backends
+// run: bondeli, so far CPU only, is added by the host suite.
 #define RECUR_TRIDIAG_ALL_CASES(Backend)   \
   RECUR_TRIDIAG_CASES(Backend, automatic)  \
   RECUR_TRIDIAG_CASES(Backend, thomas)     \

@@ -1,7 +1,8 @@
 // recur tridiag: batched tridiagonal systems stored in .npy arrays, solved on
-// the CPU or the GPU. Breakdown (a zero or non-finite pivot) and right-hand
-// sides holding NaN or Inf are reported per system, with their own exit
-// statuses; x is written either way, NaN for those systems.
+// the CPU or the GPU. Breakdown (a zero or non-finite pivot; with rd and
+// cr_rd also recursive doubling's own accuracy check) and right-hand sides
+// holding NaN or Inf are reported per system, with their own exit statuses;
+// x is written either way, NaN for those systems.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -139,6 +140,16 @@ std::string system_name(axis_view const& v, std::int64_t k) {
   return v.lane_shape().empty() ? "the system" : "system " + v.lane_index(k);
 }
 
+// What info > 0 means for the algorithm that ran: RD (rd, and cr_rd on its
+// reduced system) refuses a result that fails its accuracy check, with the
+// row that failed, far more often than it meets an unusable divisor
+// (include/recur/tridiag.hpp); the others name an unusable pivot.
+char const* breakdown_cause(std::string_view algorithm) {
+  return algorithm == "rd" || algorithm == "cr_rd"
+             ? "recursive doubling is unstable for this system (or a divisor is zero or not finite)"
+             : "a zero or non-finite pivot";
+}
+
 // Prints the breakdowns and bad right-hand sides (20 of each at most) and
 // returns the exit status.
 int report(problem const& p, solution const& s, std::string const& output, std::string_view algorithm,
@@ -149,9 +160,8 @@ int report(problem const& p, solution const& s, std::string const& output, std::
     std::int32_t const row = s.info[static_cast<std::size_t>(k)];
     if (row != 0 && ++broke <= shown)
       fmt::print(stderr,
-                 "recur tridiag: {}: broke down at index {} along axis {} (info {}: a zero or non-finite "
-                 "pivot); its x is NaN\n",
-                 system_name(p.v, k), row - 1, p.v.axis, row);
+                 "recur tridiag: {}: broke down at index {} along axis {} (info {}: {}); its x is NaN\n",
+                 system_name(p.v, k), row - 1, p.v.axis, row, breakdown_cause(algorithm));
   }
   if (broke > shown) fmt::print(stderr, "recur tridiag: ... and {} more systems broke down\n", broke - shown);
   for (std::size_t e = 0; e < s.bad.size() && e < shown; ++e) {
@@ -212,12 +222,13 @@ command const tridiag_command{
     "the systems: DL, D and DU of shape (..., n) hold prod(...) systems of n unknowns with the\n"
     "default N = -1; dl[0] and du[n-1] of each system are not read. RHS has their shape, or (k, ...)\n"
     "for k right-hand sides per system (N still counts D's axes). X is written with RHS's shape.\n"
-    "No pivoting is done: a system with a zero or non-finite pivot breaks down, and a right-hand\n"
-    "side holding NaN or Inf has no solution; both are listed on stderr, their x is NaN, and the\n"
-    "exit status says so.",
+    "No pivoting is done: a system with a zero or non-finite pivot breaks down (rd and cr_rd also\n"
+    "refuse a system for which recursive doubling is unstable), and a right-hand side holding NaN\n"
+    "or Inf has no solution; both are listed on stderr, their x is NaN, and the exit status says so.",
     "  -o, --output X      where to write the solution (required)\n"
     "  --algorithm NAME    auto (default), thomas, cr, cr_split, pcr, rd, cr_pcr, cr_rd, cr_packed,\n"
-    "                      pscheme, thomas_pcr (the GPU runs some of them for some sizes only)\n"
+    "                      pscheme, thomas_pcr, bondeli (the GPU runs some of them for some sizes\n"
+    "                      only, bondeli not yet)\n"
     "  --axis N            the axis the systems lie along, negative counting from the end\n"
     "                      (default -1)\n",
     "recur tridiag --axis 0 dl.npy d.npy du.npy rhs.npy -o x.npy",

@@ -23,7 +23,9 @@
 //   any other overlap of x with a, b, c or d is an argument error.
 // - info (count int32 values, may be null): 0 when system k was solved,
 //   j > 0 when it broke down at row j (1-based, LAPACK style): a zero or
-//   non-finite pivot, as defined per algorithm below. Breakdown is not an
+//   non-finite pivot, as defined per algorithm below; for RD (and CR+RD)
+//   also the row where its accuracy check failed: recursive doubling is
+//   unstable for that system (recursive_doubling_one). Breakdown is not an
 //   exception; x of a broken-down system is filled with NaN (all its
 //   right-hand sides), so it cannot be mistaken for a solution.
 // - No pivoting anywhere: these are stable for diagonally dominant (and
