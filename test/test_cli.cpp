@@ -531,37 +531,10 @@ struct systems {
   std::string files(std::string const& tag) const {
     return "dl" + tag + ".npy d" + tag + ".npy du" + tag + ".npy b" + tag + ".npy";
   }
-  // x by reference::thomas (or cyclic_reduction), system by system, and info.
-  std::vector<T> solve(int axis, bool cr, std::vector<std::int32_t>* info = nullptr) const {
-    lanes const l(shape, axis);
-    std::vector<T> x(rhs.size());
-    std::size_t const size = dl.size();
-    if (info) info->assign(static_cast<std::size_t>(l.count()), 0);
-    for (std::int64_t k = 0; k < l.count(); ++k) {
-      std::size_t const n = static_cast<std::size_t>(l.n);
-      std::vector<T> a(n), b(n), c(n), r(n * nrhs), xs(r.size());
-      for (std::int64_t i = 0; i < l.n; ++i) {
-        a[i] = dl[l.at(k, i)];
-        b[i] = d[l.at(k, i)];
-        c[i] = du[l.at(k, i)];
-        for (std::int64_t j = 0; j < nrhs; ++j) r[j * n + i] = rhs[j * size + l.at(k, i)];
-      }
-      std::int32_t one = 0;
-      auto const lay = layout::contiguous(l.n);
-      if (cr)
-        ref::cyclic_reduction<T>(a.data(), b.data(), c.data(), r.data(), xs.data(), lay, nrhs, l.n, &one);
-      else
-        ref::thomas<T>(a.data(), b.data(), c.data(), r.data(), xs.data(), lay, nrhs, l.n, &one);
-      if (info) (*info)[static_cast<std::size_t>(k)] = one;
-      for (std::int64_t i = 0; i < l.n; ++i)
-        for (std::int64_t j = 0; j < nrhs; ++j) x[j * size + l.at(k, i)] = xs[j * n + i];
-    }
-    return x;
-  }
-  // x by reference::solve_batched with `opt` (pivoting, periodic,
-  // refinement), system by system, and info.
-  std::vector<T> solve_with(int axis, recur::tridiag_options opt,
-                            std::vector<std::int32_t>* info = nullptr) const {
+  // x by solve_lane(a, b, c, r, lay) -> info on each system (r: its
+  // right-hand sides in, its x out), and info.
+  template <class F>
+  std::vector<T> per_lane(int axis, std::vector<std::int32_t>* info, F&& solve_lane) const {
     lanes const l(shape, axis);
     std::vector<T> x(rhs.size());
     std::size_t const size = dl.size(), n = static_cast<std::size_t>(l.n);
@@ -574,15 +547,35 @@ struct systems {
         c[i] = du[l.at(k, i)];
         for (std::int64_t j = 0; j < nrhs; ++j) r[j * n + i] = rhs[j * size + l.at(k, i)];
       }
-      std::int32_t one = 0;
-      opt.nrhs = nrhs;
-      opt.info = &one;
-      ref::solve_batched<T>(a.data(), b.data(), c.data(), r.data(), r.data(), layout::contiguous(l.n), opt);
+      std::int32_t const one = solve_lane(a, b, c, r, layout::contiguous(l.n));
       if (info) (*info)[static_cast<std::size_t>(k)] = one;
       for (std::int64_t i = 0; i < l.n; ++i)
         for (std::int64_t j = 0; j < nrhs; ++j) x[j * size + l.at(k, i)] = r[j * n + i];
     }
     return x;
+  }
+  // x by reference::thomas (or cyclic_reduction), system by system, and info.
+  std::vector<T> solve(int axis, bool cr, std::vector<std::int32_t>* info = nullptr) const {
+    return per_lane(axis, info, [&](auto& a, auto& b, auto& c, auto& r, layout const& lay) {
+      std::int32_t one = 0;
+      if (cr)
+        ref::cyclic_reduction<T>(a.data(), b.data(), c.data(), r.data(), r.data(), lay, nrhs, lay.n, &one);
+      else
+        ref::thomas<T>(a.data(), b.data(), c.data(), r.data(), r.data(), lay, nrhs, lay.n, &one);
+      return one;
+    });
+  }
+  // x by reference::solve_batched with `opt` (pivoting, periodic,
+  // refinement), system by system, and info.
+  std::vector<T> solve_with(int axis, recur::tridiag_options opt,
+                            std::vector<std::int32_t>* info = nullptr) const {
+    return per_lane(axis, info, [&](auto& a, auto& b, auto& c, auto& r, layout const& lay) {
+      std::int32_t one = 0;
+      opt.nrhs = nrhs;
+      opt.info = &one;
+      ref::solve_batched<T>(a.data(), b.data(), c.data(), r.data(), r.data(), lay, opt);
+      return one;
+    });
   }
   // Every system along `axis` gets the tiny first pivot of issue 34's
   // example: d_0 = 1e-14, du_0 = dl_1 = 1 (the rest stays dominant).

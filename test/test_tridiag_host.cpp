@@ -16,6 +16,7 @@
 #include <recur/reference/tridiag.hpp>
 #include <recur/tridiag.hpp>
 
+#include "common/host_memory.hpp"
 #include "common/tridiag_harness.hpp"
 
 extern "C" void sgtsv_(int* n, int* nrhs, float* dl, float* d, float* du, float* b, int* ldb, int* info);
@@ -27,18 +28,8 @@ using namespace tridiag_test;
 
 namespace {
 
-struct host_backend {
-  using executor_type = recur::host;
-  static executor_type executor() { return recur::host{}; }
+struct host_backend : recur_test::host_memory {
   static char const* name() { return "host"; }
-  template <class T>
-  struct array {
-    mutable std::vector<T> v;
-    explicit array(std::vector<T> const& contents) : v(contents) {}
-    T* data() const { return v.data(); }
-    std::vector<T> read() const { return v; }
-  };
-  static void finish() {}
   // LAPACK's ?gtsv (partial pivoting) on system k, right-hand side r.
   template <class T>
   static std::vector<long double> oracle(problem<T> const& p, std::int64_t k, std::int64_t r) {

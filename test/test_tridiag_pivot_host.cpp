@@ -16,6 +16,7 @@
 #include <recur/reference/tridiag_solve.hpp>
 #include <recur/tridiag.hpp>
 
+#include "common/host_memory.hpp"
 #include "common/tridiag_pivot_harness.hpp"
 
 extern "C" void sgtsv_(int* n, int* nrhs, float* dl, float* d, float* du, float* b, int* ldb, int* info);
@@ -26,18 +27,8 @@ using namespace pivot_test;
 
 namespace {
 
-struct host_backend {
-  using executor_type = recur::host;
-  static executor_type executor() { return recur::host{}; }
+struct host_backend : recur_test::host_memory {
   static char const* name() { return "host"; }
-  template <class T>
-  struct array {
-    mutable std::vector<T> v;
-    explicit array(std::vector<T> const& contents) : v(contents) {}
-    T* data() const { return v.data(); }
-    std::vector<T> read() const { return v; }
-  };
-  static void finish() {}
   template <class T>
   static oracle_solution oracle(system_values<T> const& s, std::vector<T> const& d) {
     int n = static_cast<int>(d.size()), one = 1, info = 0;

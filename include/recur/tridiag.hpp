@@ -40,7 +40,7 @@
 //       gamma = max_i (|l_i| |c_(i-1)| + |u_i|) / max_i (|a_i| + |b_i| + |c_i|)
 //     (l_i = a_i / u_(i-1)) at most 16, which bounds the backward error of the
 //     no-pivot solve by a small multiple of gamma eps |A| (Higham, Accuracy
-//     and Stability of Numerical Algorithms, sec. 9.6); diagonally dominant
+//     and Stability of Numerical Algorithms, ch. 9); diagonally dominant
 //     matrices have gamma <= 2, symmetric positive definite ones gamma <= 1.
 //     On such batches it gives the bits of pivoting = none. pivoted (count
 //     int32 values, may be null; memory as info) receives 1 for a system

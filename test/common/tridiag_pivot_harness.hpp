@@ -337,7 +337,7 @@ run_result<T> run_options(problem<T> const& p, tridiag_options opt, bool in_plac
 // A refusal by a backend that does not implement the options: the message,
 // and nothing written.
 template <class T>
-std::string check_refusal(problem<T> const& p, run_result<T> const& out, bool in_place) {
+std::string refusal_failures(problem<T> const& p, run_result<T> const& out, bool in_place) {
   if (!out.refused) return "the backend does not implement these options but solved";
   std::string msg;
   if (out.what.find("not implemented on the GPU yet") == std::string::npos)
@@ -347,6 +347,17 @@ std::string check_refusal(problem<T> const& p, run_result<T> const& out, bool in
       !recur_test::all_poison(out.steps) || !out.inputs_written.empty())
     msg += "a refused call wrote memory\n";
   return msg;
+}
+
+// Where the backend does not implement the run's options: checks the
+// refusal and returns true (the case is done).
+template <class T>
+bool refused_as_unsupported(problem<T> const& p, run_result<T> const& out, bool in_place,
+                            std::string const& what) {
+  if (out.supported) return false;
+  auto const msg = refusal_failures(p, out, in_place);
+  BOOST_TEST(msg.empty(), what << "\n" << msg);
+  return true;
 }
 
 // What a system's outputs must be.
@@ -508,11 +519,7 @@ void pivot_sweep(tridiag_pivoting pivoting, bool periodic, bool dominant_only = 
               describe(Backend::name(), opt, type_name<T>, cls, lay, nrhs, stride, in_place, seed);
           cases.run();
           auto const out = run_options<Backend>(p, opt, in_place);
-          if (!out.supported) {
-            auto const msg = check_refusal(p, out, in_place);
-            BOOST_TEST(msg.empty(), what << "\n" << msg);
-            continue;
-          }
+          if (refused_as_unsupported(p, out, in_place, what)) continue;
           auto const oracle = [&](std::int64_t k, std::int64_t r) {
             return Backend::oracle(values(p, k, periodic), rhs_values(p, k, r));
           };
@@ -756,11 +763,7 @@ void refinement_sweep() {
               describe(Backend::name(), opt, "f64", fam.cls, lay, nrhs, stride, in_place, seed);
           cases.run();
           auto const out = run_options<Backend>(p, opt, in_place);
-          if (!out.supported) {
-            auto const msg = check_refusal(p, out, in_place);
-            BOOST_TEST(msg.empty(), what << "\n" << msg);
-            continue;
-          }
+          if (refused_as_unsupported(p, out, in_place, what)) continue;
           BOOST_TEST_REQUIRE(!out.refused, what << ": " << out.what);
           failures f;
           double const eps = std::numeric_limits<T>::epsilon();
@@ -846,11 +849,7 @@ void refinement_limits() {
             describe(Backend::name(), opt, "f64", matrix_class::dominant, lay, nrhs, stride, true, seed));
         cases.run();
         auto const out = run_options<Backend>(p, opt, true);
-        if (!out.supported) {
-          auto const msg = check_refusal(p, out, true);
-          BOOST_TEST(msg.empty(), what << "\n" << msg);
-          continue;
-        }
+        if (refused_as_unsupported(p, out, true, what)) continue;
         tridiag_options plain = opt;
         plain.refinement = tridiag_refinement::none;
         auto const ref = run_options<Backend>(p, plain, false);

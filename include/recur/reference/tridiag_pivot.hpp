@@ -16,7 +16,7 @@
 // factors (l_i = a_i / u_(i-1), u_i the Thomas pivots), the computed factors
 // are the exact ones of A + dA with |dA| <= c eps |L| |U| for a small
 // constant c (Higham, Accuracy and Stability of Numerical Algorithms, 2nd
-// ed., sec. 9.6, tridiagonal matrices), and the substitutions add a term of
+// ed., ch. 9, tridiagonal matrices), and the substitutions add a term of
 // the same form. Row i of |L| |U| is (|a_i|, |l_i| |c_(i-1)| + |u_i|,
 // |c_i|): only the diagonal term can exceed A's own entries. So
 //   gamma = max_i (|l_i| |c_(i-1)| + |u_i|) / max_i (|a_i| + |b_i| + |c_i|)
@@ -30,7 +30,7 @@
 // to them (the no-pivot solve is then still accurate to a few eps) and
 // sends the systems whose pivots grow by orders of magnitude, like a tiny
 // first pivot, to partial pivoting, whose growth factor is at most 2 on a
-// tridiagonal matrix (Higham sec. 9.6, after Bohte 1975).
+// tridiagonal matrix (Higham ch. 9).
 //
 // Breakdown: a factorisation returns the row (1-based) of the first unusable
 // pivot (usable_pivot: zero or not finite; in float also outside 2^-126 <=
