@@ -127,8 +127,8 @@ void thomas_block(tridiag_problem<T> const& p, std::int64_t k0, std::int64_t w, 
         T const lc = i == 0 ? T(0) : std::fabs(p.a[o] * cprev[j]);
         T const row =
             (i == 0 ? T(0) : std::fabs(p.a[o])) + std::fabs(p.b[o]) + (i + 1 < n ? std::fabs(p.c[o]) : T(0));
-        growth[j] = std::fmax(growth[j], lc + std::fabs(pv));
-        growth[w + j] = std::fmax(growth[w + j], row);
+        growth[j] = std::max(growth[j], lc + std::fabs(pv));
+        growth[w + j] = std::max(growth[w + j], row);
       }
       if (!usable_pivot(pv)) {
         status[j] = static_cast<std::int32_t>(i + 1);

@@ -38,6 +38,7 @@
 // the first zero diagonal entry of U, LAPACK's info, where LAPACK proceeds
 // past a non-zero one that is unusable here.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -91,11 +92,13 @@ std::int32_t factor_thomas(equations<T> const& e, tridiag_lu<T>& f) {
   f.u1.assign(n, T(0));
   f.u2.clear();
   f.swap.clear();
+  // std::max drops a NaN term as fmax would (the maxima start at 0 and stay
+  // ordered); a NaN pivot fails usable_pivot instead.
   T c_prev = 0, numerator = 0, denominator = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     T const p = e.b[i] - e.a[i] * c_prev;
-    numerator = std::fmax(numerator, std::fabs(e.a[i] * c_prev) + std::fabs(p));
-    denominator = std::fmax(denominator, std::fabs(e.a[i]) + std::fabs(e.b[i]) + std::fabs(e.c[i]));
+    numerator = std::max(numerator, std::fabs(e.a[i] * c_prev) + std::fabs(p));
+    denominator = std::max(denominator, std::fabs(e.a[i]) + std::fabs(e.b[i]) + std::fabs(e.c[i]));
     if (!usable_pivot(p)) {
       f.growth_numerator = std::numeric_limits<T>::infinity();
       f.growth_denominator = denominator;
