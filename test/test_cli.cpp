@@ -577,8 +577,8 @@ struct systems {
       return one;
     });
   }
-  // Every system along `axis` gets the tiny first pivot of issue 34's
-  // example: d_0 = 1e-14, du_0 = dl_1 = 1 (the rest stays dominant).
+  // Every system along `axis` gets a tiny first pivot: d_0 = 1e-14,
+  // du_0 = dl_1 = 1 (the rest stays dominant).
   void tiny_first_pivot(int axis) {
     lanes const l(shape, axis);
     for (std::int64_t k = 0; k < l.count(); ++k) {
