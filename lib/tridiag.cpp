@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "detail/arg_check.hpp"
 #include "detail/cuda_support.hpp"
 #include "tridiag_backends.hpp"
+#include "tridiag_options.hpp"
 
 namespace recur {
 namespace detail {
@@ -94,6 +96,13 @@ checked_shape check_shape(char const* f, layout const& lay, std::int64_t nrhs, s
   return s;
 }
 
+// The per-system outputs (count int32 values each, any of them null).
+struct system_outputs {
+  std::int32_t* info = nullptr;
+  std::int32_t* pivoted = nullptr;
+  std::int32_t* refinement_steps = nullptr;
+};
+
 struct pointers_checked {
   bool device = false;              // recur::cuda: also device-accessible
   void const* workspace = nullptr;  // tridiag_plan::run: its workspace and size
@@ -105,16 +114,19 @@ struct pointers_checked {
 // memory), for a checked shape.
 template <class T>
 detail::tridiag_problem<T> check_pointers(char const* f, T const* a, T const* b, T const* c, T const* d, T* x,
-                                          std::int32_t* info, checked_shape const& s,
+                                          system_outputs const& out, checked_shape const& s,
                                           pointers_checked const& how) {
   layout const& lay = s.lay;
   bool const any = lay.count > 0;
+  std::int32_t* const info = out.info;
   detail::check_pointer(f, a, "a", s.solve);
   detail::check_pointer(f, b, "b", s.solve);
   detail::check_pointer(f, c, "c", s.solve);
   detail::check_pointer(f, d, "d", s.solve);
   detail::check_pointer(f, x, "x", s.solve);
   detail::check_pointer(f, info, "info", false);
+  detail::check_pointer(f, out.pivoted, "pivoted", false);
+  detail::check_pointer(f, out.refinement_steps, "refinement_steps", false);
   if (s.solve) {
     using detail::span_of;
     auto const sa = span_of(a, lay), sb = span_of(b, lay), sc = span_of(c, lay);
@@ -130,18 +142,24 @@ detail::tridiag_problem<T> check_pointers(char const* f, T const* a, T const* b,
           f,
           fmt::format("x = {} overlaps d = {} without being equal to it (only x == d, in place, is allowed)",
                       fmt::ptr(x), fmt::ptr(d)));
-    if (info) {
-      auto const si = span_of(info, lay.count);
-      if (si.intersects(sx))
-        detail::bad_argument(f, fmt::format("info = {} overlaps x = {}", fmt::ptr(info), fmt::ptr(x)));
-      if (si.intersects(sa))
-        detail::bad_argument(f, fmt::format("info = {} overlaps a = {}", fmt::ptr(info), fmt::ptr(a)));
-      if (si.intersects(sb))
-        detail::bad_argument(f, fmt::format("info = {} overlaps b = {}", fmt::ptr(info), fmt::ptr(b)));
-      if (si.intersects(sc))
-        detail::bad_argument(f, fmt::format("info = {} overlaps c = {}", fmt::ptr(info), fmt::ptr(c)));
-      if (si.intersects(sd))
-        detail::bad_argument(f, fmt::format("info = {} overlaps d = {}", fmt::ptr(info), fmt::ptr(d)));
+    // Each output against the arrays and the outputs before it.
+    std::pair<std::int32_t const*, char const*> const outputs[] = {
+        {info, "info"}, {out.pivoted, "pivoted"}, {out.refinement_steps, "refinement_steps"}};
+    for (std::size_t j = 0; j < std::size(outputs); ++j) {
+      auto const [o, name] = outputs[j];
+      if (!o) continue;
+      auto const so = span_of(o, lay.count);
+      for (auto const& [sp, p, other] : {std::tuple{sx, static_cast<void const*>(x), "x"},
+                                         std::tuple{sa, static_cast<void const*>(a), "a"},
+                                         std::tuple{sb, static_cast<void const*>(b), "b"},
+                                         std::tuple{sc, static_cast<void const*>(c), "c"},
+                                         std::tuple{sd, static_cast<void const*>(d), "d"}})
+        if (so.intersects(sp))
+          detail::bad_argument(f, fmt::format("{} = {} overlaps {} = {}", name, fmt::ptr(o), other, p));
+      for (std::size_t i = 0; i < j; ++i)
+        if (outputs[i].first && so.intersects(span_of(outputs[i].first, lay.count)))
+          detail::bad_argument(f, fmt::format("{} = {} overlaps {} = {}", name, fmt::ptr(o),
+                                              outputs[i].second, fmt::ptr(outputs[i].first)));
     }
     if (how.workspace) {
       detail::byte_span const sw{reinterpret_cast<std::uintptr_t>(how.workspace),
@@ -191,6 +209,8 @@ detail::tridiag_problem<T> check_pointers(char const* f, T const* a, T const* b,
   p.nrhs = s.nrhs;
   p.rhs_stride = s.rhs_stride;
   p.info = info;
+  p.pivoted = out.pivoted;
+  p.refinement_steps = out.refinement_steps;
   return p;
 }
 
@@ -202,13 +222,19 @@ void solve_batched(host const& ex, std::type_identity_t<T> const* a, std::type_i
                    layout const& lay, tridiag_options const& opt) {
   detail::check_threads(fn, ex);
   checked_shape const s = check_shape(fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
-  auto p = check_pointers(fn, a, b, c, d, x, opt.info, s, {});
+  detail::check_tridiag_options(fn, lay, opt, sizeof(T));
+  auto p = check_pointers(fn, a, b, c, d, x, {opt.info, opt.pivoted, opt.refinement_steps}, s, {});
   if (!s.solve) {
-    if (opt.info)
-      for (std::int64_t k = 0; k < lay.count; ++k) opt.info[k] = 0;
+    for (std::int32_t* const out : {opt.info, opt.pivoted, opt.refinement_steps})
+      if (out)
+        for (std::int64_t k = 0; k < lay.count; ++k) out[k] = 0;
     return;
   }
   p.algorithm = detail::tridiag_cpu_resolve(s.lay, sizeof(T), opt.algorithm, ex.threads);
+  p.pivoting = opt.pivoting;
+  p.periodic = opt.periodic;
+  p.refinement = opt.refinement;
+  p.max_refinement_steps = opt.max_refinement_steps;
   detail::tridiag_cpu(p, ex.threads);
 }
 
@@ -218,9 +244,11 @@ void solve_batched(cuda const& ex, std::type_identity_t<T> const* a, std::type_i
                    layout const& lay, tridiag_options const& opt) {
   detail::require_cuda(fn);
   checked_shape const s = check_shape(fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
+  detail::check_tridiag_options(fn, lay, opt, sizeof(T));
+  detail::check_tridiag_cuda_options(fn, opt);
   pointers_checked how;
   how.device = true;
-  auto p = check_pointers(fn, a, b, c, d, x, opt.info, s, how);
+  auto p = check_pointers(fn, a, b, c, d, x, {opt.info}, s, how);
   if (lay.count == 0) return;
   if (!s.solve) {
     // The backend zeroes info on the stream (tridiag_backends.hpp).
@@ -313,6 +341,8 @@ template <class T>
 tridiag_plan<T>::tridiag_plan(layout const& lay, tridiag_options const& opt) {
   detail::require_cuda(plan_fn);
   checked_shape const s = check_shape(plan_fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
+  detail::check_tridiag_options(plan_fn, lay, opt, sizeof(T));
+  detail::check_tridiag_cuda_options(plan_fn, opt);
   checked_ = std::make_shared<detail::tridiag_checked_pointers>();
   lay_ = lay;  // as given (shape() returns it); run() normalises it again
   opt_ = opt;
@@ -348,7 +378,7 @@ void tridiag_plan<T>::run(cuda const& ex, T const* a, T const* b, T const* c, T 
   how.workspace = workspace_bytes_ > 0 ? workspace : nullptr;
   how.workspace_bytes = workspace_bytes_;
   how.known = checked_.get();
-  auto p = check_pointers(f, a, b, c, d, x, info, s, how);
+  auto p = check_pointers(f, a, b, c, d, x, {info}, s, how);
   if (lay_.count == 0) return;
   if (!s.solve && !info) return;
   p.algorithm = opt_.algorithm;

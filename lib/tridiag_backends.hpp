@@ -10,7 +10,8 @@
 // all of them, and an algorithm other than `automatic`.
 //
 // tridiag_cpu is called only when n * count * nrhs > 0 (lib/tridiag.cpp
-// writes info = 0 itself for an empty problem).
+// writes info, pivoted and refinement_steps = 0 itself for an empty
+// problem); it writes all three outputs that are not null.
 //
 // tridiag_cuda is called when n * count * nrhs > 0, and also for an empty
 // problem with count > 0 (n == 0 or nrhs == 0) and info non-null: it must
@@ -40,6 +41,16 @@ struct tridiag_problem {
   std::int64_t rhs_stride = 0;
   std::int32_t* info = nullptr;
   tridiag_algorithm algorithm = tridiag_algorithm::thomas;
+  // tridiag_options' fields, checked (lib/tridiag_options.hpp): pivoting
+  // partial, periodic and refinement mixed come with algorithm thomas only,
+  // mixed with double only, periodic with n >= 3. The CUDA backend receives
+  // pivoting none or automatic only, and none of the rest.
+  tridiag_pivoting pivoting = tridiag_pivoting::none;
+  bool periodic = false;
+  tridiag_refinement refinement = tridiag_refinement::none;
+  int max_refinement_steps = 0;
+  std::int32_t* pivoted = nullptr;           // disjoint from every other array, like info
+  std::int32_t* refinement_steps = nullptr;  // likewise
 };
 
 // CPU backend (lib/cpu/tridiag_cpu.cpp): systems spread over threads, or

@@ -38,6 +38,7 @@
 #include <recur/reference/lfilter.hpp>
 #include <recur/reference/linrec.hpp>
 #include <recur/reference/tridiag.hpp>
+#include <recur/reference/tridiag_solve.hpp>
 
 #include "common/linrec_harness.hpp"
 
@@ -530,32 +531,61 @@ struct systems {
   std::string files(std::string const& tag) const {
     return "dl" + tag + ".npy d" + tag + ".npy du" + tag + ".npy b" + tag + ".npy";
   }
-  // x by reference::thomas (or cyclic_reduction), system by system, and info.
-  std::vector<T> solve(int axis, bool cr, std::vector<std::int32_t>* info = nullptr) const {
+  // x by solve_lane(a, b, c, r, lay) -> info on each system (r: its
+  // right-hand sides in, its x out), and info.
+  template <class F>
+  std::vector<T> per_lane(int axis, std::vector<std::int32_t>* info, F&& solve_lane) const {
     lanes const l(shape, axis);
     std::vector<T> x(rhs.size());
-    std::size_t const size = dl.size();
+    std::size_t const size = dl.size(), n = static_cast<std::size_t>(l.n);
     if (info) info->assign(static_cast<std::size_t>(l.count()), 0);
     for (std::int64_t k = 0; k < l.count(); ++k) {
-      std::size_t const n = static_cast<std::size_t>(l.n);
-      std::vector<T> a(n), b(n), c(n), r(n * nrhs), xs(r.size());
+      std::vector<T> a(n), b(n), c(n), r(n * nrhs);
       for (std::int64_t i = 0; i < l.n; ++i) {
         a[i] = dl[l.at(k, i)];
         b[i] = d[l.at(k, i)];
         c[i] = du[l.at(k, i)];
         for (std::int64_t j = 0; j < nrhs; ++j) r[j * n + i] = rhs[j * size + l.at(k, i)];
       }
-      std::int32_t one = 0;
-      auto const lay = layout::contiguous(l.n);
-      if (cr)
-        ref::cyclic_reduction<T>(a.data(), b.data(), c.data(), r.data(), xs.data(), lay, nrhs, l.n, &one);
-      else
-        ref::thomas<T>(a.data(), b.data(), c.data(), r.data(), xs.data(), lay, nrhs, l.n, &one);
+      std::int32_t const one = solve_lane(a, b, c, r, layout::contiguous(l.n));
       if (info) (*info)[static_cast<std::size_t>(k)] = one;
       for (std::int64_t i = 0; i < l.n; ++i)
-        for (std::int64_t j = 0; j < nrhs; ++j) x[j * size + l.at(k, i)] = xs[j * n + i];
+        for (std::int64_t j = 0; j < nrhs; ++j) x[j * size + l.at(k, i)] = r[j * n + i];
     }
     return x;
+  }
+  // x by reference::thomas (or cyclic_reduction), system by system, and info.
+  std::vector<T> solve(int axis, bool cr, std::vector<std::int32_t>* info = nullptr) const {
+    return per_lane(axis, info, [&](auto& a, auto& b, auto& c, auto& r, layout const& lay) {
+      std::int32_t one = 0;
+      if (cr)
+        ref::cyclic_reduction<T>(a.data(), b.data(), c.data(), r.data(), r.data(), lay, nrhs, lay.n, &one);
+      else
+        ref::thomas<T>(a.data(), b.data(), c.data(), r.data(), r.data(), lay, nrhs, lay.n, &one);
+      return one;
+    });
+  }
+  // x by reference::solve_batched with `opt` (pivoting, periodic,
+  // refinement), system by system, and info.
+  std::vector<T> solve_with(int axis, recur::tridiag_options opt,
+                            std::vector<std::int32_t>* info = nullptr) const {
+    return per_lane(axis, info, [&](auto& a, auto& b, auto& c, auto& r, layout const& lay) {
+      std::int32_t one = 0;
+      opt.nrhs = nrhs;
+      opt.info = &one;
+      ref::solve_batched<T>(a.data(), b.data(), c.data(), r.data(), r.data(), lay, opt);
+      return one;
+    });
+  }
+  // Every system along `axis` gets a tiny first pivot: d_0 = 1e-14,
+  // du_0 = dl_1 = 1 (the rest stays dominant).
+  void tiny_first_pivot(int axis) {
+    lanes const l(shape, axis);
+    for (std::int64_t k = 0; k < l.count(); ++k) {
+      d[l.at(k, 0)] = static_cast<T>(1e-14);
+      du[l.at(k, 0)] = dl[l.at(k, 1)] = 1;
+      d[l.at(k, 1)] = 3 + std::fabs(du[l.at(k, 1)]);
+    }
   }
 };
 
@@ -614,7 +644,7 @@ BOOST_AUTO_TEST_CASE(breakdown_and_nonfinite_rhs) {
   systems<double> p({4, 3, 20}, 1, seed_for(804));
   p.d[static_cast<std::size_t>((1 * 3 + 2) * 20)] = 0;  // system [1, 2]: b_0 = 0
   p.save_all("z");
-  auto r = run("tridiag --algorithm thomas " + p.files("z") + " -o xz.npy");
+  auto r = run("tridiag --algorithm thomas --pivoting none " + p.files("z") + " -o xz.npy");
   BOOST_TEST(r.status == 3, r.err);
   BOOST_TEST(r.err.find("recur tridiag: system [1, 2]: broke down at index 0 along axis 2 (info 1") !=
                  std::string::npos,
@@ -649,7 +679,7 @@ BOOST_AUTO_TEST_CASE(breakdown_and_nonfinite_rhs) {
   // Both at once: the breakdown's status, 3.
   p.rhs[3] = std::numeric_limits<double>::infinity();
   p.save_all("zn");
-  r = run("tridiag " + p.files("zn") + " -o xzn.npy");
+  r = run("tridiag --pivoting none " + p.files("zn") + " -o xzn.npy");
   BOOST_TEST(r.status == 3, r.err);
   BOOST_TEST(
       r.err.find("1 of 12 systems broke down, 1 of 12 right-hand sides hold NaN or Inf") != std::string::npos,
@@ -658,12 +688,12 @@ BOOST_AUTO_TEST_CASE(breakdown_and_nonfinite_rhs) {
 
 // RD refuses long diagonally dominant systems by its own accuracy check,
 // and the message says so (not "a zero pivot"); Thomas's breakdown names
-// the pivot.
+// the pivot. (--pivoting none: automatic would re-solve them pivoted.)
 BOOST_AUTO_TEST_CASE(rd_breakdown_names_its_cause) {
   systems<double> const p({3, 64}, 1, seed_for(806));
   p.save_all("rd");
   for (char const* alg : {"rd", "cr_rd"}) {
-    auto const r = run(std::string("tridiag --algorithm ") + alg + " " + p.files("rd") + " -o xrd.npy");
+    auto const r = run(std::string("tridiag --pivoting none --algorithm ") + alg + " " + p.files("rd") + " -o xrd.npy");
     BOOST_TEST(r.status == 3, alg << ": " << r.err);
     BOOST_TEST(r.err.find("recursive doubling is unstable for this system") != std::string::npos, r.err);
     BOOST_TEST(r.err.find("zero or non-finite pivot") == std::string::npos, r.err);
@@ -671,7 +701,7 @@ BOOST_AUTO_TEST_CASE(rd_breakdown_names_its_cause) {
   systems<double> q({2, 20}, 1, seed_for(807));
   q.d[0] = 0;
   q.save_all("th");
-  auto const r = run("tridiag --algorithm thomas " + q.files("th") + " -o xth.npy");
+  auto const r = run("tridiag --pivoting none --algorithm thomas " + q.files("th") + " -o xth.npy");
   BOOST_TEST(r.status == 3, r.err);
   BOOST_TEST(r.err.find("(info 1: a zero or non-finite pivot)") != std::string::npos, r.err);
 }
@@ -693,6 +723,85 @@ BOOST_AUTO_TEST_CASE(bondeli) {
   }
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   expect_solution(load<double>("xbo.npy", p.rhs_shape), p.solve(-1, false), false, "bondeli");
+}
+
+// --pivoting: the default (automatic) pivots the systems with a tiny first
+// pivot and gives the pivoted reference's x; none gives Thomas' (far off);
+// partial the pivoted reference's too. On the GPU automatic runs without its
+// stability test for now (none's x, bit for bit; neither is compared with
+// the CPU's, the no-pivot solve being unstable here), and partial is
+// refused.
+BOOST_AUTO_TEST_CASE(pivoting) {
+  systems<double> p({3, 40}, 2, seed_for(806));
+  p.tiny_first_pivot(-1);
+  p.save_all("t");
+  recur::tridiag_options partial;
+  partial.pivoting = recur::tridiag_pivoting::partial;
+  auto const pivoted = p.solve_with(-1, partial), plain = p.solve(-1, false);
+  auto r = run("tridiag " + p.files("t") + " -o xt.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  auto const xt = load<double>("xt.npy", p.rhs_shape);
+  r = run("tridiag --pivoting none " + p.files("t") + " -o xn.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  auto const xn = load<double>("xn.npy", p.rhs_shape);
+  if (on_gpu()) {
+    BOOST_TEST(same_bits(xt, xn), "the GPU's automatic is not none");
+  } else {
+    BOOST_TEST(same_bits(xt, pivoted), "automatic: not the pivoted reference's bits");
+    BOOST_TEST(same_bits(xn, plain), "none: not Thomas' bits");
+  }
+  double off = 0;
+  for (std::size_t i = 0; i < xn.size(); ++i) off = std::max(off, std::fabs(xn[i] - pivoted[i]));
+  BOOST_TEST(off > 1e-6 * max_abs(pivoted), "pivoting none is accurate here: not the tiny-pivot case");
+  r = run("tridiag --pivoting partial --algorithm thomas " + p.files("t") + " -o xp.npy");
+  if (on_gpu()) {
+    BOOST_TEST(r.status == 1, r.err);
+    BOOST_TEST(r.err.find("--device gpu: the GPU does not run --pivoting partial yet") != std::string::npos,
+               r.err);
+  } else {
+    BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    expect_solution(load<double>("xp.npy", p.rhs_shape), pivoted, true, "partial");
+  }
+  // A singular system (a zero column) breaks down with pivoting too: exit 3.
+  systems<double> q({2, 5, 12}, 1, seed_for(807));
+  lanes const l(q.shape, -1);
+  std::int64_t const k = 7;  // system [1, 2]
+  q.du[l.at(k, 5)] = q.d[l.at(k, 6)] = q.dl[l.at(k, 7)] = 0;
+  q.save_all("s");
+  r = run("tridiag " + q.files("s") + " -o xs.npy");
+  BOOST_TEST(r.status == 3, r.err);
+  // LAPACK's row on the CPU; the GPU's parallel forms may name an earlier one.
+  std::string const said = on_gpu()
+                               ? "recur tridiag: system [1, 2]: broke down at index "
+                               : "recur tridiag: system [1, 2]: broke down at index 6 along axis 2 (info 7";
+  BOOST_TEST(r.err.find(said) != std::string::npos, r.err);
+}
+
+// --periodic and --refine: the reference's x (reference::solve_batched) on
+// the CPU; refused on the GPU, which does not run them yet.
+BOOST_AUTO_TEST_CASE(periodic_and_refine) {
+  systems<double> p({4, 50}, 3, seed_for(808));
+  p.save_all("p");
+  for (std::string const flags : {"--periodic", "--refine", "--periodic --refine --pivoting partial"}) {
+    recur::tridiag_options opt;
+    opt.periodic = flags.find("--periodic") != std::string::npos;
+    if (flags.find("--refine") != std::string::npos) opt.refinement = recur::tridiag_refinement::mixed;
+    if (flags.find("partial") != std::string::npos) opt.pivoting = recur::tridiag_pivoting::partial;
+    auto const r = run("tridiag " + flags + " --axis 0 " + p.files("p") + " -o xper.npy");
+    if (on_gpu()) {
+      BOOST_TEST(r.status == 1, flags << ": " << r.err);
+      BOOST_TEST(r.err.find("--device gpu: the GPU does not run --") != std::string::npos, r.err);
+      continue;
+    }
+    BOOST_TEST_REQUIRE(r.status == 0, flags << ": " << r.err);
+    expect_solution(load<double>("xper.npy", p.rhs_shape), p.solve_with(0, opt), true, flags);
+  }
+  // --device auto runs them on the CPU.
+  auto const r = recur_cli("tridiag --periodic " + p.files("p") + " -o xauto.npy --device auto");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  recur::tridiag_options periodic;
+  periodic.periodic = true;
+  BOOST_TEST(same_bits(load<double>("xauto.npy", p.rhs_shape), p.solve_with(-1, periodic)));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -775,6 +884,17 @@ BOOST_AUTO_TEST_CASE(errors) {
       {"tridiag ei16.npy ex.npy ex.npy ex.npy -o OUT", 1, "ei16.npy: holds int16"},
       {"tridiag " + tri + " -o OUT --axis 5", 1, "--axis: 5 is out of range for ex.npy of shape (2, 8)"},
       {"tridiag " + tri + " -o OUT --device tpu", 2, "--device: must be cpu, gpu or auto, not 'tpu'"},
+      {"tridiag --pivoting sideways " + tri + " -o OUT", 2,
+       "--pivoting: must be automatic, none or partial, not 'sideways'"},
+      {"tridiag --periodic=1 " + tri + " -o OUT", 2, "--periodic: takes no value"},
+      {"tridiag --refine ex32.npy ex32.npy ex32.npy ex32.npy -o OUT --device cpu", 1,
+       "--refine: needs float64 arrays; ex32.npy holds float32"},
+      {"tridiag --pivoting partial --algorithm cr " + tri + " -o OUT --device cpu", 1,
+       "--pivoting: pivoting = partial needs algorithm = auto or thomas (algorithm = cr)"},
+      {"tridiag --periodic --algorithm pcr " + tri + " -o OUT --device cpu", 1,
+       "--periodic: periodic = true needs algorithm = auto or thomas (algorithm = pcr)"},
+      {"tridiag --periodic --axis 0 " + tri + " -o OUT --device cpu", 1,
+       "--periodic: periodic = true needs n >= 3 (n = 2)"},
       {"demo extra", 2, "extra: unexpected argument"},
       {"demo --cpu", 2, "--cpu: unknown option"},
   };
@@ -820,7 +940,8 @@ BOOST_AUTO_TEST_CASE(help) {
   BOOST_TEST(recur_cli("filter --help").out.find("--b B0,B1,...") != std::string::npos);
   BOOST_TEST(recur_cli("linrec --help").out.find("--reverse") != std::string::npos);
   auto const t = recur_cli("tridiag --help").out;
-  for (char const* s : {"--axis N", "  3  some system broke down", "  4  no system broke down"})
+  for (char const* s : {"--axis N", "--pivoting P", "--periodic", "--refine", "  3  some system broke down",
+                        "  4  no system broke down"})
     BOOST_TEST(t.find(s) != std::string::npos, "recur tridiag --help lacks '" << s << "'");
 }
 

@@ -16,6 +16,7 @@
 #include <recur/reference/tridiag.hpp>
 #include <recur/tridiag.hpp>
 
+#include "common/host_memory.hpp"
 #include "common/tridiag_harness.hpp"
 #include "common/tridiag_host_backend.hpp"
 

@@ -33,3 +33,4 @@
 #include <recur/reference/mobius.hpp>
 #include <recur/reference/tridiag.hpp>
 #include <recur/reference/tridiag_batch.hpp>
+#include <recur/reference/tridiag_solve.hpp>

@@ -14,9 +14,10 @@
 //   nrhs > 1, |rhs_stride| must be at least that span, so that sets do not
 //   overlap; a negative rhs_stride puts set r below set 0 (the pointers then
 //   address set 0). All right-hand sides of a system share its matrix.
-// - a[0] and c[n-1] of every system are never read (they may hold NaN). The
-//   diagonals and d are never written, except that x may be d itself
-//   (in place); any other overlap of x with an input is an argument error.
+// - a[0] and c[n-1] of every system are never read (they may hold NaN),
+//   unless periodic (below). The diagonals and d are never written, except
+//   that x may be d itself (in place); any other overlap of x with an input
+//   is an argument error.
 // - info (count int32 values, may be null; host memory with recur::host,
 //   device memory with recur::cuda): 0 when system k was solved, j > 0 when
 //   it broke down at row j (1-based, LAPACK style): a zero or non-finite
@@ -26,9 +27,51 @@
 //   system: its own accuracy check failed at row j (below). Breakdown is not
 //   an exception; x of a broken-down system (all its right-hand sides) is
 //   NaN.
-// - No pivoting (except inside bondeli's reduced system): every algorithm
-//   but RD is stable for diagonally dominant and symmetric positive definite
-//   matrices.
+// - Pivoting (tridiag_options::pivoting; doc/tridiag.md, "Pivoting"):
+//   - none: the algorithm's own elimination (no pivoting, except inside
+//     bondeli's reduced system). Every algorithm but RD is stable for
+//     diagonally dominant and symmetric positive definite matrices; RD
+//     checks its own result and reports breakdown instead of a wrong answer.
+//   - partial: Gaussian elimination with row partial pivoting, system by
+//     system, in LAPACK ?gtsv's arithmetic (rows i and i+1 change places
+//     where |a_(i+1)| > |u_i|). algorithm must be automatic or thomas (the
+//     named parallel algorithms do not pivot).
+//   - automatic (the default): the algorithm's no-pivot solve where the
+//     system's no-pivot LU passes a stability test, the pivoted Thomas where
+//     it does not or where the algorithm breaks down. The test: every Thomas
+//     pivot u_i usable and the growth
+//       gamma = max_i (|l_i| |c_(i-1)| + |u_i|) / max_i (|a_i| + |b_i| + |c_i|)
+//     (l_i = a_i / u_(i-1)) at most 16, which bounds the backward error of the
+//     no-pivot solve by a small multiple of gamma eps |A| (Higham, Accuracy
+//     and Stability of Numerical Algorithms, ch. 9); diagonally dominant
+//     matrices have gamma <= 2, symmetric positive definite ones gamma <= 1.
+//     On such batches it gives the bits of pivoting = none. pivoted (count
+//     int32 values, may be null; memory as info) receives 1 for a system
+//     solved with partial pivoting, else 0. recur::cuda runs the no-pivot
+//     solve without the test for now, and takes no pivoted array.
+//   A singular system (a zero pivot of the pivoted elimination) still gives
+//   info > 0 (the row of U's zero diagonal entry, LAPACK's info) and NaN x.
+// - Periodic systems (periodic = true, recur::host for now): a[0]
+//   multiplies x[n-1] in row 0 and c[n-1] multiplies x[0] in row n-1; n >= 3
+//   (n = 1 and 2 are argument errors: such a system is a plain one with the
+//   corners added to its other entries). Solved by Sherman-Morrison: the
+//   matrix without its corners, b_0 and b_(n-1) modified, is factored once
+//   (by `pivoting`, its growth tested) and solves both d and the rank-one
+//   correction's vector. algorithm must be automatic or thomas. info n: the
+//   correction's divisor 1 + v^T z is zero or not finite (doc/tridiag.md,
+//   "Periodic systems", says when this split loses accuracy).
+// - Mixed-precision refinement (refinement = mixed, double only, recur::host
+//   for now): the system is factored and solved in float and the solution
+//   corrected with residuals r = d - A x computed in double until its
+//   normwise backward error ||r|| / (||A|| ||x|| + ||d||) is at most 4 eps
+//   (double), what the double solve reaches; at most max_refinement_steps
+//   corrections per right-hand side, after which (or where the float
+//   factorisation breaks down) the system is solved in double instead.
+//   refinement_steps (count int32 values, may be null; memory as info)
+//   receives the corrections taken (the most over the system's right-hand
+//   sides), -1 where the double solve took over; 0 without refinement.
+//   algorithm must be automatic or thomas; pivoting and periodic apply to
+//   the float factorisation.
 // - RD's domain (rd, and cr_rd, which runs RD on CR's reduced system): RD
 //   is a shooting method whose rounding errors grow with the recurrence's
 //   growing solutions, so it accepts a result only where every row's
@@ -101,7 +144,9 @@ struct tridiag_checked_pointers;  // lib/tridiag.cpp
 
 // Repeated GPU solves of one shape: the algorithm is chosen and the
 // workspace sized once; run() allocates nothing, synchronises nothing, and
-// can be captured in a CUDA graph. opt.info is ignored here (run takes it).
+// can be captured in a CUDA graph. opt.info is ignored here (run takes it);
+// the other options are checked as solve_batched checks them and kept
+// (options()).
 //
 // run() checks every argument as solve_batched does, except that a pointer
 // which passed the device-memory check (cudaPointerGetAttributes, which can
@@ -114,6 +159,7 @@ class tridiag_plan {
   tridiag_plan(layout const& lay, tridiag_options const& opt = {});
   std::size_t workspace_size() const noexcept { return workspace_bytes_; }
   tridiag_algorithm algorithm() const noexcept { return opt_.algorithm; }  // resolved, never automatic
+  tridiag_options const& options() const noexcept { return opt_; }         // algorithm resolved, info null
   layout const& shape() const noexcept { return lay_; }
   // workspace: device memory of at least workspace_size() bytes, aligned to
   // 16 bytes (may be null when that is 0), not used by anything else while

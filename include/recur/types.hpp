@@ -2,8 +2,8 @@
 // The small types the public API shares: the value types each facility takes,
 // the enums, operand<T> and the option structs. Plain data: the device-level
 // dispatch (kernels/dispatch/) includes this header, never the host API
-// headers above it. The only functions here are to_string and
-// parse_tridiag_algorithm (defined in the library). Including it needs no
+// headers above it. The only functions here are to_string and the
+// parse_tridiag_* functions (defined in the library). Including it needs no
 // CUDA headers.
 //
 // State, in every facility: the options struct, the last argument, holds
@@ -143,11 +143,40 @@ enum class tridiag_algorithm {
 char const* to_string(tridiag_algorithm a) noexcept;
 std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) noexcept;
 
+// How a system's elimination chooses its pivots (include/recur/tridiag.hpp,
+// doc/tridiag.md "Pivoting").
+enum class tridiag_pivoting {
+  automatic,  // the no-pivot solve, each system's LU growth checked; those that fail solved again pivoted
+  none,       // no pivoting: stable for diagonally dominant and symmetric positive definite matrices
+  partial,    // row partial pivoting, as LAPACK's ?gtsv (algorithm automatic or thomas)
+};
+
+// Iterative refinement of double-precision systems (doc/tridiag.md, "Mixed precision").
+enum class tridiag_refinement {
+  none,   // solved in the data's precision
+  mixed,  // double only: factored and solved in float, corrected with double residuals
+};
+
+// "automatic", "none", "partial"; "none", "mixed".
+char const* to_string(tridiag_pivoting p) noexcept;
+char const* to_string(tridiag_refinement r) noexcept;
+std::optional<tridiag_pivoting> parse_tridiag_pivoting(std::string_view name) noexcept;
+
 struct tridiag_options {
   std::int64_t nrhs = 1;         // right-hand sides per system
   std::int64_t rhs_stride = 0;   // elements between right-hand side sets; 0: the layout's span
   std::int32_t* info = nullptr;  // per-system breakdown row, or null
   tridiag_algorithm algorithm = tridiag_algorithm::automatic;
+  tridiag_pivoting pivoting = tridiag_pivoting::automatic;
+  bool periodic = false;  // a[0] multiplies x[n-1] in row 0, c[n-1] multiplies x[0] in row n-1; n >= 3
+  tridiag_refinement refinement = tridiag_refinement::none;
+  int max_refinement_steps = 10;  // corrections per right-hand side before the double solve takes over
+  // Per system (count int32 values each, memory as info's), or null:
+  // pivoted, 1 where the system was solved with partial pivoting, else 0;
+  // refinement_steps, the refinement's corrections, -1 where the double
+  // solve took over, 0 without refinement.
+  std::int32_t* pivoted = nullptr;
+  std::int32_t* refinement_steps = nullptr;
 };
 
 }  // namespace recur

@@ -10,10 +10,19 @@
 //   solved in blocks of adjacent systems advanced row by row, so every row
 //   is read along memory. The arithmetic, breakdown rows and NaN fill are
 //   those of reference::detail::thomas_one.
+//   With pivoting = automatic the growth of each system's LU is measured as
+//   it is factored (reference::detail::factor_thomas's test), and the
+//   systems that fail the test or break down are solved again by the
+//   pivoted Thomas, one by one, before any of their x is written.
 // - cr, cr_packed (the same arithmetic on the CPU), pcr, rd, cr_pcr, cr_rd,
 //   thomas_pcr, pscheme, bondeli: the sequential references' per-system
 //   solvers (include/recur/reference/tridiag.hpp, tridiag_bondeli.hpp), one
-//   system per task.
+//   system per task, with pivoting = automatic as
+//   reference::detail::solve_named_system does it.
+// - pivoting = partial, periodic systems and refinement = mixed (algorithm
+//   thomas): reference::detail::solve_thomas_system, one system per task:
+//   each system copied out, factored once for all its right-hand sides (and
+//   for the periodic split's second solve), and stored back.
 // - Fewer systems than threads, and long ones (tridiag_split.hpp): bondeli
 //   and thomas_pcr (what automatic runs there) split each system over the
 //   threads, so the result depends on the thread count.
@@ -29,6 +38,7 @@
 
 #include <recur/reference/tridiag.hpp>
 #include <recur/reference/tridiag_bondeli.hpp>
+#include <recur/reference/tridiag_solve.hpp>
 #include "../tridiag_backends.hpp"
 #include "tridiag_split.hpp"
 
@@ -77,14 +87,38 @@ std::int64_t thomas_width(layout const& lay) {
   return 1;
 }
 
-// Thomas on systems k0 .. k0 + w - 1. piv and cp: n * w scratch values each,
-// status: w values.
+// Writes system k's per-system outputs.
 template <class T>
+void write_outcome(tridiag_problem<T> const& p, std::int64_t k, reference::detail::system_outcome const& o) {
+  if (p.info) p.info[k] = o.info;
+  if (p.pivoted) p.pivoted[k] = o.pivoted;
+  if (p.refinement_steps) p.refinement_steps[k] = o.steps;
+}
+
+// System k by solve_thomas_system with `opt` (its x not yet written).
+template <class T>
+void thomas_system(tridiag_problem<T> const& p, std::int64_t k, tridiag_options const& opt) {
+  namespace rd = reference::detail;
+  write_outcome(
+      p, k,
+      rd::solve_batch_system(p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs, p.rhs_stride, k, p.periodic,
+                             [&](auto const& e, auto& v) { return rd::solve_thomas_system(e, v, opt); }));
+}
+
+// Status of a system that the growth test sends to the pivoted Thomas.
+constexpr std::int32_t pivot_again = -1;
+
+// Thomas on systems k0 .. k0 + w - 1. piv and cp: n * w scratch values each,
+// status: w values, growth: 2 w values (Check: pivoting = automatic).
+template <bool Check, class T>
 void thomas_block(tridiag_problem<T> const& p, std::int64_t k0, std::int64_t w, T* piv, T* cp,
-                  std::int32_t* status) {
+                  std::int32_t* status, T* growth) {
   layout const& lay = p.lay;
   std::int64_t const n = lay.n;
   std::fill(status, status + w, 0);
+  // growth[j], growth[w + j]: the numerator and denominator of system j's
+  // gamma, as factor_thomas forms them.
+  if constexpr (Check) std::fill(growth, growth + 2 * w, T(0));
   // Factor: p_i = b_i - a_i c'_{i-1} (p_0 = b_0, a_0 not read), c'_i = c_i / p_i
   // (c_{n-1} not read).
   for (std::int64_t i = 0; i < n; ++i) {
@@ -95,6 +129,13 @@ void thomas_block(tridiag_problem<T> const& p, std::int64_t k0, std::int64_t w, 
       if (status[j]) continue;
       std::int64_t const o = lay.offset(i, k0 + j);
       T const pv = i == 0 ? p.b[o] : p.b[o] - p.a[o] * cprev[j];
+      if constexpr (Check) {
+        T const lc = i == 0 ? T(0) : std::fabs(p.a[o] * cprev[j]);
+        T const row =
+            (i == 0 ? T(0) : std::fabs(p.a[o])) + std::fabs(p.b[o]) + (i + 1 < n ? std::fabs(p.c[o]) : T(0));
+        growth[j] = std::max(growth[j], lc + std::fabs(pv));
+        growth[w + j] = std::max(growth[w + j], row);
+      }
       if (!usable_pivot(pv)) {
         status[j] = static_cast<std::int32_t>(i + 1);
         continue;
@@ -103,6 +144,10 @@ void thomas_block(tridiag_problem<T> const& p, std::int64_t k0, std::int64_t w, 
       cr[j] = i + 1 < n ? p.c[o] / pv : T(0);
     }
   }
+  if constexpr (Check)
+    for (std::int64_t j = 0; j < w; ++j)
+      if (status[j] != 0 || !reference::detail::growth_acceptable(growth[j], growth[w + j]))
+        status[j] = pivot_again;
   bool any_ok = false;
   for (std::int64_t j = 0; j < w; ++j) any_ok |= status[j] == 0;
   if (any_ok) {
@@ -137,57 +182,84 @@ void thomas_block(tridiag_problem<T> const& p, std::int64_t k0, std::int64_t w, 
   // A system that broke down gets NaN in every right-hand side.
   T const nan = std::numeric_limits<T>::quiet_NaN();
   for (std::int64_t j = 0; j < w; ++j) {
-    if (!status[j]) continue;
+    if (status[j] <= 0) continue;
     for (std::int64_t r = 0; r < p.nrhs; ++r)
       for (std::int64_t i = 0; i < n; ++i) p.x[lay.offset(i, k0 + j) + r * p.rhs_stride] = nan;
   }
-  if (p.info)
-    for (std::int64_t j = 0; j < w; ++j) p.info[k0 + j] = status[j];
+  tridiag_options partial;
+  partial.pivoting = tridiag_pivoting::partial;
+  for (std::int64_t j = 0; j < w; ++j) {
+    if (status[j] == pivot_again)
+      thomas_system(p, k0 + j, partial);
+    else
+      write_outcome(p, k0 + j, {status[j], 0, 0});
+  }
 }
 
-template <class T>
-void thomas(tridiag_problem<T> const& p, int threads) {
+template <bool Check, class T>
+void thomas_blocks(tridiag_problem<T> const& p, int threads) {
   layout const& lay = p.lay;
   std::int64_t const w = thomas_width<T>(lay);
   std::int64_t const blocks = (lay.count + w - 1) / w;
   int const nt = thread_budget(threads, blocks);
-  std::size_t const per_thread = static_cast<std::size_t>(lay.n * w);
+  // Per thread: piv and cp (n w values each), then growth (2 w).
+  std::size_t const per_thread = static_cast<std::size_t>((2 * lay.n + 2) * w);
   // Allocated before the parallel region: a failure throws here, not inside.
-  std::vector<T> scratch(2 * per_thread * static_cast<std::size_t>(nt));
+  std::vector<T> scratch(per_thread * static_cast<std::size_t>(nt));
   std::vector<std::int32_t> status(static_cast<std::size_t>(w * nt));
   first_exception fe;
 #pragma omp parallel num_threads(nt)
   {
     int const t = omp_get_thread_num();
-    T* const piv = scratch.data() + 2 * per_thread * static_cast<std::size_t>(t);
-    T* const cp = piv + per_thread;
+    T* const piv = scratch.data() + per_thread * static_cast<std::size_t>(t);
+    T* const cp = piv + lay.n * w;
+    T* const growth = cp + lay.n * w;
     std::int32_t* const st = status.data() + w * t;
 #pragma omp for schedule(static)
     for (std::int64_t blk = 0; blk < blocks; ++blk) {
       std::int64_t const k0 = blk * w;
-      fe.run([&] { thomas_block(p, k0, std::min(w, lay.count - k0), piv, cp, st); });
+      fe.run([&] { thomas_block<Check>(p, k0, std::min(w, lay.count - k0), piv, cp, st, growth); });
     }
   }
   fe.rethrow();
 }
 
-// One reference solver per system.
+// Algorithm thomas: the batched Thomas for plain systems (pivoting none or
+// automatic), solve_thomas_system per system for the other options.
+template <class T>
+void thomas(tridiag_problem<T> const& p, int threads) {
+  if (p.pivoting == tridiag_pivoting::none && !p.periodic && p.refinement == tridiag_refinement::none)
+    return thomas_blocks<false>(p, threads);
+  if (p.pivoting == tridiag_pivoting::automatic && !p.periodic && p.refinement == tridiag_refinement::none)
+    return thomas_blocks<true>(p, threads);
+  tridiag_options opt;
+  opt.pivoting = p.pivoting;
+  opt.periodic = p.periodic;
+  opt.refinement = p.refinement;
+  opt.max_refinement_steps = p.max_refinement_steps;
+  int const nt = thread_budget(threads, p.lay.count);
+  first_exception fe;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+  for (std::int64_t k = 0; k < p.lay.count; ++k) fe.run([&] { thomas_system(p, k, opt); });
+  fe.rethrow();
+}
+
+// One reference solver per system (with pivoting = automatic's growth test
+// and pivoted re-solve: solve_named_system).
 template <class T, class SolveT>
 void per_system(tridiag_problem<T> const& p, int threads, SolveT solve) {
-  layout const& lay = p.lay;
-  int const nt = thread_budget(threads, lay.count);
+  namespace rd = reference::detail;
+  int const nt = thread_budget(threads, p.lay.count);
   first_exception fe;
-#pragma omp parallel num_threads(nt)
-  {
-    std::vector<std::vector<T>> xs;  // per thread, reused across its systems
-#pragma omp for schedule(dynamic, 1)
-    for (std::int64_t k = 0; k < lay.count; ++k)
-      fe.run([&] {
-        std::int32_t const s =
-            reference::detail::solve_system(p.a, p.b, p.c, p.d, p.x, lay, p.nrhs, p.rhs_stride, k, xs, solve);
-        if (p.info) p.info[k] = s;
-      });
-  }
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+  for (std::int64_t k = 0; k < p.lay.count; ++k)
+    fe.run([&] {
+      write_outcome(p, k,
+                    rd::solve_batch_system(p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs, p.rhs_stride, k, false,
+                                           [&](auto const& e, auto& v) {
+                                             return rd::solve_named_system(e, v, p.pivoting, solve);
+                                           }));
+    });
   fe.rethrow();
 }
 

@@ -246,6 +246,9 @@ outputs<T> run(problem<T> const& p, tridiag_algorithm alg, bool in_place,
   opt.rhs_stride = p.rhs_stride_arg;
   opt.info = with_info ? di.data() + g : nullptr;
   opt.algorithm = alg;
+  // The algorithms' own eliminations; pivoting = automatic and partial have
+  // their suites in tridiag_pivot_harness.hpp.
+  opt.pivoting = recur::tridiag_pivoting::none;
   T* const x = (in_place ? dd.data() : dx->data()) + p.d_base;
   recur::solve_batched(ex, da.data() + g, db.data() + g, dc.data() + g, dd.data() + p.d_base, x, p.lay, opt);
   Backend::finish();

@@ -11,6 +11,7 @@
 #include <recur/layout/layout.hpp>
 #include <recur/types.hpp>
 
+#include "host_memory.hpp"
 #include "tridiag_harness.hpp"
 
 extern "C" void sgtsv_(int* n, int* nrhs, float* dl, float* d, float* du, float* b, int* ldb, int* info);
@@ -18,18 +19,8 @@ extern "C" void dgtsv_(int* n, int* nrhs, double* dl, double* d, double* du, dou
 
 namespace tridiag_test {
 
-struct host_backend {
-  using executor_type = recur::host;
-  static executor_type executor() { return recur::host{}; }
+struct host_backend : recur_test::host_memory {
   static char const* name() { return "host"; }
-  template <class T>
-  struct array {
-    mutable std::vector<T> v;
-    explicit array(std::vector<T> const& contents) : v(contents) {}
-    T* data() const { return v.data(); }
-    std::vector<T> read() const { return v; }
-  };
-  static void finish() {}
   // LAPACK's ?gtsv (partial pivoting) on system k, right-hand side r.
   template <class T>
   static std::vector<long double> oracle(problem<T> const& p, std::int64_t k, std::int64_t r) {

@@ -1,6 +1,7 @@
 // recur tridiag: batched tridiagonal systems stored in .npy arrays, solved on
-// the CPU or the GPU. Breakdown (a zero or non-finite pivot; with rd and
-// cr_rd also recursive doubling's own accuracy check) and right-hand sides
+// the CPU or the GPU, with the library's pivoting, periodic and refinement
+// options. Breakdown (a zero or non-finite pivot; with rd and cr_rd also
+// recursive doubling's own accuracy check) and right-hand sides
 // holding NaN or Inf are reported per system, with their own exit statuses;
 // x is written either way, NaN for those systems.
 #include <algorithm>
@@ -23,12 +24,12 @@ namespace {
 
 // ------------------------------------------------------- library calls --
 
+// The options the command line sets: algorithm, pivoting, periodic,
+// refinement.
 template <class Ex, class T>
 void call_solve(Ex const& ex, T const* dl, T const* d, T const* du, T const* rhs, T* x,
-                recur::layout const& lay, recur::tridiag_algorithm algorithm, std::int64_t nrhs,
+                recur::layout const& lay, recur::tridiag_options opt, std::int64_t nrhs,
                 std::int64_t rhs_stride, std::int32_t* info) {
-  recur::tridiag_options opt;
-  opt.algorithm = algorithm;
   opt.nrhs = nrhs;
   opt.rhs_stride = rhs_stride;
   opt.info = info;
@@ -99,7 +100,7 @@ struct solution {
 };
 
 template <class T>
-solution solve(device_kind kind, problem const& p, recur::tridiag_algorithm algorithm) {
+solution solve(device_kind kind, problem const& p, recur::tridiag_options const& opt) {
   solution s;
   std::span<T const> const rhs = p.rhs.as<T>();
   for (std::int64_t k = 0; k < p.v.lanes(); ++k)
@@ -121,7 +122,7 @@ solution solve(device_kind kind, problem const& p, recur::tridiag_algorithm algo
     std::int64_t const rhs_stride = p.nrhs > 1 ? p.size : 0;
     for_each_block(p.v, [&](std::int64_t offset, recur::layout const& lay, std::int64_t first_lane) {
       dev.run([&](auto const& ex) {
-        call_solve(ex, dl + offset, d + offset, du + offset, b + offset, dx + offset, lay, algorithm, p.nrhs,
+        call_solve(ex, dl + offset, d + offset, du + offset, b + offset, dx + offset, lay, opt, p.nrhs,
                    rhs_stride, info + first_lane);
       });
     });
@@ -183,54 +184,92 @@ int report(problem const& p, solution const& s, std::string const& output, std::
   return broke ? exit_breakdown : exit_nonfinite;
 }
 
+// What the GPU does not run yet of these options, or empty.
+std::string gpu_unsupported(recur::tridiag_options const& opt) {
+  if (opt.pivoting == recur::tridiag_pivoting::partial) return "the GPU does not run --pivoting partial yet";
+  if (opt.periodic) return "the GPU does not run --periodic yet";
+  if (opt.refinement == recur::tridiag_refinement::mixed) return "the GPU does not run --refine yet";
+  return {};
+}
+
 int run_tridiag(arguments const& args) {
   args.expect_positional(4, "DL D DU RHS");
   auto const output = args.get("--output");
   if (!output) usage_error("--output", "is required (-o X: where to write the solution)");
+  recur::tridiag_options opt;
   std::string const algorithm_name = args.value_or("--algorithm", "auto");
   auto const algorithm = recur::parse_tridiag_algorithm(algorithm_name);
   if (!algorithm) usage_error("--algorithm", fmt::format("unknown algorithm '{}'", algorithm_name));
+  opt.algorithm = *algorithm;
+  std::string const pivoting_name = args.value_or("--pivoting", "automatic");
+  auto const pivoting = recur::parse_tridiag_pivoting(pivoting_name);
+  if (!pivoting)
+    usage_error("--pivoting", fmt::format("must be automatic, none or partial, not '{}'", pivoting_name));
+  opt.pivoting = *pivoting;
+  opt.periodic = args.has("--periodic");
+  if (args.has("--refine")) opt.refinement = recur::tridiag_refinement::mixed;
   std::int64_t const axis = args.integer("--axis", -1);
-  device_kind const kind = select_device(args);
+  device_kind const kind = select_device(args, gpu_unsupported(opt));
 
   problem const p = read_problem(args, axis);
+  if (opt.refinement == recur::tridiag_refinement::mixed && p.d.dtype != recur::npy_dtype::f64)
+    input_error("--refine",
+                fmt::format("needs float64 arrays; {} holds {} (refinement factors in float32 and "
+                            "corrects in float64)",
+                            p.files[1], recur::npy_dtype_name(p.d.dtype)));
   solution s;
   naming_arguments({{"algorithm", "--algorithm"},
+                    {"pivoting", "--pivoting"},
+                    {"periodic", "--periodic"},
+                    {"refinement", "--refine"},
                     {"nrhs", p.files[3]},
                     {"d", p.files[3]},
                     {"a", p.files[0]},
                     {"b", p.files[1]},
                     {"c", p.files[2]}},
                    p.files[1], [&] {
-                     s = p.d.dtype == recur::npy_dtype::f32 ? solve<float>(kind, p, *algorithm)
-                                                            : solve<double>(kind, p, *algorithm);
+                     s = p.d.dtype == recur::npy_dtype::f32 ? solve<float>(kind, p, opt)
+                                                            : solve<double>(kind, p, opt);
                    });
   save(*output, s.x);
   return report(p, s, *output, algorithm_name, kind);
 }
 
-constexpr option_spec tridiag_options[] = {{"--output", true, "-o"}, {"--algorithm"}, {"--axis"}};
+constexpr option_spec tridiag_options[] = {
+    {"--output", true, "-o"}, {"--algorithm"},       {"--axis"},
+    {"--pivoting"},           {"--periodic", false}, {"--refine", false}};
 
 }  // namespace
 
 command const tridiag_command{
     "tridiag",
     "solve batched tridiagonal systems stored in .npy arrays",
-    "tridiag [--algorithm NAME] [--axis N] [--device D] DL D DU RHS -o X",
+    "tridiag [--algorithm NAME] [--pivoting P] [--periodic] [--refine] [--axis N] [--device D] DL D DU RHS "
+    "-o X",
     "Solves the systems dl_i x_(i-1) + d_i x_i + du_i x_(i+1) = rhs_i stored in .npy files (float32\n"
     "or float64, C order, all of one dtype). Each system lies along axis N and the other axes number\n"
     "the systems: DL, D and DU of shape (..., n) hold prod(...) systems of n unknowns with the\n"
-    "default N = -1; dl[0] and du[n-1] of each system are not read. RHS has their shape, or (k, ...)\n"
-    "for k right-hand sides per system (N still counts D's axes). X is written with RHS's shape.\n"
-    "No pivoting is done: a system with a zero or non-finite pivot breaks down (rd and cr_rd also\n"
-    "refuse a system for which recursive doubling is unstable), and a right-hand side holding NaN\n"
-    "or Inf has no solution; both are listed on stderr, their x is NaN, and the exit status says so.",
+    "default N = -1; dl[0] and du[n-1] of each system are not read (with --periodic they are the\n"
+    "corners: dl[0] multiplies x[n-1] in row 0, du[n-1] multiplies x[0] in row n-1). RHS has their\n"
+    "shape, or (k, ...) for k right-hand sides per system (N still counts D's axes). X is written\n"
+    "with RHS's shape. By default each system is solved without pivoting where that is stable (its\n"
+    "LU's growth is checked) and with partial pivoting, as LAPACK's gtsv, where it is not. A singular\n"
+    "system (a zero or non-finite pivot) breaks down (rd and cr_rd also refuse a system for which\n"
+    "recursive doubling is unstable), and a right-hand side holding NaN or Inf has no solution;\n"
+    "both are listed on stderr, their x is NaN, and the exit status says so.",
     "  -o, --output X      where to write the solution (required)\n"
     "  --algorithm NAME    auto (default), thomas, cr, cr_split, pcr, rd, cr_pcr, cr_rd, cr_packed,\n"
     "                      pscheme, thomas_pcr, bondeli (the GPU runs some of them for some sizes\n"
     "                      only, bondeli not yet)\n"
+    "  --pivoting P        automatic (default: partial pivoting only for the systems that need it),\n"
+    "                      none, or partial (every system; --algorithm auto or thomas)\n"
+    "  --periodic          periodic (cyclic) systems, n >= 3 (--algorithm auto or thomas)\n"
+    "  --refine            float64 systems solved in float32 and refined with float64 residuals to\n"
+    "                      float64 accuracy (--algorithm auto or thomas)\n"
     "  --axis N            the axis the systems lie along, negative counting from the end\n"
-    "                      (default -1)\n",
+    "                      (default -1)\n"
+    "The GPU runs --pivoting automatic and none (automatic without its stability test for now),\n"
+    "not partial, --periodic or --refine yet; --device auto runs those on the CPU.\n",
     "recur tridiag --axis 0 dl.npy d.npy du.npy rhs.npy -o x.npy",
     "  0  solved, X written\n"
     "  1  an input or the run failed; nothing written\n"

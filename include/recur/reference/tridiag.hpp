@@ -30,6 +30,8 @@
 //   right-hand sides), so it cannot be mistaken for a solution.
 // - No pivoting anywhere: these are stable for diagonally dominant (and
 //   symmetric positive definite) matrices, like the GPU solvers they check.
+//   Pivoting, periodic systems and mixed-precision refinement
+//   (tridiag_options) have their references in tridiag_solve.hpp.
 //
 // - info rows: each solver defines which divisor it reports (see each);
 //   most report the first unusable divisor in the order they divide.

@@ -33,21 +33,24 @@ bool usable_pivot(T p) {
 }
 
 // One system's equations, copied out of the batch so that x may alias d and
-// the unused ends (a[0], c[n-1]) are zeros, never read from memory.
+// the unused ends (a[0], c[n-1]) are zeros, never read from memory; with
+// `corners` (periodic systems, reference/tridiag_periodic.hpp) they are read
+// and hold the coefficients of x[n-1] in row 0 and of x[0] in row n-1.
 template <class T>
 struct equations {
   std::vector<T> a, b, c, d;
 };
 
 template <class T>
-equations<T> load_system(T const* a, T const* b, T const* c, layout const& lay, std::int64_t k) {
+equations<T> load_system(T const* a, T const* b, T const* c, layout const& lay, std::int64_t k,
+                         bool corners = false) {
   std::int64_t const n = lay.n;
   equations<T> e{std::vector<T>(n), std::vector<T>(n), std::vector<T>(n), {}};
   for (std::int64_t i = 0; i < n; ++i) {
     std::int64_t const o = lay.offset(i, k);
-    e.a[i] = i > 0 ? a[o] : T(0);
+    e.a[i] = i > 0 || corners ? a[o] : T(0);
     e.b[i] = b[o];
-    e.c[i] = i + 1 < n ? c[o] : T(0);
+    e.c[i] = i + 1 < n || corners ? c[o] : T(0);
   }
   return e;
 }
