@@ -39,18 +39,6 @@ void with_order(int order, F&& f) {
   (std::make_integer_sequence<int, 8>{});
 }
 
-// The companion system as recur::device::lfilter builds it: b and a
-// normalised by a[0] in double, rounded to T.
-template <class T, int K>
-k::lfilter_system<T, K> companion(std::span<T const> b, std::span<T const> a) {
-  k::lfilter_system<T, K> s;
-  for (int j = 0; j <= K; ++j) {
-    s.b[j] = static_cast<T>(double(b[j]) / double(a[0]));
-    s.a[j] = static_cast<T>(double(a[j]) / double(a[0]));
-  }
-  return s;
-}
-
 // recur_test::check_designs's run: dispatch_lfilter's form, emulated;
 // counts the calls the sections form ran.
 template <class T>
@@ -61,7 +49,8 @@ struct emulated_lfilter {
     with_order(static_cast<int>(a.size()) - 1, [&](auto kk) {
       constexpr int K = decltype(kk)::value;
       bool used = false;
-      recur_test::emulate_lfilter<T, K>(companion<T, K>(b, a), x, y, n, zi, zf, &used);
+      recur_test::emulate_lfilter<T, K>(recur_test::lfilter_companion<T, K>(b.data(), a.data()), x, y, n, zi,
+                                        zf, &used);
       if (sections) *sections += used;
     });
   }
@@ -77,17 +66,11 @@ double companion_error(designs::design const& d) {
   std::vector<T> y(x.size());
   with_order(d.order, [&](auto kk) {
     constexpr int K = decltype(kk)::value;
-    recur_test::emulate_lti<T>(companion<T, K>(b, a), x.data(), y.data(), static_cast<std::int64_t>(x.size()),
-                               static_cast<T const*>(nullptr), static_cast<T*>(nullptr));
+    recur_test::emulate_lti<T>(recur_test::lfilter_companion<T, K>(b.data(), a.data()), x.data(), y.data(),
+                               static_cast<std::int64_t>(x.size()), static_cast<T const*>(nullptr),
+                               static_cast<T*>(nullptr));
   });
   return recur_test::relative_error<T>(y, ref);
-}
-
-designs::design const& find_design(std::string const& name) {
-  for (auto const& d : designs::designs)
-    if (name == d.name) return d;
-  BOOST_FAIL("no design " << name);
-  return designs::designs[0];
 }
 
 // A well-conditioned random filter (error gain at most 100, as the GPU
@@ -163,7 +146,7 @@ BOOST_AUTO_TEST_CASE(agrees_with_the_sequential_step) {
 // relative error of 2.8e2) and 1e-6-wrong in f64 (9e-7), where the
 // sequential filter is off by 5e-2 and 4e-11.
 BOOST_AUTO_TEST_CASE(reproduces_the_companion_scan_error) {
-  auto const& d = find_design("butter(8, 0.1, 'lowpass')");
+  auto const& d = recur_test::find_design("butter(8, 0.1, 'lowpass')");
   double const e32 = companion_error<float>(d), e64 = companion_error<double>(d);
   BOOST_TEST_MESSAGE("butter(8, 0.1) companion scan: f32 " << e32 << " (scipy " << d.err[0] << "), f64 "
                                                            << e64 << " (scipy " << d.err[1] << ")");
@@ -186,7 +169,7 @@ BOOST_AUTO_TEST_CASE(reproduces_the_companion_scan_error) {
         auto plan_of = [&](auto zero) {
           using T = decltype(zero);
           std::vector<T> const b(dd.b, dd.b + K + 1), a(dd.a, dd.a + K + 1);
-          auto const sys = companion<T, K>(b, a);
+          auto const sys = recur_test::lfilter_companion<T, K>(b.data(), a.data());
           return k::lfilter_plan_sections<T, K>(sys, k::lti_power_chain<K>(sys, k::lti_power_top<T, K>()))
               .use;
         };

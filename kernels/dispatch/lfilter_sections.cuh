@@ -38,11 +38,11 @@
 //   second state of a first-order section is always zero) and invertible
 //   when no section's zero cancels an earlier section's pole; w = M^-1 z.
 //
-// When. lfilter_prefers_sections: orders 3 and up whose companion matrix
-// has a power with ||A^(2^s)||_inf above lfilter_section_bound (the CPU
-// emulation of the scan in test/test_lti_emulation.cpp measures the scan's
-// error against the sequential one growing with that peak, about its
-// 1/30th). Orders 1 and 2 are one section already; well-conditioned higher
+// When. lfilter_plan_sections: orders 3 and up whose companion matrix has
+// a power with ||A^(2^s)||_inf above lfilter_section_bound (the CPU
+// emulation of the scan, test/common/lti_emulation.hpp, measures the scan's
+// error over the sequential one's growing with that peak, at about a 30th
+// of it). Orders 1 and 2 are one section already; well-conditioned higher
 // orders keep the companion form, bit for bit.
 
 #include <algorithm>
@@ -64,8 +64,8 @@ using lfilter_real = long double;
 
 // Filters whose companion matrix's powers stay at most this large
 // (||A^(2^s)||_inf for every s, A^0 = I included) scan accurately in
-// companion form: the emulated scan's error stays within 4x the sequential
-// one's up to this peak (test_lti_emulation.cpp, designs of orders 1-8).
+// companion form: the emulated scan's error stays within 2.2x the
+// sequential one's up to this peak (the designs of test/data/, f32 and f64).
 inline constexpr lfilter_real lfilter_section_bound = 64;
 
 namespace lfs_detail {
@@ -244,7 +244,7 @@ inline bool hessenberg_eigenvalues(real (&a)[max_order + 1][max_order + 1], int 
   return true;
 }
 
-// p * (coefficients of ascending powers) in place: p <- p * q.
+// The product of two polynomials (coefficients of ascending powers).
 inline std::vector<real> poly_mul(std::vector<real> const& p, std::vector<real> const& q) {
   std::vector<real> r(p.size() + q.size() - 1, real(0));
   for (std::size_t i = 0; i < p.size(); ++i)
@@ -277,17 +277,15 @@ inline std::optional<std::vector<std::complex<lfilter_real>>> polynomial_roots(
   return roots;
 }
 
-// A cascade equal to a (b, a) filter: section j's normalised coefficients
-// b[j][0..2], a[j][0..2] (a[j][0] == 1), in long double, and the maps
-// between the filter's DF2T state (m values) and the sections' (2 per
-// section, section j's at 2 j): z = to_df2t w, w = to_sections z (rows
-// m x 2S and 2S x m; absent when the cascade cannot represent every DF2T
-// state, see the top of the file).
+// A cascade equal to a (b, a) filter of order m: section j's normalised
+// coefficients b[j][0..2], a[j][0..2] (a[j][0] == 1), in long double, and
+// (lfilter_cascade_maps) the maps between the filter's DF2T state (m values)
+// and the sections' (2 per section, section j's at 2 j): z = to_df2t w,
+// w = to_sections z (m x 2S and 2S x m).
 struct lfilter_cascade {
   int order = 0;
   int sections = 0;
   lfilter_real b[4][3] = {}, a[4][3] = {};
-  bool has_maps = false;
   lfilter_real to_df2t[8][8] = {};
   lfilter_real to_sections[8][8] = {};
 };
@@ -362,8 +360,9 @@ inline bool close(std::vector<real> const& p, std::span<real const> ref, real to
   return true;
 }
 
-// Solves the n x n system m x = rhs (row-major, copied) by Gaussian
-// elimination with partial pivoting; false when a pivot is zero.
+// Solves the n x n system whose augmented n x (n + 1) matrix (row-major,
+// right-hand side last) is m, by Gaussian elimination with partial
+// pivoting; false when a pivot is zero.
 inline bool solve(std::vector<real> m, std::vector<real>& x, int n) {
   for (int c = 0; c < n; ++c) {
     int piv = c;
@@ -387,9 +386,11 @@ inline bool solve(std::vector<real> m, std::vector<real>& x, int n) {
 
 }  // namespace lfs_detail
 
-// The cascade's state maps (lfilter_cascade::to_df2t, to_sections) for
-// section coefficients b, a (those the GPU runs, for consistency). False
-// when the cascade does not represent every DF2T state.
+// The cascade's state maps (lfilter_cascade::to_df2t, to_sections) from its
+// sections' coefficients (as the GPU runs them, rounded to T, so that the
+// maps describe that cascade). False when the cascade does not represent
+// every DF2T state (a section's zero cancelling an earlier section's pole,
+// or a second-order section with a2 = b2 = 0).
 inline bool lfilter_cascade_maps(lfilter_cascade& c) {
   using namespace lfs_detail;
   int const m = c.order, S = c.sections;
@@ -428,12 +429,11 @@ inline bool lfilter_cascade_maps(lfilter_cascade& c) {
     if (!solve(mat, w, m)) return false;
     for (int col = 0; col < m; ++col) c.to_sections[live[col]][e] = w[col];
   }
-  c.has_maps = true;
   return true;
 }
 
 // The cascade of (b, a) (normalised by a[0], the same length m + 1, m from
-// 3 to 8), or nothing when the factorisation does not reproduce b and a to
+// 1 to 8), or nothing when the factorisation does not reproduce b and a to
 // `tolerance` (relative to their largest coefficient) or b is zero.
 inline std::optional<lfilter_cascade> lfilter_cascade_of(std::span<lfilter_real const> b,
                                                          std::span<lfilter_real const> a,
@@ -480,12 +480,11 @@ inline std::optional<lfilter_cascade> lfilter_cascade_of(std::span<lfilter_real 
         best = circle_distance(poles.reals[i]), pi = i, p_real = true;
     quad den;
     cplx p1;
-    if (p_real) {
+    if (p_real) {  // with the next real pole nearest the unit circle (an even count is left)
       p1 = take_real(poles.reals, pi);
       int p2i = 0;
       for (int i = 1; i < int(poles.reals.size()); ++i)
         if (circle_distance(poles.reals[i]) < circle_distance(poles.reals[p2i])) p2i = i;
-      if (poles.reals.empty()) return std::nullopt;  // unreachable: real poles come in pairs here
       den = quad_of_reals(p1.real(), take_real(poles.reals, p2i));
     } else {
       p1 = poles.pairs[pi];

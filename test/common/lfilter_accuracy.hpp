@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,13 @@
 #include "random.hpp"
 
 namespace recur_test {
+
+// The design named `name` ("butter(8, 0.1, 'lowpass')"); throws if none.
+inline lfilter_designs::design const& find_design(std::string const& name) {
+  for (auto const& d : lfilter_designs::designs)
+    if (name == d.name) return d;
+  throw std::invalid_argument("no design " + name);
+}
 
 // The designs' test input rounded to T (lfilter_designs.py draws the same).
 template <class T>

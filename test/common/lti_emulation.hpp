@@ -202,6 +202,18 @@ void emulate_lti(System const& sys, T const* x, T* y, std::int64_t n, T const* z
     emulate_lti_shape<T, long_memory, W>(sys, x, y, n, zi, zf);
 }
 
+// The companion system of (b, a) as recur::device::lfilter builds it: b
+// and a normalised by a[0] in double, rounded to T.
+template <class T, int K>
+recur::kernels::lfilter_system<T, K> lfilter_companion(T const* b, T const* a) {
+  recur::kernels::lfilter_system<T, K> s;
+  for (int j = 0; j <= K; ++j) {
+    s.b[j] = static_cast<T>(double(b[j]) / double(a[0]));
+    s.a[j] = static_cast<T>(double(a[j]) / double(a[0]));
+  }
+  return s;
+}
+
 // dispatch_lfilter's form for one long sequence (tiles): the companion
 // system, or the cascade of lfilter_plan_sections with zi and zf mapped by
 // lfilter_map_row (through section states in T, as the GPU's temporary
