@@ -44,29 +44,16 @@
 #include <utility>
 
 #include <recur/layout/layout.hpp>
+#include "../thread/lti_systems.cuh"
 #include "../thread/thread_ops.cuh"
 #include "lookback.cuh"
 
 namespace recur::kernels {
 
-constexpr int lti_log2(int v) { return v <= 1 ? 0 : 1 + lti_log2(v / 2); }
-
 template <class T, int K>
 struct lti_vec {
   T v[K];
 };
-
-// Whether entry (i, j) of the powers of a System's state matrix can be
-// nonzero: a System may declare `static constexpr bool nonzero(int, int)`
-// (a cascade's matrix is block lower triangular, and so are its powers:
-// the products skip the other entries at compile time).
-template <class System>
-constexpr bool lti_nonzero(int i, int j) {
-  if constexpr (requires { System::nonzero(0, 0); })
-    return System::nonzero(i, j);
-  else
-    return true;
-}
 
 // Kernel parameters: the problem, the powers A^(Items 2^s) of the state
 // matrix for s = 0 .. log2(Block) (the last one is the tile's map), and for

@@ -6,6 +6,10 @@
 // may go far back: fewer, longer tiles pay). The figures are bench/tune_lti's
 // (f32, one lane of 2^24 samples) on the H100.
 
+#include <type_traits>
+
+#include "../thread/lti_systems.cuh"
+
 namespace recur::kernels {
 
 // Block threads x Items samples per thread, a look-back stack of Depth
@@ -47,5 +51,16 @@ struct lti_policy<float, K> {
 template <class T, int K>
 inline constexpr long long lti_lanes_tile = sizeof(T) == 4 && K > 4 ? 4096 : 2048;
 inline constexpr long long lti_lanes_min_count = 4096;
+
+// The largest power of A the tiles of a K-value state use, A^(2^top): the
+// longer tile of the two shapes.
+template <class T, int K>
+constexpr int lti_power_top() {
+  using forgetting = typename lti_policy<T, K>::forgetting;
+  using long_memory = typename lti_policy<T, K>::long_memory;
+  constexpr int f = lti_log2(forgetting::block * forgetting::items),
+                l = lti_log2(long_memory::block * long_memory::items);
+  return f > l ? f : l;
+}
 
 }  // namespace recur::kernels
