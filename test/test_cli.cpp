@@ -693,7 +693,8 @@ BOOST_AUTO_TEST_CASE(rd_breakdown_names_its_cause) {
   systems<double> const p({3, 64}, 1, seed_for(806));
   p.save_all("rd");
   for (char const* alg : {"rd", "cr_rd"}) {
-    auto const r = run(std::string("tridiag --pivoting none --algorithm ") + alg + " " + p.files("rd") + " -o xrd.npy");
+    auto const r =
+        run(std::string("tridiag --pivoting none --algorithm ") + alg + " " + p.files("rd") + " -o xrd.npy");
     BOOST_TEST(r.status == 3, alg << ": " << r.err);
     BOOST_TEST(r.err.find("recursive doubling is unstable for this system") != std::string::npos, r.err);
     BOOST_TEST(r.err.find("zero or non-finite pivot") == std::string::npos, r.err);
