@@ -809,6 +809,7 @@ BOOST_AUTO_TEST_CASE(errors) {
       {"poisson --n 33 --tol 2 -o OUT", 1, "--tol: tol = 2"},
       {"poisson --n 33 --max-cycles 0 -o OUT", 1, "--max-cycles: max_cycles = 0"},
       {"poisson --n 33 --guess one -o OUT", 2, "--guess: must be zero or random, not 'one'"},
+      {"poisson --n 33 --inner-reduction 1 -o OUT", 1, "--inner-reduction: inner_reduction = 1"},
       {"poisson extra -o OUT", 2, "extra: unexpected argument"},
       {"demo extra", 2, "extra: unexpected argument"},
       {"demo --cpu", 2, "--cpu: unknown option"},

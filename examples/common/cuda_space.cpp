@@ -21,7 +21,7 @@ void check(cudaError_t e, char const* call) {
 
 cuda_space::cuda_space() {
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  cudaError_t const e = cudaMalloc(&scratch_, scratch_values * sizeof(double));
+  cudaError_t const e = cudaMalloc(reinterpret_cast<void**>(&scratch_), scratch_values * sizeof(double));
   if (e != cudaSuccess) {
     cudaStreamDestroy(stream_);
     check(e, "cudaMalloc");

@@ -18,6 +18,8 @@
 // are M / cx (diagonal 2 + 2 cy / cx), the y-lines' M / cy. Every level has
 // the same ratio cy / cx, so one array of -1 and one diagonal array per
 // direction, of the finest grid's size, serve every level.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -37,7 +39,7 @@ class line_solver;
 template <class T>
 class line_solver<T, host_space> {
  public:
-  line_solver(recur::layout const& lay) : lay_(lay) {}
+  explicit line_solver(recur::layout const& lay) : lay_(lay) {}
   std::size_t workspace_size() const { return 0; }
   // x = M^-1 d for every line (x may be d).
   void solve(host_space const& sp, T const* off, T const* diag, T const* d, T* x, void*) const {
@@ -53,7 +55,7 @@ class line_solver<T, host_space> {
 template <class T>
 class line_solver<T, cuda_space> {
  public:
-  line_solver(recur::layout const& lay) : plan_(lay) {}
+  explicit line_solver(recur::layout const& lay) : plan_(lay) {}
   std::size_t workspace_size() const { return plan_.workspace_size(); }
   void solve(cuda_space const& sp, T const* off, T const* diag, T const* d, T* x, void* workspace) const {
     plan_.run(sp.executor(), off, diag, off, d, x, workspace);
@@ -70,16 +72,13 @@ class multigrid {
       : space_(space), kind_(kind), pre_(pre_steps), post_(post_steps) {
     omega_ = kind == smoother::jacobi ? 0.8 : 2.0 / 3.0;
     for (grid g = finest;; g = g.coarse()) {
-      levels_.push_back(level{g,
-                              {},
-                              {},
-                              buffer<T, Space>(space, static_cast<std::size_t>(g.size())),
-                              line_solver<T, Space>(g.x_lines()),
-                              line_solver<T, Space>(g.y_lines())});
-      if (levels_.size() > 1) {
-        levels_.back().u = buffer<T, Space>(space, static_cast<std::size_t>(g.size()));
-        levels_.back().f = buffer<T, Space>(space, static_cast<std::size_t>(g.size()));
-      }
+      auto const n = static_cast<std::size_t>(g.size());
+      // u and f of the coarse grids; level 0 works on the caller's.
+      auto const coarse_only = [&] {
+        return levels_.empty() ? buffer<T, Space>() : buffer<T, Space>(space, n);
+      };
+      levels_.push_back(level{g, coarse_only(), coarse_only(), buffer<T, Space>(space, n),
+                              line_solver<T, Space>(g.x_lines()), line_solver<T, Space>(g.y_lines())});
       if (g.coarsest()) break;
     }
     std::size_t workspace = 0;

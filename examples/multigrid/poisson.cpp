@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <sstream>
 #include <string>
 
 #include <recur/error.hpp>
@@ -16,6 +17,14 @@ namespace {
 
 [[noreturn]] void bad(std::string const& message) { throw recur::invalid_argument(message); }
 
+// A number as a user writes it: 0, -1, 1e-12, nan.
+template <class V>
+std::string str(V v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
 bool power_of_two_plus_one(std::int64_t n) {
   return n >= 3 && n - 1 <= (std::int64_t{1} << 30) && ((n - 1) & (n - 2)) == 0;
 }
@@ -25,19 +34,18 @@ bool power_of_two_plus_one(std::int64_t n) {
 void check_poisson(poisson_problem const& p, poisson_options const& opt) {
   for (auto const& [name, n] : {std::pair{"nx", p.nx}, std::pair{"ny", p.ny}})
     if (!power_of_two_plus_one(n))
-      bad(std::string(name) + " = " + std::to_string(n) +
+      bad(std::string(name) + " = " + str(n) +
           ": the points per side must be 2^k + 1, 3 <= n <= 2^30 + 1 (3, 5, 9, ..., 1025, ...)");
-  if (!(p.eps > 0) || !std::isfinite(p.eps))
-    bad("eps = " + std::to_string(p.eps) + ": must be positive and finite");
+  if (!(p.eps > 0) || !std::isfinite(p.eps)) bad("eps = " + str(p.eps) + ": must be positive and finite");
   if (opt.pre_steps < 0 || opt.post_steps < 0 || opt.pre_steps + opt.post_steps == 0)
-    bad("pre_steps = " + std::to_string(opt.pre_steps) + ", post_steps = " + std::to_string(opt.post_steps) +
+    bad("pre_steps = " + str(opt.pre_steps) + ", post_steps = " + str(opt.post_steps) +
         ": neither may be negative, and one must be positive");
-  if (!(opt.tol > 0) || !(opt.tol < 1)) bad("tol = " + std::to_string(opt.tol) + ": must lie in (0, 1)");
-  if (opt.max_cycles < 1) bad("max_cycles = " + std::to_string(opt.max_cycles) + ": must be at least 1");
+  if (!(opt.tol > 0) || !(opt.tol < 1)) bad("tol = " + str(opt.tol) + ": must lie in (0, 1)");
+  if (opt.max_cycles < 1) bad("max_cycles = " + str(opt.max_cycles) + ": must be at least 1");
   if (!(opt.inner_reduction > 0) || !(opt.inner_reduction < 1))
-    bad("inner_reduction = " + std::to_string(opt.inner_reduction) + ": must lie in (0, 1)");
+    bad("inner_reduction = " + str(opt.inner_reduction) + ": must lie in (0, 1)");
   if (opt.max_inner_cycles < 1)
-    bad("max_inner_cycles = " + std::to_string(opt.max_inner_cycles) + ": must be at least 1");
+    bad("max_inner_cycles = " + str(opt.max_inner_cycles) + ": must be at least 1");
 }
 
 poisson_result solve_poisson(backend where, poisson_problem const& p, std::span<double const> f,
@@ -45,11 +53,9 @@ poisson_result solve_poisson(backend where, poisson_problem const& p, std::span<
                              std::function<void(cycle_report const&)> const& progress) {
   check_poisson(p, opt);
   auto const size = static_cast<std::size_t>(p.nx * p.ny);
-  if (f.size() != size)
-    bad("f has " + std::to_string(f.size()) + " values, not nx * ny = " + std::to_string(size));
+  if (f.size() != size) bad("f has " + str(f.size()) + " values, not nx * ny = " + str(size));
   if (!u0.empty() && u0.size() != size)
-    bad("u0 has " + std::to_string(u0.size()) + " values, not nx * ny = " + std::to_string(size) +
-        " (or none)");
+    bad("u0 has " + str(u0.size()) + " values, not nx * ny = " + str(size) + " (or none)");
   if (where == backend::gpu) {
 #if RECUR_HAS_CUDA
     return detail::solve_on_gpu(p, f, u0, opt, progress);

@@ -128,7 +128,7 @@ poisson_result solve_plain(Space const& space, poisson_problem const& p, std::sp
                            std::function<void(cycle_report const&)> const& progress) {
   multigrid<T, Space> mg(space, finest_grid(p), opt.smooth, opt.pre_steps, opt.post_steps);
   buffer<T, Space> const f = upload(space, interior<T>(p, f_host));
-  buffer<T, Space> const u = upload(space, interior<T>(p, u0_host));
+  buffer<T, Space> u = upload(space, interior<T>(p, u0_host));
   monitor m(opt, progress);
   m.start(mg.residual_norm(u.data(), f.data()));
   if (!m.solved()) do
@@ -148,9 +148,9 @@ poisson_result solve_mixed(Space const& space, poisson_problem const& p, std::sp
   std::int64_t const n = g.size();
   multigrid<float, Space> mg(space, g, opt.smooth, opt.pre_steps, opt.post_steps);
   buffer<double, Space> const f = upload(space, interior<double>(p, f_host));
-  buffer<double, Space> const u = upload(space, interior<double>(p, u0_host));
-  buffer<double, Space> const r(space, static_cast<std::size_t>(n));
-  buffer<float, Space> const d(space, static_cast<std::size_t>(n)), c(space, static_cast<std::size_t>(n));
+  buffer<double, Space> u = upload(space, interior<double>(p, u0_host));
+  buffer<double, Space> r(space, static_cast<std::size_t>(n));
+  buffer<float, Space> d(space, static_cast<std::size_t>(n)), c(space, static_cast<std::size_t>(n));
   auto const defect = [&] {
     residual(space, g, u.data(), f.data(), r.data());
     return std::sqrt(sum_squares(space, n, r.data()));
