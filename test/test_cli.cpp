@@ -39,6 +39,7 @@
 #include <recur/reference/linrec.hpp>
 #include <recur/reference/tridiag.hpp>
 
+#include "common/device_main.hpp"
 #include "common/linrec_harness.hpp"
 
 namespace fs = std::filesystem;
@@ -907,22 +908,8 @@ bool init_unit_test() {
 }  // namespace
 
 // "--device gpu" or "--device cpu" (default) before Boost.Test's arguments
-// picks the device every command runs on; with gpu and no CUDA device the
-// program returns 77, which CTest (SKIP_RETURN_CODE) reports as skipped.
+// picks the device every command runs on (common/device_main.hpp).
 int main(int argc, char* argv[]) {
-  std::vector<char*> args(argv, argv + argc);
-  if (args.size() >= 3 && std::string_view(args[1]) == "--device") {
-    device = args[2];
-    args.erase(args.begin() + 1, args.begin() + 3);
-  }
-  if (device != "cpu" && device != "gpu") {
-    std::fprintf(stderr, "test_cli: --device must be cpu or gpu, not '%s'\n", device.c_str());
-    return 2;
-  }
-  if (on_gpu() && recur::cuda_device_count() == 0) {
-    std::printf("test_cli --device gpu: no CUDA device (%s): skipped\n",
-                recur::cuda_device_description().c_str());
-    return 77;
-  }
-  return boost::unit_test::unit_test_main(&init_unit_test, static_cast<int>(args.size()), args.data());
+  return recur_test::device_test_main(argc, argv, "test_cli", &init_unit_test,
+                                      [](bool gpu) { device = gpu ? "gpu" : "cpu"; });
 }

@@ -1,19 +1,11 @@
 // The one main of test_examples: the examples (examples/) through their
-// interfaces. "--device gpu" before Boost.Test's own arguments runs every
-// case on the GPU (and the CPU-GPU agreement cases); without a CUDA device
-// it returns 77, which CTest (SKIP_RETURN_CODE) reports as skipped. The
-// default is --device cpu.
+// interfaces, every case on the device that "--device cpu|gpu" names
+// (common/device_main.hpp; the GPU-only cases run with gpu).
 #define BOOST_TEST_NO_MAIN
 #define BOOST_TEST_ALTERNATIVE_INIT_API
 #include <boost/test/unit_test.hpp>
 
-#include <cstdio>
-#include <string>
-#include <string_view>
-#include <vector>
-
-#include <recur/executor.hpp>
-
+#include "common/device_main.hpp"
 #include "common/examples_device.hpp"
 
 namespace recur_test {
@@ -30,22 +22,7 @@ bool init_unit_test() {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  std::vector<char*> args(argv, argv + argc);
-  std::string device = "cpu";
-  if (args.size() >= 3 && std::string_view(args[1]) == "--device") {
-    device = args[2];
-    args.erase(args.begin() + 1, args.begin() + 3);
-  }
-  if (device != "cpu" && device != "gpu") {
-    std::fprintf(stderr, "test_examples: --device must be cpu or gpu, not '%s'\n", device.c_str());
-    return 2;
-  }
-  if (device == "gpu") {
-    if (recur::cuda_device_count() == 0) {
-      std::printf("test_examples --device gpu: %s: skipped\n", recur::cuda_device_description().c_str());
-      return 77;
-    }
-    recur_test::examples_backend = recur_examples::backend::gpu;
-  }
-  return boost::unit_test::unit_test_main(&init_unit_test, static_cast<int>(args.size()), args.data());
+  return recur_test::device_test_main(argc, argv, "test_examples", &init_unit_test, [](bool gpu) {
+    recur_test::examples_backend = gpu ? recur_examples::backend::gpu : recur_examples::backend::cpu;
+  });
 }

@@ -97,4 +97,24 @@ double sum_squares(host_space const&, std::int64_t n, T const* x);
 template <class T>
 double sum_squares(cuda_space const&, std::int64_t n, T const* x);
 
+// The explicit instantiations of every operation on Space, for the file
+// that defines them: float and double, and the four type pairs of
+// scale_copy and axpy.
+#define RECUR_EXAMPLES_GRID_OPS_(Space, T)                                           \
+  template void residual<T>(Space const&, grid const&, T const*, T const*, T*);      \
+  template void restrict_full_weighting<T>(Space const&, grid const&, T const*, T*); \
+  template void prolongate_add<T>(Space const&, grid const&, T const*, T*);          \
+  template void fill<T>(Space const&, std::int64_t, T, T*);                          \
+  template double sum_squares<T>(Space const&, std::int64_t, T const*);
+#define RECUR_EXAMPLES_VECTOR_OPS_(Space, T, U)                                     \
+  template void scale_copy<T, U>(Space const&, std::int64_t, double, T const*, U*); \
+  template void axpy<T, U>(Space const&, std::int64_t, double, T const*, U*);
+#define RECUR_EXAMPLES_GRID_INSTANCES(Space)        \
+  RECUR_EXAMPLES_GRID_OPS_(Space, float)            \
+  RECUR_EXAMPLES_GRID_OPS_(Space, double)           \
+  RECUR_EXAMPLES_VECTOR_OPS_(Space, float, float)   \
+  RECUR_EXAMPLES_VECTOR_OPS_(Space, double, double) \
+  RECUR_EXAMPLES_VECTOR_OPS_(Space, float, double)  \
+  RECUR_EXAMPLES_VECTOR_OPS_(Space, double, float)
+
 }  // namespace recur_examples

@@ -188,23 +188,6 @@ double sum_squares(cuda_space const& sp, std::int64_t n, T const* x) {
   return s;
 }
 
-#define RECUR_EXAMPLES_GRID_OPS(T)                                                        \
-  template void residual<T>(cuda_space const&, grid const&, T const*, T const*, T*);      \
-  template void restrict_full_weighting<T>(cuda_space const&, grid const&, T const*, T*); \
-  template void prolongate_add<T>(cuda_space const&, grid const&, T const*, T*);          \
-  template void fill<T>(cuda_space const&, std::int64_t, T, T*);                          \
-  template double sum_squares<T>(cuda_space const&, std::int64_t, T const*);
-RECUR_EXAMPLES_GRID_OPS(float)
-RECUR_EXAMPLES_GRID_OPS(double)
-#undef RECUR_EXAMPLES_GRID_OPS
-
-#define RECUR_EXAMPLES_VECTOR_OPS(T, U)                                                  \
-  template void scale_copy<T, U>(cuda_space const&, std::int64_t, double, T const*, U*); \
-  template void axpy<T, U>(cuda_space const&, std::int64_t, double, T const*, U*);
-RECUR_EXAMPLES_VECTOR_OPS(float, float)
-RECUR_EXAMPLES_VECTOR_OPS(double, double)
-RECUR_EXAMPLES_VECTOR_OPS(float, double)
-RECUR_EXAMPLES_VECTOR_OPS(double, float)
-#undef RECUR_EXAMPLES_VECTOR_OPS
+RECUR_EXAMPLES_GRID_INSTANCES(cuda_space)
 
 }  // namespace recur_examples

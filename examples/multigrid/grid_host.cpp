@@ -115,23 +115,6 @@ double sum_squares(host_space const&, std::int64_t n, T const* x) {
   return std::accumulate(partial.begin(), partial.end(), 0.0);
 }
 
-#define RECUR_EXAMPLES_GRID_OPS(T)                                                        \
-  template void residual<T>(host_space const&, grid const&, T const*, T const*, T*);      \
-  template void restrict_full_weighting<T>(host_space const&, grid const&, T const*, T*); \
-  template void prolongate_add<T>(host_space const&, grid const&, T const*, T*);          \
-  template void fill<T>(host_space const&, std::int64_t, T, T*);                          \
-  template double sum_squares<T>(host_space const&, std::int64_t, T const*);
-RECUR_EXAMPLES_GRID_OPS(float)
-RECUR_EXAMPLES_GRID_OPS(double)
-#undef RECUR_EXAMPLES_GRID_OPS
-
-#define RECUR_EXAMPLES_VECTOR_OPS(T, U)                                                  \
-  template void scale_copy<T, U>(host_space const&, std::int64_t, double, T const*, U*); \
-  template void axpy<T, U>(host_space const&, std::int64_t, double, T const*, U*);
-RECUR_EXAMPLES_VECTOR_OPS(float, float)
-RECUR_EXAMPLES_VECTOR_OPS(double, double)
-RECUR_EXAMPLES_VECTOR_OPS(float, double)
-RECUR_EXAMPLES_VECTOR_OPS(double, float)
-#undef RECUR_EXAMPLES_VECTOR_OPS
+RECUR_EXAMPLES_GRID_INSTANCES(host_space)
 
 }  // namespace recur_examples
