@@ -94,9 +94,6 @@ class multigrid {
     fill(space, n, static_cast<T>(2 + 2 * finest.cx / finest.cy), diag_y_.data());
   }
 
-  grid const& finest() const { return levels_.front().g; }
-  std::size_t levels() const { return levels_.size(); }
-
   // One V-cycle for A u = f on the finest grid; u and f in the space's memory.
   void cycle(T* u, T const* f) { vcycle(0, u, f); }
 

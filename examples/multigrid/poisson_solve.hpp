@@ -131,9 +131,10 @@ poisson_result solve_plain(Space const& space, poisson_problem const& p, std::sp
   buffer<T, Space> u = upload(space, interior<T>(p, u0_host));
   monitor m(opt, progress);
   m.start(mg.residual_norm(u.data(), f.data()));
-  if (!m.solved()) do
-      mg.cycle(u.data(), f.data());
-    while (m.record(mg.residual_norm(u.data(), f.data()), 1));
+  for (bool more = !m.solved(); more;) {
+    mg.cycle(u.data(), f.data());
+    more = m.record(mg.residual_norm(u.data(), f.data()), 1);
+  }
   return m.result(whole_grid(space, p, u));
 }
 
