@@ -11,5 +11,6 @@ extern command const filter_command;   // filter.cpp
 extern command const sosfilt_command;  // filter.cpp
 extern command const dpcm_command;     // dpcm.cpp
 extern command const tridiag_command;  // tridiag.cpp
+extern command const poisson_command;  // poisson.cpp
 
 }  // namespace recur_cli

@@ -1,0 +1,59 @@
+// cuda_space (space.hpp): device memory and a stream through the CUDA
+// runtime. Compiled only in a build with CUDA.
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include <recur/error.hpp>
+
+#include "common/space.hpp"
+
+namespace recur_examples {
+
+namespace {
+
+void check(cudaError_t e, char const* call) {
+  if (e != cudaSuccess)
+    throw recur::cuda_error(std::string(call) + " failed: " + cudaGetErrorString(e), static_cast<int>(e));
+}
+
+}  // namespace
+
+cuda_space::cuda_space() {
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  cudaError_t const e = cudaMalloc(reinterpret_cast<void**>(&scratch_), scratch_values * sizeof(double));
+  if (e != cudaSuccess) {
+    cudaStreamDestroy(stream_);
+    check(e, "cudaMalloc");
+  }
+}
+
+cuda_space::~cuda_space() {
+  cudaFree(scratch_);
+  cudaStreamDestroy(stream_);
+}
+
+void* cuda_space::allocate(std::size_t bytes) const {
+  void* p = nullptr;
+  check(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
+  return p;
+}
+
+void cuda_space::deallocate(void* p) const noexcept {
+  // The stream may still use p: wait for it before the memory is reused.
+  cudaStreamSynchronize(stream_);
+  cudaFree(p);
+}
+
+void cuda_space::to_space(void* dst, void const* host, std::size_t bytes) const {
+  if (bytes) check(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
+}
+
+void cuda_space::to_host(void* host, void const* src, std::size_t bytes) const {
+  if (bytes) check(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
+  synchronize();
+}
+
+void cuda_space::synchronize() const { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+
+}  // namespace recur_examples

@@ -1,0 +1,193 @@
+// The grid operations of grid.hpp on a CUDA device: one plain grid-stride
+// kernel each, queued on the space's stream. The arithmetic is that of
+// grid_host.cpp, point by point.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include <cuda_runtime_api.h>
+
+#include <recur/error.hpp>
+
+#include "common/space.hpp"
+#include "multigrid/grid.hpp"
+
+namespace recur_examples {
+
+namespace {
+
+constexpr int block_threads = 256;
+
+// Enough blocks for n threads, at most 2^16 (a grid-stride loop covers the rest).
+unsigned blocks_for(std::int64_t n) {
+  return static_cast<unsigned>(std::clamp<std::int64_t>((n + block_threads - 1) / block_threads, 1, 1 << 16));
+}
+
+void check_launch(char const* kernel) {
+  cudaError_t const e = cudaGetLastError();
+  if (e != cudaSuccess)
+    throw recur::cuda_error(std::string("launching ") + kernel + " failed: " + cudaGetErrorString(e),
+                            static_cast<int>(e));
+}
+
+__device__ std::int64_t first_index() {
+  return blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+}
+__device__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
+
+template <class T>
+__global__ void residual_kernel(std::int64_t mx, std::int64_t my, T cx, T cy, T const* u, T const* f, T* r) {
+  for (std::int64_t k = first_index(); k < mx * my; k += grid_stride()) {
+    std::int64_t const j = k / mx, i = k - j * mx;
+    T const w = i > 0 ? u[k - 1] : T(0), e = i + 1 < mx ? u[k + 1] : T(0);
+    T const s = j > 0 ? u[k - mx] : T(0), n = j + 1 < my ? u[k + mx] : T(0);
+    T const c = u[k];
+    r[k] = f[k] - (cx * ((c - w) - (e - c)) + cy * ((c - s) - (n - c)));
+  }
+}
+
+template <class T>
+__global__ void restrict_kernel(std::int64_t mx, std::int64_t cmx, std::int64_t cmy, T const* r, T* fc) {
+  for (std::int64_t k = first_index(); k < cmx * cmy; k += grid_stride()) {
+    std::int64_t const J = k / cmx, I = k - J * cmx, i = 2 * I + 1;
+    T const* const r0 = r + (2 * J) * mx;
+    T const* const r1 = r0 + mx;
+    T const* const r2 = r1 + mx;
+    T const corners = r0[i - 1] + r0[i + 1] + r2[i - 1] + r2[i + 1];
+    T const edges = r0[i] + r2[i] + r1[i - 1] + r1[i + 1];
+    fc[k] = (4 * r1[i] + 2 * edges + corners) / 16;
+  }
+}
+
+template <class T>
+__global__ void prolongate_kernel(std::int64_t mx, std::int64_t my, std::int64_t cmx, std::int64_t cmy,
+                                  T const* ec, T* u) {
+  for (std::int64_t k = first_index(); k < mx * my; k += grid_stride()) {
+    std::int64_t const j = k / mx, i = k - j * mx;
+    std::int64_t const J0 = j % 2 ? (j - 1) / 2 : j / 2 - 1, J1 = j % 2 ? -1 : j / 2;
+    std::int64_t const I0 = i % 2 ? (i - 1) / 2 : i / 2 - 1, I1 = i % 2 ? -1 : i / 2;
+    T const wy = j % 2 ? T(1) : T(0.5), wx = i % 2 ? T(1) : T(0.5);
+    auto const at = [&](std::int64_t J) {
+      if (J < 0 || J >= cmy) return T(0);
+      T v = I0 >= 0 ? ec[J * cmx + I0] : T(0);
+      if (I1 >= 0 && I1 < cmx) v += ec[J * cmx + I1];
+      return v;
+    };
+    u[k] += wx * wy * (at(J0) + at(J1));
+  }
+}
+
+template <class T, class U>
+__global__ void scale_copy_kernel(std::int64_t n, std::common_type_t<T, U> a, T const* x, U* y) {
+  using W = std::common_type_t<T, U>;
+  for (std::int64_t k = first_index(); k < n; k += grid_stride())
+    y[k] = static_cast<U>(a * static_cast<W>(x[k]));
+}
+
+template <class T, class U>
+__global__ void axpy_kernel(std::int64_t n, std::common_type_t<T, U> a, T const* x, U* y) {
+  using W = std::common_type_t<T, U>;
+  for (std::int64_t k = first_index(); k < n; k += grid_stride())
+    y[k] = static_cast<U>(static_cast<W>(y[k]) + a * static_cast<W>(x[k]));
+}
+
+template <class T>
+__global__ void fill_kernel(std::int64_t n, T v, T* y) {
+  for (std::int64_t k = first_index(); k < n; k += grid_stride()) y[k] = v;
+}
+
+// The reductions' two passes: each block sums its grid-stride share into
+// partial[blockIdx.x], then one block sums the partial sums into
+// partial[blocks]. A fixed tree in shared memory and a grid size that
+// depends only on n: the same bits from run to run.
+__device__ double block_sum(double v) {
+  __shared__ double s[block_threads];
+  s[threadIdx.x] = v;
+  __syncthreads();
+  for (int w = block_threads / 2; w > 0; w /= 2) {
+    if (static_cast<int>(threadIdx.x) < w) s[threadIdx.x] += s[threadIdx.x + w];
+    __syncthreads();
+  }
+  return s[0];
+}
+
+template <class T>
+__global__ void sum_squares_kernel(std::int64_t n, T const* x, double* partial) {
+  double acc = 0;
+  for (std::int64_t k = first_index(); k < n; k += grid_stride())
+    acc += static_cast<double>(x[k]) * static_cast<double>(x[k]);
+  double const s = block_sum(acc);
+  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+__global__ void sum_partials_kernel(int blocks, double* partial) {
+  double acc = 0;
+  for (int k = threadIdx.x; k < blocks; k += block_threads) acc += partial[k];
+  double const s = block_sum(acc);
+  if (threadIdx.x == 0) partial[blocks] = s;
+}
+
+}  // namespace
+
+template <class T>
+void residual(cuda_space const& sp, grid const& g, T const* u, T const* f, T* r) {
+  residual_kernel<<<blocks_for(g.size()), block_threads, 0, sp.stream()>>>(g.mx, g.my, static_cast<T>(g.cx),
+                                                                           static_cast<T>(g.cy), u, f, r);
+  check_launch("residual_kernel");
+}
+
+template <class T>
+void restrict_full_weighting(cuda_space const& sp, grid const& fine, T const* r, T* fc) {
+  grid const c = fine.coarse();
+  restrict_kernel<<<blocks_for(c.size()), block_threads, 0, sp.stream()>>>(fine.mx, c.mx, c.my, r, fc);
+  check_launch("restrict_kernel");
+}
+
+template <class T>
+void prolongate_add(cuda_space const& sp, grid const& fine, T const* ec, T* u) {
+  grid const c = fine.coarse();
+  prolongate_kernel<<<blocks_for(fine.size()), block_threads, 0, sp.stream()>>>(fine.mx, fine.my, c.mx, c.my,
+                                                                                ec, u);
+  check_launch("prolongate_kernel");
+}
+
+template <class T, class U>
+void scale_copy(cuda_space const& sp, std::int64_t n, double a, T const* x, U* y) {
+  if (n == 0) return;
+  scale_copy_kernel<T, U>
+      <<<blocks_for(n), block_threads, 0, sp.stream()>>>(n, static_cast<std::common_type_t<T, U>>(a), x, y);
+  check_launch("scale_copy_kernel");
+}
+
+template <class T, class U>
+void axpy(cuda_space const& sp, std::int64_t n, double a, T const* x, U* y) {
+  if (n == 0) return;
+  axpy_kernel<T, U>
+      <<<blocks_for(n), block_threads, 0, sp.stream()>>>(n, static_cast<std::common_type_t<T, U>>(a), x, y);
+  check_launch("axpy_kernel");
+}
+
+template <class T>
+void fill(cuda_space const& sp, std::int64_t n, T v, T* y) {
+  if (n == 0) return;
+  fill_kernel<<<blocks_for(n), block_threads, 0, sp.stream()>>>(n, v, y);
+  check_launch("fill_kernel");
+}
+
+template <class T>
+double sum_squares(cuda_space const& sp, std::int64_t n, T const* x) {
+  if (n == 0) return 0;
+  unsigned const blocks = std::min<unsigned>(blocks_for(n), cuda_space::scratch_values - 1);
+  sum_squares_kernel<<<blocks, block_threads, 0, sp.stream()>>>(n, x, sp.scratch());
+  check_launch("sum_squares_kernel");
+  sum_partials_kernel<<<1, block_threads, 0, sp.stream()>>>(static_cast<int>(blocks), sp.scratch());
+  check_launch("sum_partials_kernel");
+  double s = 0;
+  sp.to_host(&s, sp.scratch() + blocks, sizeof s);
+  return s;
+}
+
+RECUR_EXAMPLES_GRID_INSTANCES(cuda_space)
+
+}  // namespace recur_examples

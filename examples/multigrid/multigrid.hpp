@@ -1,0 +1,173 @@
+#pragma once
+// Geometric multigrid for the model problem of grid.hpp, written once for
+// either space (space.hpp) and either type: V-cycles over grids coarsened by
+// two in both directions down to a single line of unknowns, which one line
+// solve answers exactly.
+//
+// Smoothing (doc/applications.md derives the damping factors):
+// - point Jacobi, damped: u += omega D^-1 (f - A u), omega = 4/5;
+// - line relaxation along x (or y): u += omega M^-1 (f - A u), M the part of
+//   A that couples each x-line (y-line) with itself, tridiagonal per line, so
+//   M^-1 is one batched recur::solve_batched call over all lines: the
+//   contiguous layout for x-lines, the interleaved one for y-lines, solved in
+//   place in the residual's array; omega = 2/3;
+// - alternating: x-lines and y-lines in turn, the damped form of Goeddeke and
+//   Strzodka's ADI-TRIDI smoother (their sec. 3.5), an x step and a y step
+//   counted as two steps, as they count them.
+// The line systems are scaled to an off-diagonal of -1: the x-lines' rows
+// are M / cx (diagonal 2 + 2 cy / cx), the y-lines' M / cy. Every level has
+// the same ratio cy / cx, so one array of -1 and one diagonal array per
+// direction, of the finest grid's size, serve every level.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <recur/tridiag.hpp>
+
+#include "common/space.hpp"
+#include "multigrid/grid.hpp"
+#include "multigrid/poisson.hpp"
+
+namespace recur_examples {
+
+// The lines of one direction of one grid, solved by the space's executor.
+template <class T, class Space>
+class line_solver;
+
+template <class T>
+class line_solver<T, host_space> {
+ public:
+  explicit line_solver(recur::layout const& lay) : lay_(lay) {}
+  std::size_t workspace_size() const { return 0; }
+  // x = M^-1 d for every line (x may be d).
+  void solve(host_space const& sp, T const* off, T const* diag, T const* d, T* x, void*) const {
+    recur::solve_batched(sp.executor(), off, diag, off, d, x, lay_);
+  }
+
+ private:
+  recur::layout lay_;
+};
+
+// On the GPU a tridiag_plan per shape: the algorithm is chosen once and run()
+// allocates nothing.
+template <class T>
+class line_solver<T, cuda_space> {
+ public:
+  explicit line_solver(recur::layout const& lay) : plan_(lay) {}
+  std::size_t workspace_size() const { return plan_.workspace_size(); }
+  void solve(cuda_space const& sp, T const* off, T const* diag, T const* d, T* x, void* workspace) const {
+    plan_.run(sp.executor(), off, diag, off, d, x, workspace);
+  }
+
+ private:
+  recur::tridiag_plan<T> plan_;
+};
+
+template <class T, class Space>
+class multigrid {
+ public:
+  multigrid(Space const& space, grid const& finest, smoother kind, int pre_steps, int post_steps)
+      : space_(space), kind_(kind), pre_(pre_steps), post_(post_steps) {
+    omega_ = kind == smoother::jacobi ? 0.8 : 2.0 / 3.0;
+    for (grid g = finest;; g = g.coarse()) {
+      auto const n = static_cast<std::size_t>(g.size());
+      // u and f of the coarse grids; level 0 works on the caller's.
+      auto const coarse_only = [&] {
+        return levels_.empty() ? buffer<T, Space>() : buffer<T, Space>(space, n);
+      };
+      levels_.push_back(level{g, coarse_only(), coarse_only(), buffer<T, Space>(space, n),
+                              line_solver<T, Space>(g.x_lines()), line_solver<T, Space>(g.y_lines())});
+      if (g.coarsest()) break;
+    }
+    std::size_t workspace = 0;
+    for (level const& l : levels_)
+      workspace = std::max({workspace, l.x_lines.workspace_size(), l.y_lines.workspace_size()});
+    if (workspace) workspace_ = buffer<std::byte, Space>(space, workspace);
+    std::int64_t const n = finest.size();
+    off_ = buffer<T, Space>(space, static_cast<std::size_t>(n));
+    diag_x_ = buffer<T, Space>(space, static_cast<std::size_t>(n));
+    diag_y_ = buffer<T, Space>(space, static_cast<std::size_t>(n));
+    fill(space, n, T(-1), off_.data());
+    fill(space, n, static_cast<T>(2 + 2 * finest.cy / finest.cx), diag_x_.data());
+    fill(space, n, static_cast<T>(2 + 2 * finest.cx / finest.cy), diag_y_.data());
+  }
+
+  // One V-cycle for A u = f on the finest grid; u and f in the space's memory.
+  void cycle(T* u, T const* f) { vcycle(0, u, f); }
+
+  // ||f - A u||_2 on the finest grid (waits for the queued work).
+  double residual_norm(T const* u, T const* f) {
+    level& l = levels_.front();
+    residual(space_, l.g, u, f, l.r.data());
+    return std::sqrt(sum_squares(space_, l.g.size(), l.r.data()));
+  }
+
+ private:
+  enum class step { point, x, y };
+
+  struct level {
+    grid g;
+    buffer<T, Space> u, f;  // the coarse-grid correction and its equation's right-hand side (none on level 0)
+    buffer<T, Space> r;     // the residual, overwritten by the line solves' corrections
+    line_solver<T, Space> x_lines, y_lines;
+  };
+
+  void vcycle(std::size_t k, T* u, T const* f) {
+    level& l = levels_[k];
+    if (l.g.coarsest()) {  // one line: a line step with omega = 1 is the exact solve
+      relax(l, u, f, l.g.my == 1 ? step::x : step::y, 1.0);
+      return;
+    }
+    smooth(l, u, f, pre_);
+    level& c = levels_[k + 1];
+    residual(space_, l.g, u, f, l.r.data());
+    restrict_full_weighting(space_, l.g, l.r.data(), c.f.data());
+    fill(space_, c.g.size(), T(0), c.u.data());
+    vcycle(k + 1, c.u.data(), c.f.data());
+    prolongate_add(space_, l.g, c.u.data(), u);
+    smooth(l, u, f, post_);
+  }
+
+  void smooth(level& l, T* u, T const* f, int steps) {
+    for (int s = 0; s < steps; ++s) {
+      step const d = kind_ == smoother::jacobi    ? step::point
+                     : kind_ == smoother::x_lines ? step::x
+                     : kind_ == smoother::y_lines ? step::y
+                     : s % 2 == 0                 ? step::x
+                                                  : step::y;
+      relax(l, u, f, d, omega_);
+    }
+  }
+
+  // u += omega M^-1 (f - A u), M = D or the lines' part of A.
+  void relax(level& l, T* u, T const* f, step d, double omega) {
+    T* const r = l.r.data();
+    std::int64_t const n = l.g.size();
+    residual(space_, l.g, u, f, r);
+    switch (d) {
+      case step::point:
+        axpy(space_, n, omega / l.g.diagonal(), r, u);
+        return;
+      case step::x:
+        l.x_lines.solve(space_, off_.data(), diag_x_.data(), r, r, workspace_.data());
+        axpy(space_, n, omega / l.g.cx, r, u);
+        return;
+      case step::y:
+        l.y_lines.solve(space_, off_.data(), diag_y_.data(), r, r, workspace_.data());
+        axpy(space_, n, omega / l.g.cy, r, u);
+        return;
+    }
+  }
+
+  Space const& space_;
+  smoother kind_;
+  int pre_, post_;
+  double omega_;
+  std::vector<level> levels_;
+  buffer<T, Space> off_, diag_x_, diag_y_;
+  buffer<std::byte, Space> workspace_;
+};
+
+}  // namespace recur_examples
