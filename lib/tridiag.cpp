@@ -230,7 +230,14 @@ void solve_batched(host const& ex, std::type_identity_t<T> const* a, std::type_i
         for (std::int64_t k = 0; k < lay.count; ++k) out[k] = 0;
     return;
   }
-  p.algorithm = detail::tridiag_cpu_resolve(s.lay, sizeof(T), opt.algorithm, ex.threads);
+  // The split over threads (tridiag_split.hpp) serves plain systems without
+  // pivoting or with automatic's test; periodic systems, partial pivoting
+  // and refinement go to Thomas, one system per thread.
+  bool const plain = !opt.periodic && opt.refinement == tridiag_refinement::none &&
+                     opt.pivoting != tridiag_pivoting::partial;
+  p.algorithm = plain ? detail::tridiag_cpu_resolve(s.lay, sizeof(T), opt.algorithm, ex.threads)
+                : opt.algorithm == tridiag_algorithm::automatic ? tridiag_algorithm::thomas
+                                                                : opt.algorithm;
   p.pivoting = opt.pivoting;
   p.periodic = opt.periodic;
   p.refinement = opt.refinement;

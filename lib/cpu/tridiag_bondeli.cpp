@@ -4,7 +4,9 @@
 // gives the bits of reference::bondeli with P blocks.
 //   reduce: step 1 for the block, every right-hand side: y into x, w and v
 //           (B^-1 e_1, B^-1 e_k) into scratch, the ends of all three kept;
-//   join:   step 2, H alpha = beta for each right-hand side;
+//   join:   step 2, H alpha = beta for each right-hand side (H by partial
+//           pivoting; under pivoting = automatic the blocks' Thomas growth
+//           is tested first);
 //   finish: step 3, x = y - alpha_(2b-1) w - alpha_(2b) v.
 // Memory traffic per unknown and right-hand side: a, b, c, d read; y, w, v
 // written, read and written again by the backward sweep, read by the
@@ -31,8 +33,10 @@ struct bondeli_split {
   std::vector<ref::bondeli_ends<T>> ew, ev;
   std::vector<std::int64_t> bad;  // block b's first unusable pivot (a row of the system), or -1
   std::vector<T> lo, hi;          // block b's alpha_(2b-1) and alpha_(2b), right-hand side r at b * nrhs + r
+  bool check;                     // pivoting = automatic: the blocks' growth test
+  std::vector<ref::growth_maxima<T>> gm;  // block b's growth maxima
 
-  bondeli_split(tridiag_problem<T> const& q, ref::bondeli_cut const& c)
+  bondeli_split(tridiag_problem<T> const& q, ref::bondeli_cut const& c, bool chk)
       : p(q),
         cut(c),
         blocks(c.count),
@@ -43,14 +47,16 @@ struct bondeli_split {
         ev(ew.size()),
         bad(ew.size()),
         lo(y.size()),
-        hi(y.size()) {}
+        hi(y.size()),
+        check(chk),
+        gm(ew.size()) {}
 
   std::int64_t at(std::int64_t i, std::int64_t k) const { return p.lay.offset(i, k); }
 
   void reduce(std::int64_t k, int b) {
     std::int64_t const f = cut.first(b), m = cut.size(b), o = at(f, k), s = p.lay.element_stride;
     std::int64_t const j = ref::bondeli_block(p.a + o, p.b + o, p.c + o, s, m, p.d + o, p.x + o, p.nrhs,
-                                              p.rhs_stride, w + f, v + f);
+                                              p.rhs_stride, w + f, v + f, check ? &(gm[b] = {}) : nullptr);
     bad[b] = j < 0 ? -1 : f + j;
     if (j >= 0) return;
     for (std::int64_t r = 0; r < p.nrhs; ++r)
@@ -68,6 +74,16 @@ struct bondeli_split {
     for (std::int64_t j = 0; j + 1 < blocks; ++j) {
       a_first[j] = p.a[at(cut.first(j + 1), k)];
       c_last[j] = p.c[at(cut.first(j) + cut.size(j) - 1, k)];
+    }
+    if (check) {
+      // The blocks' own eliminations, and at each block boundary the term
+      // Thomas would meet there, a_first c_last / p_last (ev's last element
+      // is 1 / p_last): a tiny last pivot makes a block nearly singular
+      // without growth inside it.
+      ref::growth_maxima<T> g;
+      for (auto const& m : gm) g.merge(m);
+      for (std::int64_t j = 0; j + 1 < blocks; ++j) g.row(a_first[j] * c_last[j] * ev[j].last, 0, 0, 0, 0);
+      if (!ref::growth_acceptable(g.numerator, g.denominator)) return split_pivot_again;
     }
     std::vector<ref::bondeli_ends<T>> ey(static_cast<std::size_t>(blocks));
     for (std::int64_t r = 0; r < p.nrhs; ++r) {

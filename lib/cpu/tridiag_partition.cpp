@@ -40,6 +40,10 @@
 // Breakdown: the smallest row, over the blocks, whose pivot p_j is unusable
 // (each block stops at its first), else the interface row l_b whose pivot in
 // the interface system is.
+// Growth (pivoting = automatic): Thomas's test over the interior rows'
+// pivots, the interface rows' pivots after their own block (|a_l c'_e| their
+// lower term) and in the interface system (|sub c'| + |sum g s_j|), against
+// the largest row of A.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -77,8 +81,10 @@ struct partition_split {
   std::vector<T> dprev;                      // d'_(j-1) during the sweep
   std::vector<std::int64_t> bad;             // block b's first unusable pivot, or -1
   std::vector<T> red_c, red_d;               // the interface system's c' and d' (then x)
+  bool check;                                // pivoting = automatic: the growth test
+  std::vector<ref::growth_maxima<T>> gm;     // block b's interior rows and its interface row
 
-  partition_split(tridiag_problem<T> const& q, ref::bondeli_cut const& c)
+  partition_split(tridiag_problem<T> const& q, ref::bondeli_cut const& c, bool chk)
       : p(q),
         cut(c),
         blocks(c.count),
@@ -94,7 +100,9 @@ struct partition_split {
         dprev(own_rhs.size()),
         bad(own_sub.size()),
         red_c(own_sub.size()),
-        red_d(own_rhs.size()) {}
+        red_d(own_rhs.size()),
+        check(chk),
+        gm(own_sub.size()) {}
 
   std::int64_t at(std::int64_t i, std::int64_t k) const { return p.lay.offset(i, k); }
   // Block b's last interior row.
@@ -123,9 +131,11 @@ struct partition_split {
     compensated_sum<T> take;
     T cprev = 0, sprev = 0, g = b > 0 ? p.c[at(f - 1, k)] : T(0);
     bad[b] = -1;
+    ref::growth_maxima<T> growth;
     for (std::int64_t j = 0; j < m; ++j) {
       T const aj = j > 0 ? a[j * s] : T(0);
       T const piv = diag[j * s] - aj * cprev;
+      if (check) growth.row(aj * cprev, piv, aj, diag[j * s], f + j + 1 < n ? c[j * s] : T(0));
       if (!ref::usable_pivot(piv)) {
         bad[b] = f + j;
         return;
@@ -143,6 +153,7 @@ struct partition_split {
       cpb[j] = cprev = f + j + 1 < n ? c[j * s] * inv : T(0);
       g = -g * cprev;
     }
+    gm[b] = growth;
     take_diag[b] = take.value();
     take_sup[b] = b + 1 < blocks ? g : T(0);
     if (Single) take_rhs[b] = acc_one;
@@ -151,6 +162,7 @@ struct partition_split {
       T const al = a[l];
       own_sub[b] = -al * sprev;
       own_diag[b] = diag[l] - al * cprev;
+      if (check) growth.row(al * cprev, own_diag[b], al, diag[l], c[l]);
       for (std::int64_t r = 0; r < nr; ++r) own_rhs[b * nrhs + r] = d[l + r * rs] - al * dp[r];
     }
   }
@@ -170,6 +182,12 @@ struct partition_split {
         T const rhs = own_rhs[i * nrhs + r] - take_rhs[(i + 1) * nrhs + r].value();
         red_d[i * nrhs + r] = (rhs - (i > 0 ? sub * red_d[(i - 1) * nrhs + r] : T(0))) / piv;
       }
+      if (check)
+        gm[0].row(std::fabs(i > 0 ? sub * red_c[i - 1] : T(0)) + std::fabs(take_diag[i + 1]), piv, 0, 0, 0);
+    }
+    if (check) {
+      for (std::int64_t b = 1; b < blocks; ++b) gm[0].merge(gm[b]);
+      if (!ref::growth_acceptable(gm[0].numerator, gm[0].denominator)) return split_pivot_again;
     }
     for (std::int64_t i = m - 1; i >= 0; --i)
       for (std::int64_t r = 0; r < nrhs; ++r) {

@@ -20,8 +20,10 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include <recur/reference/tridiag_bondeli.hpp>
+#include <recur/reference/tridiag_solve.hpp>
 #include "../tridiag_backends.hpp"
 #include "pscheme.hpp"
 
@@ -65,20 +67,70 @@ void tridiag_bondeli_split(tridiag_problem<T> const& p, int threads);
 template <class T>
 void tridiag_partition_split(tridiag_problem<T> const& p, int threads);
 
-// The three phases of MethodT<T> (constructed from p and the cut) over every
-// system of p, one system after another, one block per thread. Each
-// parallel region has its own work only: allocation (which may throw)
-// happens in the method's constructor and in join, outside them.
+// pivoting = automatic (`check`): a method measures the growth of its
+// elimination without pivoting as it runs (the test and bound of
+// reference/tridiag_pivot.hpp, over the rows its blocks and its reduced
+// system eliminate), and join returns split_pivot_again, before any x is
+// final, when the test fails.
+inline constexpr std::int32_t split_pivot_again = -1;
+
+// System k of p solved again by the pivoted Thomas on the calling thread
+// (pivoting = automatic's fallback), from d, or from `saved` (system k's
+// right-hand sides, n values each, when x is d and the split has written
+// over them).
+template <class T>
+void split_solve_pivoted(tridiag_problem<T> const& p, std::int64_t k, std::vector<T> const& saved) {
+  namespace rd = reference::detail;
+  layout const& lay = p.lay;
+  rd::equations<T> const e = rd::load_system(p.a, p.b, p.c, lay, k);
+  std::vector<std::vector<T>> v(static_cast<std::size_t>(p.nrhs));
+  for (std::int64_t r = 0; r < p.nrhs; ++r)
+    v[r] = saved.empty() ? rd::load_rhs(p.d, lay, k, r * p.rhs_stride)
+                         : std::vector<T>(saved.begin() + r * lay.n, saved.begin() + (r + 1) * lay.n);
+  tridiag_options partial;
+  partial.pivoting = tridiag_pivoting::partial;
+  rd::system_outcome const out = rd::solve_thomas_system(e, v, partial);
+  for (std::int64_t r = 0; r < p.nrhs; ++r)
+    for (std::int64_t i = 0; i < lay.n; ++i) p.x[lay.offset(i, k) + r * p.rhs_stride] = v[r][i];
+  if (p.info) p.info[k] = out.info;
+  if (p.pivoted) p.pivoted[k] = 1;
+}
+
+// The three phases of MethodT<T> (constructed from p, the cut and whether
+// pivoting = automatic's test runs) over every system of p, one system
+// after another, one block per thread. Each parallel region has its own
+// work only: allocation (which may throw) happens in the method's
+// constructor and in join, outside them. Under pivoting = automatic a
+// system that breaks down or fails the growth test is solved again by
+// split_solve_pivoted, and pivoted[k] says so.
 template <template <class> class MethodT, class T>
 void run_split(tridiag_problem<T> const& p, int threads) {
   reference::detail::bondeli_cut const cut(p.lay.n, threads);
-  MethodT<T> method(p, cut);
+  bool const check = p.pivoting == tridiag_pivoting::automatic;
+  MethodT<T> method(p, cut, check);
   int const blocks = static_cast<int>(cut.count);
   layout const& lay = p.lay;
+  // The front admits x equal to d or apart from it; when equal, the reduce
+  // phase writes over d, which a re-solve needs.
+  std::vector<T> saved(check && p.x == p.d ? static_cast<std::size_t>(lay.n * p.nrhs) : 0);
   for (std::int64_t k = 0; k < lay.count; ++k) {
+    if (!saved.empty()) {
+#pragma omp parallel for schedule(static) num_threads(blocks)
+      for (int b = 0; b < blocks; ++b) {
+        std::int64_t const f = cut.first(b), e = f + cut.size(b);
+        for (std::int64_t r = 0; r < p.nrhs; ++r)
+          for (std::int64_t i = f; i < e; ++i)
+            saved[r * lay.n + i] = p.d[lay.offset(i, k) + r * p.rhs_stride];
+      }
+    }
 #pragma omp parallel for schedule(static) num_threads(blocks)
     for (int b = 0; b < blocks; ++b) method.reduce(k, b);
     std::int32_t const status = method.join(k);
+    if (check && status != 0) {
+      split_solve_pivoted(p, k, saved);
+      if (p.refinement_steps) p.refinement_steps[k] = 0;
+      continue;
+    }
 #pragma omp parallel for schedule(static) num_threads(blocks)
     for (int b = 0; b < blocks; ++b) {
       if (status == 0) {
@@ -91,6 +143,8 @@ void run_split(tridiag_problem<T> const& p, int threads) {
         for (std::int64_t i = f; i < e; ++i) p.x[lay.offset(i, k) + r * p.rhs_stride] = nan;
     }
     if (p.info) p.info[k] = status;
+    if (p.pivoted) p.pivoted[k] = 0;
+    if (p.refinement_steps) p.refinement_steps[k] = 0;
   }
 }
 

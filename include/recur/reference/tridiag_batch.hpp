@@ -5,6 +5,7 @@
 // stores x by the conventions stated there (x may alias d; a broken-down
 // system's x is NaN).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,24 @@ bool usable_pivot(T p) {
     return p != T(0) && std::isfinite(p);
   }
 }
+
+// Running maxima of the growth test of pivoting = automatic
+// (reference/tridiag_pivot.hpp states it and its bound): over the rows of an
+// LU without pivoting, numerator max |l_i u1_(i-1)| + |u_i| (for Thomas
+// |a_i c'_(i-1)| + |p_i|), denominator max |a_i| + |b_i| + |c_i|. std::max
+// drops a NaN term; a NaN pivot fails usable_pivot instead.
+template <class T>
+struct growth_maxima {
+  T numerator = 0, denominator = 0;
+  void row(T lower_times_upper, T pivot, T a, T b, T c) {
+    numerator = std::max(numerator, std::fabs(lower_times_upper) + std::fabs(pivot));
+    denominator = std::max(denominator, std::fabs(a) + std::fabs(b) + std::fabs(c));
+  }
+  void merge(growth_maxima const& o) {
+    numerator = std::max(numerator, o.numerator);
+    denominator = std::max(denominator, o.denominator);
+  }
+};
 
 // One system's equations, copied out of the batch so that x may alias d and
 // the unused ends (a[0], c[n-1]) are zeros, never read from memory; with

@@ -93,14 +93,18 @@ struct bondeli_ends {
 // stride) receive B^-1 e_1 and B^-1 e_k. The forward sweep stores c'_j in v
 // and the eliminated e_1 in w; the backward sweep turns them into v and w
 // (v_j = -c'_j v_(j+1) needs c'_j only at row j). Returns the 0-based row
-// of the first unusable pivot, or -1.
+// of the first unusable pivot, or -1. With `growth`, the block's rows are
+// added to the growth test's maxima (pivoting = automatic; the coupling
+// entries a[0] and c[(k-1) s] are left out, as they are not read).
 template <class T>
 std::int64_t bondeli_block(T const* a, T const* b, T const* c, std::int64_t s, std::int64_t k, T const* d,
-                           T* y, std::int64_t nrhs, std::int64_t rhs_stride, T* w, T* v) {
+                           T* y, std::int64_t nrhs, std::int64_t rhs_stride, T* w, T* v,
+                           growth_maxima<T>* growth = nullptr) {
   T cp = 0, pivot = 1;
   for (std::int64_t j = 0; j < k; ++j) {
     T const aj = j > 0 ? a[j * s] : T(0);
     pivot = b[j * s] - aj * cp;
+    if (growth) growth->row(aj * cp, pivot, aj, b[j * s], j + 1 < k ? c[j * s] : T(0));
     if (!usable_pivot(pivot)) return j;
     w[j] = j == 0 ? T(1) / pivot : -aj * w[j - 1] / pivot;
     for (std::int64_t r = 0; r < nrhs; ++r) {

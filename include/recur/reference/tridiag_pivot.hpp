@@ -92,23 +92,21 @@ std::int32_t factor_thomas(equations<T> const& e, tridiag_lu<T>& f) {
   f.u1.assign(n, T(0));
   f.u2.clear();
   f.swap.clear();
-  // std::max drops a NaN term as fmax would (the maxima start at 0 and stay
-  // ordered); a NaN pivot fails usable_pivot instead.
-  T c_prev = 0, numerator = 0, denominator = 0;
+  T c_prev = 0;
+  growth_maxima<T> g;
   for (std::int64_t i = 0; i < n; ++i) {
     T const p = e.b[i] - e.a[i] * c_prev;
-    numerator = std::max(numerator, std::fabs(e.a[i] * c_prev) + std::fabs(p));
-    denominator = std::max(denominator, std::fabs(e.a[i]) + std::fabs(e.b[i]) + std::fabs(e.c[i]));
+    g.row(e.a[i] * c_prev, p, e.a[i], e.b[i], e.c[i]);
     if (!usable_pivot(p)) {
       f.growth_numerator = std::numeric_limits<T>::infinity();
-      f.growth_denominator = denominator;
+      f.growth_denominator = g.denominator;
       return row_number(i);
     }
     f.u[i] = p;
     c_prev = f.u1[i] = e.c[i] / p;
   }
-  f.growth_numerator = numerator;
-  f.growth_denominator = denominator;
+  f.growth_numerator = g.numerator;
+  f.growth_denominator = g.denominator;
   return 0;
 }
 
