@@ -37,18 +37,7 @@ from ._arrays import backend_of, conform, prepare_input, real_dtype, same_layout
 __all__ = ["TridiagonalDetails", "solve_banded", "solve_tridiagonal"]
 
 _ALGORITHMS = (
-    "auto",
-    "thomas",
-    "cr",
-    "pcr",
-    "rd",
-    "cr_pcr",
-    "cr_rd",
-    "cr_packed",
-    "pscheme",
-    "thomas_pcr",
-    "cr_split",
-    "bondeli",
+    "auto", "thomas", "cr", "pcr", "rd", "cr_pcr", "cr_rd", "cr_packed", "pscheme", "thomas_pcr", "cr_split", "bondeli"
 )
 # The Python spellings of tridiag_pivoting, and the C++ names (recur tridiag --pivoting).
 _PIVOTING = {"auto": "automatic", "automatic": "automatic", "none": "none", "partial": "partial"}
@@ -71,9 +60,11 @@ class TridiagonalDetails(NamedTuple):
     refinement_steps: Any
 
 
-def _check_options(fn, algorithm, pivoting, max_refinement_steps):
+def _check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details):
     """The C++ name of `pivoting`, after the checks of the options that need
     no array."""
+    if return_info and return_details:
+        raise ValueError(f"{fn}: return_info and return_details both given; return_details includes info")
     if algorithm not in _ALGORITHMS:
         raise ValueError(f"{fn}: unknown algorithm {algorithm!r}; expected one of {', '.join(_ALGORITHMS)}")
     if not isinstance(pivoting, str) or pivoting not in _PIVOTING:
@@ -146,21 +137,8 @@ def _full_diagonal(fn, be, v, name, shape, axis, first, dtype, like):
 
 
 def solve_tridiagonal(
-    dl,
-    d,
-    du,
-    b,
-    *,
-    axis=-1,
-    algorithm="auto",
-    pivoting="auto",
-    periodic=False,
-    refine=False,
-    max_refinement_steps=10,
-    return_info=False,
-    return_details=False,
-    stream=None,
-    threads=0,
+    dl, d, du, b, *, axis=-1, algorithm="auto", pivoting="auto", periodic=False, refine=False, max_refinement_steps=10,
+    return_info=False, return_details=False, stream=None, threads=0
 ):
     """Solve a batch of tridiagonal systems  dl_i x_{i-1} + d_i x_i + du_i x_{i+1} = b_i.
 
@@ -233,10 +211,8 @@ def solve_tridiagonal(
     True
     """
     fn = "recur.linalg.solve_tridiagonal"
-    piv = _check_options(fn, algorithm, pivoting, max_refinement_steps)
+    piv = _check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details)
     periodic, refine = bool(periodic), bool(refine)
-    if return_info and return_details:
-        raise ValueError(f"{fn}: return_info and return_details both given; return_details includes info")
     be = backend_of(d)
     for name, v in (("dl", dl), ("du", du), ("b", b)):
         if backend_of(v).name != be.name:
@@ -247,21 +223,9 @@ def solve_tridiagonal(
         if torch.is_grad_enabled():
             from . import torch as ops
 
-            return ops.solve_tridiagonal(
-                dl,
-                d,
-                du,
-                b,
-                axis=axis,
-                algorithm=algorithm,
-                pivoting=pivoting,
-                periodic=periodic,
-                refine=refine,
-                max_refinement_steps=max_refinement_steps,
-                return_info=return_info,
-                return_details=return_details,
-                stream=stream,
-            )
+            opts = dict(algorithm=algorithm, pivoting=pivoting, periodic=periodic, refine=refine)
+            opts.update(max_refinement_steps=max_refinement_steps, return_info=return_info, return_details=return_details)
+            return ops.solve_tridiagonal(dl, d, du, b, axis=axis, stream=stream, **opts)
     dtype = max((real_dtype(fn, be, v, n) for n, v in (("dl", dl), ("d", d), ("du", du), ("b", b))), key=lambda t: t.itemsize)
     if refine and dtype != np.float64:
         raise ValueError(

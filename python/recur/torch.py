@@ -303,14 +303,8 @@ def _solve_op(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """x, info, pivoted, refinement_steps; the last two are asked of the
     solver only with details (zeros otherwise)."""
-    opts = dict(
-        axis=axis,
-        algorithm=algorithm,
-        pivoting=pivoting,
-        periodic=periodic,
-        refine=refine,
-        max_refinement_steps=max_refinement_steps,
-    )
+    opts = dict(axis=axis, algorithm=algorithm, pivoting=pivoting, periodic=periodic, refine=refine)
+    opts["max_refinement_steps"] = max_refinement_steps
     if details:
         x, (info, pivoted, steps) = _linalg.solve_tridiagonal(dl, d, du, b, return_details=True, **opts)
         return x, info, pivoted, steps
@@ -356,20 +350,8 @@ torch.library.register_autograd("recur::solve_tridiagonal", _solve_backward, set
 
 
 def solve_tridiagonal(
-    dl,
-    d,
-    du,
-    b,
-    *,
-    axis=-1,
-    algorithm="auto",
-    pivoting="auto",
-    periodic=False,
-    refine=False,
-    max_refinement_steps=10,
-    return_info=False,
-    return_details=False,
-    stream=None,
+    dl, d, du, b, *, axis=-1, algorithm="auto", pivoting="auto", periodic=False, refine=False, max_refinement_steps=10,
+    return_info=False, return_details=False, stream=None
 ):
     """recur.linalg.solve_tridiagonal, differentiable in dl, d, du and b
     (tensors); dl and du of length n - 1 are padded with differentiable
@@ -378,10 +360,8 @@ def solve_tridiagonal(
     fn = "recur.linalg.solve_tridiagonal"
     if stream is not None:
         raise ValueError("recur.torch.solve_tridiagonal: the op runs on PyTorch's current stream")
-    piv = _linalg._check_options(fn, algorithm, pivoting, max_refinement_steps)
+    piv = _linalg._check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details)
     periodic, refine = bool(periodic), bool(refine)
-    if return_info and return_details:
-        raise ValueError(f"{fn}: return_info and return_details both given; return_details includes info")
     if not -d.dim() <= axis < d.dim():
         raise ValueError(f"{fn}: axis {axis} is out of bounds for an array of {d.dim()} dimensions")
     ax = axis % d.dim()
