@@ -1,23 +1,113 @@
 """Tridiagonal systems: scipy.linalg.solve_banded's call for one system, and
 solve_tridiagonal for batches, on the CPU or the GPU.
 
-recur's solvers do not pivot: they are stable for diagonally dominant and
-symmetric positive definite matrices (doc/tridiag.md). A zero or non-finite
-pivot is a breakdown, reported for the systems where it happens
+Pivoting (``pivoting=``; doc/tridiag.md, "Pivoting"):
+
+- 'auto' (the default): each system is solved by the fast no-pivot
+  elimination while its LU passes a growth test (the growth of the
+  factorisation over the matrix's own size at most 16, which keeps the
+  backward error within a few eps; diagonally dominant and symmetric positive
+  definite matrices always pass, and are solved exactly as with 'none'); the
+  systems that fail it, or break down, are solved again with partial
+  pivoting, as LAPACK's gtsv (scipy.linalg.solve_banded).
+- 'partial': every system with partial pivoting (algorithm 'auto' or
+  'thomas').
+- 'none': no pivoting, stable for diagonally dominant and symmetric positive
+  definite matrices; on others the answer can be far off without a
+  breakdown.
+
+A breakdown is reported for the systems where it happens
 (numpy.linalg.LinAlgError naming them, or the info array with
-``return_info=True``), never a wrong answer passed off as a solution.
+``return_info=True``), never a wrong answer passed off as a solution: with
+pivoting it means the matrix is singular to working precision, with
+``pivoting='none'`` a zero or non-finite pivot. ``periodic=True`` solves
+cyclic systems, ``refine=True`` float64 systems in float32 with float64
+iterative refinement.
 """
 
 from __future__ import annotations
+
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import _recur
 from ._arrays import backend_of, conform, prepare_input, real_dtype, same_layout, state_order, state_out
 
-__all__ = ["solve_banded", "solve_tridiagonal"]
+__all__ = ["TridiagonalDetails", "solve_banded", "solve_tridiagonal"]
 
-_ALGORITHMS = ("auto", "thomas", "cr", "pcr", "rd", "cr_pcr", "cr_rd", "cr_packed", "pscheme", "thomas_pcr", "cr_split")
+_ALGORITHMS = (
+    "auto", "thomas", "cr", "pcr", "rd", "cr_pcr", "cr_rd", "cr_packed", "pscheme", "thomas_pcr", "cr_split", "bondeli"
+)
+# The Python spellings of tridiag_pivoting, and the C++ names (recur tridiag --pivoting).
+_PIVOTING = {"auto": "automatic", "automatic": "automatic", "none": "none", "partial": "partial"}
+
+
+class TridiagonalDetails(NamedTuple):
+    """What ``solve_tridiagonal(..., return_details=True)`` reports per
+    system (int32 arrays of the batch shape, the caller's array type).
+
+    ``info``: 0 for a solved system, j > 0 for a breakdown at row j
+    (1-based), as with ``return_info=True``. ``pivoted``: 1 where the system
+    was solved with partial pivoting, else 0. ``refinement_steps``: the
+    corrections ``refine=True`` took (the most over the system's right-hand
+    sides), -1 where it fell back to the float64 solve, 0 without
+    refinement.
+    """
+
+    info: Any
+    pivoted: Any
+    refinement_steps: Any
+
+
+def _check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details):
+    """The C++ name of `pivoting`, after the checks of the options that need
+    no array."""
+    if return_info and return_details:
+        raise ValueError(f"{fn}: return_info and return_details both given; return_details includes info")
+    if algorithm not in _ALGORITHMS:
+        raise ValueError(f"{fn}: unknown algorithm {algorithm!r}; expected one of {', '.join(_ALGORITHMS)}")
+    if not isinstance(pivoting, str) or pivoting not in _PIVOTING:
+        raise ValueError(f"{fn}: unknown pivoting {pivoting!r}; expected 'auto' (or 'automatic'), 'none' or 'partial'")
+    steps = max_refinement_steps
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 0 <= steps < 2**31:
+        raise ValueError(f"{fn}: max_refinement_steps must be an integer from 0 to 2**31 - 1, not {steps!r}")
+    return _PIVOTING[pivoting]
+
+
+def _check_periodic(fn, n, axis, diagonals):
+    """periodic=True: n >= 3, and dl and du of length n (their corners are read)."""
+    if n < 3:
+        raise ValueError(
+            f"{fn}: periodic=True needs n >= 3 (n = {n} along axis {axis}): a periodic system of 1 or 2 "
+            "unknowns is a plain one with dl[0] and du[n-1] added to its other entries"
+        )
+    for name, length in diagonals:
+        if length != n:
+            raise ValueError(
+                f"{fn}: periodic=True reads dl[0] (row 0's coefficient of x[n-1]) and du[n-1] (row n-1's of x[0]): "
+                f"{name} must have length n = {n} along axis {axis}, not {length}"
+            )
+
+
+def _breakdown(fn, info, pivoting, periodic):
+    """The LinAlgError for a host info array with nonzero entries."""
+    bad = np.argwhere(info != 0)
+    where = ", ".join(
+        f"system {tuple(int(i) for i in k) if len(k) != 1 else int(k[0])} at row {int(info[tuple(k)])}" for k in bad[:5]
+    )
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    if pivoting == "none":
+        what = (
+            "breakdown without pivoting (a zero or non-finite pivot; pivoting='auto' or 'partial' solves such a "
+            "system unless it is singular)"
+        )
+    else:
+        what = "singular matrix (a zero or non-finite pivot with partial pivoting"
+        what += "; periodic: or row n, a vanishing correction)" if periodic else ")"
+    return np.linalg.LinAlgError(
+        f"{fn}: {what} in {len(bad)} of {info.size} system{'s' if info.size != 1 else ''}: {where}{more}"
+    )
 
 
 def _slice(ndim, axis, s):
@@ -47,7 +137,8 @@ def _full_diagonal(fn, be, v, name, shape, axis, first, dtype, like):
 
 
 def solve_tridiagonal(
-    dl, d, du, b, *, axis=-1, algorithm="auto", return_info=False, stream=None, threads=0
+    dl, d, du, b, *, axis=-1, algorithm="auto", pivoting="auto", periodic=False, refine=False, max_refinement_steps=10,
+    return_info=False, return_details=False, stream=None, threads=0
 ):
     """Solve a batch of tridiagonal systems  dl_i x_{i-1} + d_i x_i + du_i x_{i+1} = b_i.
 
@@ -63,23 +154,65 @@ def solve_tridiagonal(
     ``algorithm``: 'auto' (recur chooses; doc/tridiag.md) or one of
     'thomas', 'cr', 'pcr', 'rd', 'cr_pcr', 'cr_rd', 'cr_packed', 'pscheme',
     'thomas_pcr', 'cr_split' (GPU; recur.host runs every one as Thomas'
-    algorithm or the P-scheme).
+    algorithm or the P-scheme), 'bondeli' (CPU only).
 
-    Returns ``x`` (b's shape), or ``(x, info)`` with ``return_info``:
-    ``info`` (int32, the batch shape) is 0 for a solved system and j > 0
-    when it broke down at row j (1-based); x of such a system is NaN. Without
-    ``return_info`` a breakdown raises numpy.linalg.LinAlgError naming the
-    systems (on the GPU the check waits for the result).
+    ``pivoting``: 'auto' (or 'automatic'; the default), 'none' or 'partial'
+    (see the module's docstring). 'partial', ``periodic`` and ``refine``
+    need algorithm 'auto' or 'thomas'.
+
+    ``periodic=True``: cyclic systems, ``dl[0]`` multiplies x[n-1] in row 0
+    and ``du[n-1]`` multiplies x[0] in row n-1; dl and du must then have
+    length n, and n >= 3.
+
+    ``refine=True`` (float64 only): each system is factored and solved in
+    float32 and the solution corrected with float64 residuals until its
+    backward error is the float64 solve's, at most ``max_refinement_steps``
+    corrections per right-hand side, after which the system is solved in
+    float64 instead. The accuracy of float64 for a float32 factorisation;
+    it pays on GPUs with slow float64 arithmetic (doc/tridiag.md).
+
+    Returns ``x`` (b's shape); ``(x, info)`` with ``return_info``: ``info``
+    (int32, the batch shape) is 0 for a solved system and j > 0 when it
+    broke down at row j (1-based); x of such a system is NaN. With
+    ``return_details``, ``(x, TridiagonalDetails(info, pivoted,
+    refinement_steps))``: also which systems were solved with partial
+    pivoting and the refinement's corrections. Without either a breakdown
+    raises numpy.linalg.LinAlgError naming the systems (on the GPU the check
+    waits for the result).
 
     >>> import numpy as np, recur.linalg
     >>> n = 5
     >>> x = recur.linalg.solve_tridiagonal(-np.ones((2, n - 1)), 4 * np.ones((2, n)), -np.ones((2, n - 1)), np.ones((2, n)))
     >>> bool(np.allclose(x[0], np.linalg.solve(np.diag(4 * np.ones(n)) - np.eye(n, k=1) - np.eye(n, k=-1), np.ones(n))))
     True
+
+    A tiny first pivot: the default pivots that system (and only that one),
+    as LAPACK does; ``pivoting='none'`` loses most digits.
+
+    >>> dl, du = np.ones((2, n - 1)), np.ones((2, n - 1))
+    >>> d = np.full((2, n), 4.0)
+    >>> d[1, 0] = 1e-14
+    >>> x, details = recur.linalg.solve_tridiagonal(dl, d, du, np.ones((2, n)), return_details=True)
+    >>> details.pivoted
+    array([0, 1], dtype=int32)
+    >>> A = np.diag(d[1]) + np.eye(n, k=1) + np.eye(n, k=-1)
+    >>> bool(np.allclose(x[1], np.linalg.solve(A, np.ones(n)), rtol=1e-14))
+    True
+    >>> x = recur.linalg.solve_tridiagonal(dl, d, du, np.ones((2, n)), pivoting="none")
+    >>> bool(np.allclose(x[1], np.linalg.solve(A, np.ones(n)), rtol=1e-6))
+    False
+
+    A periodic system (the corners dl[0] and du[n-1] are read):
+
+    >>> dl, du, d = np.full(n, -1.0), np.full(n, -1.0), np.full(n, 3.0)
+    >>> x = recur.linalg.solve_tridiagonal(dl, d, du, np.arange(n, dtype=float), periodic=True)
+    >>> A = 3 * np.eye(n) - np.roll(np.eye(n), 1, axis=1) - np.roll(np.eye(n), -1, axis=1)
+    >>> bool(np.allclose(A @ x, np.arange(n)))
+    True
     """
     fn = "recur.linalg.solve_tridiagonal"
-    if algorithm not in _ALGORITHMS:
-        raise ValueError(f"{fn}: unknown algorithm {algorithm!r}; expected one of {', '.join(_ALGORITHMS)}")
+    piv = _check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details)
+    periodic, refine = bool(periodic), bool(refine)
     be = backend_of(d)
     for name, v in (("dl", dl), ("du", du), ("b", b)):
         if backend_of(v).name != be.name:
@@ -90,8 +223,15 @@ def solve_tridiagonal(
         if torch.is_grad_enabled():
             from . import torch as ops
 
-            return ops.solve_tridiagonal(dl, d, du, b, axis=axis, algorithm=algorithm, return_info=return_info, stream=stream)
+            opts = dict(algorithm=algorithm, pivoting=pivoting, periodic=periodic, refine=refine)
+            opts.update(max_refinement_steps=max_refinement_steps, return_info=return_info, return_details=return_details)
+            return ops.solve_tridiagonal(dl, d, du, b, axis=axis, stream=stream, **opts)
     dtype = max((real_dtype(fn, be, v, n) for n, v in (("dl", dl), ("d", d), ("du", du), ("b", b))), key=lambda t: t.itemsize)
+    if refine and dtype != np.float64:
+        raise ValueError(
+            f"{fn}: refine=True needs float64 systems (these are {dtype}): it factors in float32 and corrects "
+            "with float64 residuals"
+        )
     d = prepare_input(fn, be, d, dtype, "d")
     shape = tuple(d.shape)
     ndim = len(shape)
@@ -100,6 +240,9 @@ def solve_tridiagonal(
     axis %= ndim
     if shape[axis] == 0:
         raise ValueError(f"{fn}: the systems have no unknowns (d has length 0 along axis {axis})")
+    if periodic:
+        lengths = [(name, v.shape[axis] if len(v.shape) == ndim else None) for name, v in (("dl", dl), ("du", du))]
+        _check_periodic(fn, shape[axis], axis, [(name, k) for name, k in lengths if k is not None])
     sid = be.stream(d, stream)
     if stream is not None and sid is None:
         raise ValueError(f"{fn}: stream given, but d is in host memory (the call runs on the CPU)")
@@ -133,33 +276,41 @@ def solve_tridiagonal(
     bshape = shape[:axis] + shape[axis + 1 :]
     order = state_order(ndim, axis, batch_axes, lambda j: j if j < axis else j - 1, [])
     info, back = state_out(be, bshape, order, np.int32, d)
-    _recur.solve_tridiagonal(dl, d, du, bl, x, axis, info, "auto" if algorithm == "auto" else algorithm, sid, threads)
+    # pivoted and refinement_steps are asked of the solver only where they
+    # can be nonzero; otherwise they are known zeros.
+    pivoted = state_out(be, bshape, order, np.int32, d)[0] if return_details and piv != "none" else None
+    steps = state_out(be, bshape, order, np.int32, d)[0] if return_details and refine else None
+    _recur.solve_tridiagonal(
+        dl, d, du, bl, x, axis, info, algorithm, piv, periodic, refine, int(max_refinement_steps), pivoted, steps, sid, threads
+    )
     x = be.finish(x, sid)
     if sets:
         x = be.permute(x, list(range(1, ndim + 1)) + [0])
     info = back(info)
+    if return_details:
+
+        def known(v):
+            return be.asarray(np.zeros(bshape, np.int32), np.int32, d) if v is None else back(v)
+
+        return x, TridiagonalDetails(info, known(pivoted), known(steps))
     if return_info:
         return x, info
     host = np.asarray(be.to_host(info))
-    bad = np.argwhere(host != 0)
-    if len(bad):
-        where = ", ".join(
-            f"system {tuple(int(i) for i in k) if len(k) != 1 else int(k[0])} at row {int(host[tuple(k)])}" for k in bad[:5]
-        )
-        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
-        raise np.linalg.LinAlgError(
-            f"{fn}: breakdown (a zero or non-finite pivot; recur does not pivot) in {len(bad)} of {host.size} "
-            f"system{'s' if host.size != 1 else ''}: {where}{more}"
-        )
+    if np.any(host != 0):
+        raise _breakdown(fn, host, piv, periodic)
     return x
 
 
-def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True, *, stream=None, threads=0):
+def solve_banded(
+    l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True, *, pivoting="auto", stream=None, threads=0
+):
     """scipy.linalg.solve_banded for tridiagonal matrices, ``l_and_u = (1, 1)``.
 
     ``ab`` (3, n) in scipy's banded storage: ab[0, 1:] the superdiagonal,
     ab[1] the diagonal, ab[2, :-1] the subdiagonal. ``b`` is (n,) or (n, k).
-    Without pivoting (see the module's docstring): a breakdown raises
+    ``pivoting`` as solve_tridiagonal's: by default the system is pivoted
+    where the no-pivot solve would be inaccurate, so the result matches
+    scipy's (LAPACK's gtsv, which always pivots). A singular matrix raises
     numpy.linalg.LinAlgError.
 
     >>> import numpy as np, scipy.linalg, recur.linalg
@@ -182,4 +333,4 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     if check_finite and be.name == "numpy":
         if not (np.isfinite(ab).all() and np.isfinite(b).all()):
             raise ValueError("array must not contain infs or NaNs")
-    return solve_tridiagonal(ab[2, :-1], ab[1], ab[0, 1:], b, stream=stream, threads=threads)
+    return solve_tridiagonal(ab[2, :-1], ab[1], ab[0, 1:], b, pivoting=pivoting, stream=stream, threads=threads)

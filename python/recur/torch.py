@@ -18,7 +18,9 @@ reverse.
 - sosfilt: the sections' outputs recomputed, then lfilter's backward section
   by section, last first.
 - solve_tridiagonal: db = A^-T g (recur's solver on the transposed
-  diagonals), and each diagonal's gradient -db x^T on its band.
+  diagonals, with the forward's pivoting, periodic and refinement options),
+  and each diagonal's gradient -db x^T on its band (for a periodic system
+  also on the corners).
 
 The backward passes call the ops themselves, so torch.compile traces them.
 
@@ -287,52 +289,85 @@ def sosfilt(sos, x, axis=-1, zi=None, *, stream=None):
 
 @torch.library.custom_op("recur::solve_tridiagonal", mutates_args=())
 def _solve_op(
-    dl: torch.Tensor, d: torch.Tensor, du: torch.Tensor, b: torch.Tensor, axis: int, algorithm: str
-) -> tuple[torch.Tensor, torch.Tensor]:
-    x, info = _linalg.solve_tridiagonal(dl, d, du, b, axis=axis, algorithm=algorithm, return_info=True)
-    return x, info
+    dl: torch.Tensor,
+    d: torch.Tensor,
+    du: torch.Tensor,
+    b: torch.Tensor,
+    axis: int,
+    algorithm: str,
+    pivoting: str,
+    periodic: bool,
+    refine: bool,
+    max_refinement_steps: int,
+    details: bool,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """x, info, pivoted, refinement_steps; the last two are asked of the
+    solver only with details (zeros otherwise)."""
+    opts = dict(axis=axis, algorithm=algorithm, pivoting=pivoting, periodic=periodic, refine=refine)
+    opts["max_refinement_steps"] = max_refinement_steps
+    if details:
+        x, (info, pivoted, steps) = _linalg.solve_tridiagonal(dl, d, du, b, return_details=True, **opts)
+        return x, info, pivoted, steps
+    x, info = _linalg.solve_tridiagonal(dl, d, du, b, return_info=True, **opts)
+    return x, info, torch.zeros_like(info), torch.zeros_like(info)
 
 
 @_solve_op.register_fake
-def _(dl, d, du, b, axis, algorithm):
+def _(dl, d, du, b, axis, algorithm, pivoting, periodic, refine, max_refinement_steps, details):
     shape = list(d.shape)
     del shape[axis]
-    return torch.empty_like(b), d.new_empty(shape, dtype=torch.int32)
+    return (torch.empty_like(b),) + tuple(d.new_empty(shape, dtype=torch.int32) for _ in range(3))
 
 
 def _solve_setup(ctx, inputs, output):
-    dl, d, du, b, axis, algorithm = inputs
+    dl, d, du, b, axis, *options, details = inputs
     ctx.save_for_backward(dl, d, du, output[0])
-    ctx.params = (axis, algorithm, b.dim() == d.dim() + 1)
+    ctx.params = (axis, options, b.dim() == d.dim() + 1)
 
 
-def _solve_backward(ctx, gx, ginfo):
+def _solve_backward(ctx, gx, ginfo, gpivoted, gsteps):
     dl, d, du, x = ctx.saved_tensors
-    axis, algorithm, sets = ctx.params
-    # A^T: row i has du_{i-1} below the diagonal and dl_{i+1} above it.
-    gb = _solve_op(_shift(du, axis, 1), d, _shift(dl, axis, -1), gx, axis, algorithm)[0]
+    axis, options, sets = ctx.params
+    periodic = options[2]
+    # A^T: row i has du_{i-1} below the diagonal and dl_{i+1} above it; the
+    # corners come round (A^T's dl[0] is du[n-1], its du[n-1] dl[0]), read
+    # only when periodic. Solved with the forward's options: A^T's no-pivot
+    # elimination has A's pivots, so it breaks down or passes the growth
+    # test where A's does.
+    gb = _solve_op(du.roll(1, axis), d, dl.roll(-1, axis), gx, axis, *options, False)[0]
 
     def band(v):  # -gb * v summed over the right-hand sides
         p = -gb * v
         return p.sum(-1) if sets else p
 
-    gd = band(x)
-    gdl = band(_shift(x, axis, 1))  # x_{i-1}; row 0 has none
-    gdu = band(_shift(x, axis, -1))  # x_{i+1}; row n-1 has none
-    return gdl, gd, gdu, gb, None, None
+    def neighbour(step):  # x_{i-1} (step 1) or x_{i+1} (step -1); the corner's x when periodic, else 0
+        return x.roll(step, axis) if periodic else _shift(x, axis, step)
+
+    return band(neighbour(1)), band(x), band(neighbour(-1)), gb, *(None,) * 7
 
 
 torch.library.register_autograd("recur::solve_tridiagonal", _solve_backward, setup_context=_solve_setup)
 
 
-def solve_tridiagonal(dl, d, du, b, *, axis=-1, algorithm="auto", return_info=False, stream=None):
+def solve_tridiagonal(
+    dl, d, du, b, *, axis=-1, algorithm="auto", pivoting="auto", periodic=False, refine=False, max_refinement_steps=10,
+    return_info=False, return_details=False, stream=None
+):
     """recur.linalg.solve_tridiagonal, differentiable in dl, d, du and b
     (tensors); dl and du of length n - 1 are padded with differentiable
-    torch ops first."""
+    torch ops first. The gradient is a solve with the transposed matrix and
+    the same options."""
+    fn = "recur.linalg.solve_tridiagonal"
     if stream is not None:
         raise ValueError("recur.torch.solve_tridiagonal: the op runs on PyTorch's current stream")
+    piv = _linalg._check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details)
+    periodic, refine = bool(periodic), bool(refine)
+    if not -d.dim() <= axis < d.dim():
+        raise ValueError(f"{fn}: axis {axis} is out of bounds for an array of {d.dim()} dimensions")
     ax = axis % d.dim()
     n = d.shape[ax]
+    if periodic:
+        _linalg._check_periodic(fn, n, ax, [(name, v.shape[ax]) for name, v in (("dl", dl), ("du", du)) if v.dim() == d.dim()])
 
     def full(v, first):
         v = v.to(d.dtype)
@@ -341,15 +376,14 @@ def solve_tridiagonal(dl, d, du, b, *, axis=-1, algorithm="auto", return_info=Fa
         zero = torch.zeros_like(d.narrow(ax, 0, 1))
         return torch.cat([zero, v] if first else [v, zero], ax)
 
-    x, info = _solve_op(full(dl, True), d, full(du, False), b.to(d.dtype), ax, algorithm)
+    x, info, pivoted, steps = _solve_op(
+        full(dl, True), d, full(du, False), b.to(d.dtype), ax, algorithm, piv, periodic, refine,
+        int(max_refinement_steps), bool(return_details)
+    )
+    if return_details:
+        return x, _linalg.TridiagonalDetails(info, pivoted, steps)
     if return_info:
         return x, info
     if bool((info != 0).any()):
-        import numpy as np
-
-        bad = torch.nonzero(info).tolist()[:5]
-        raise np.linalg.LinAlgError(
-            f"recur.linalg.solve_tridiagonal: breakdown (a zero or non-finite pivot; recur does not pivot) in "
-            f"{int((info != 0).sum())} of {info.numel()} systems: first at {bad}"
-        )
+        raise _linalg._breakdown(fn, info.cpu().numpy(), piv, periodic)
     return x

@@ -3,8 +3,10 @@
 // shapes, state sizes, one layout for every array), then calls the entry
 // point, which checks the rest.
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include <nanobind/stl/optional.h>
@@ -80,15 +82,25 @@ void bind_linrec_tridiag(nb::module_& m) {
       arg("final_state").none(), arg("stream").none(), arg("threads"));
 
   // b and x are d's shape, or d's shape behind a leading axis of nrhs
-  // right-hand sides, each laid out like d.
+  // right-hand sides, each laid out like d. info, pivoted and
+  // refinement_steps: int32, one value per system, or None.
   m.def(
       "solve_tridiagonal",
       [](array const& dl, array const& d, array const& du, array const& b, array const& x, std::int64_t axis,
-         std::optional<array> const& info, std::string const& algorithm, stream_arg stream, int threads) {
+         std::optional<array> const& info, std::string const& algorithm, std::string const& pivoting,
+         bool periodic, bool refine, int max_refinement_steps, std::optional<array> const& pivoted,
+         std::optional<array> const& refinement_steps, stream_arg stream, int threads) {
         char const* fn = "recur.linalg.solve_tridiagonal";
         executor_spec const ex{stream, threads};
         check_devices(fn, ex,
-                      {{"dl", &dl}, {"d", &d}, {"du", &du}, {"b", &b}, {"x", &x}, {"info", given(info)}});
+                      {{"dl", &dl},
+                       {"d", &d},
+                       {"du", &du},
+                       {"b", &b},
+                       {"x", &x},
+                       {"info", given(info)},
+                       {"pivoted", given(pivoted)},
+                       {"refinement_steps", given(refinement_steps)}});
         auto const bt = one_batch(fn, "d", d, axis, {{"dl", &dl}, {"du", &du}});
         tridiag_options opt;
         bool const sets = b.ndim() == d.ndim() + 1;
@@ -109,25 +121,40 @@ void bind_linrec_tridiag(nb::module_& m) {
         auto const algo = parse_tridiag_algorithm(algorithm);
         if (!algo) value_error(std::string(fn) + ": unknown algorithm '" + algorithm + "'");
         opt.algorithm = *algo;
-        if (info) {
-          if (!has_dtype<std::int32_t>(*info))
-            type_error(std::string(fn) + ": info has dtype " + dtype_name(info->dtype()) +
+        auto const piv = parse_tridiag_pivoting(pivoting);
+        if (!piv) value_error(std::string(fn) + ": unknown pivoting '" + pivoting + "'");
+        opt.pivoting = *piv;
+        opt.periodic = periodic;
+        opt.refinement = refine ? tridiag_refinement::mixed : tridiag_refinement::none;
+        opt.max_refinement_steps = max_refinement_steps;
+        using named_output = std::pair<char const*, std::optional<array> const*>;
+        for (auto const& [name, out] : std::initializer_list<named_output>{
+                 {"info", &info}, {"pivoted", &pivoted}, {"refinement_steps", &refinement_steps}}) {
+          if (!*out) continue;
+          if (!has_dtype<std::int32_t>(**out))
+            type_error(std::string(fn) + ": " + name + " has dtype " + dtype_name((*out)->dtype()) +
                        "; expected int32");
-          check_state(fn, "info", info, sequences(bt));
+          check_state(fn, name, *out, sequences(bt));
         }
         with_real_type(fn, "d", d, [&](auto z) {
           using T = decltype(z);
           check_same_dtype(fn, d, {{"dl", &dl}, {"du", &du}, {"b", &b}, {"x", &x}});
           run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
             tridiag_options o = opt;
-            o.info = info ? output<std::int32_t>(*info) + first : nullptr;
+            auto const per_system = [&](std::optional<array> const& v) {
+              return v ? output<std::int32_t>(*v) + first : nullptr;
+            };
+            o.info = per_system(info);
+            o.pivoted = per_system(pivoted);
+            o.refinement_steps = per_system(refinement_steps);
             solve_batched<T>(e, in<T>(dl) + off, in<T>(d) + off, in<T>(du) + off, in<T>(b) + off,
                              output<T>(x) + off, bt.lay, o);
           });
         });
       },
       arg("dl"), arg("d"), arg("du"), arg("b"), arg("x"), arg("axis"), arg("info").none(), arg("algorithm"),
-      arg("stream").none(), arg("threads"));
+      arg("pivoting"), arg("periodic"), arg("refine"), arg("max_refinement_steps"), arg("pivoted").none(),
+      arg("refinement_steps").none(), arg("stream").none(), arg("threads"));
 }
 
 }  // namespace recur::python

@@ -2,7 +2,9 @@
 recur's CUDA backend and a device, or without the framework): results
 against scipy and against recur's CPU results, the caller's array type and
 device back, the current stream and stream= honoured (work ordered after
-the producer's), arrays on the wrong device refused, zero-copy inputs."""
+the producer's), arrays on the wrong device refused, zero-copy inputs;
+the tridiagonal solve's pivoting, periodic and refinement options (accepted
+as "not implemented on the GPU yet" until the GPU runs them)."""
 
 import numpy as np
 import pytest
@@ -137,6 +139,102 @@ def test_breakdown_on_the_gpu(fw, rng):
     ones = np.zeros((3, 10))
     with pytest.raises(np.linalg.LinAlgError, match="system 1 at row 1"):
         rl.solve_tridiagonal(to_dev(ones), to_dev(d), to_dev(ones), to_dev(np.ones((3, 10))))
+
+
+def _unless_not_on_the_gpu_yet(call):
+    """call()'s result, or None where the GPU refuses an option with the C++
+    library's "... is not implemented on the GPU yet" (partial pivoting,
+    periodic systems, refinement, the pivoted and refinement_steps arrays):
+    these tests pass before and after the GPU runs them, and check the
+    result once it does."""
+    try:
+        return call()
+    except ValueError as e:
+        if "not implemented on the GPU yet" not in str(e):
+            raise
+        return None
+
+
+def _skip_unless_kept(to_dev, dtype):
+    if np.dtype(str(to_dev(np.zeros(1, dtype)).dtype).replace("torch.", "")) != dtype:
+        pytest.skip(f"the framework does not hold {np.dtype(dtype)} arrays (JAX without jax_enable_x64)")
+
+
+def _tiny_first_pivot(rng, count, n):
+    dl, du = rng.uniform(-1, 1, (count, n)), rng.uniform(-1, 1, (count, n))
+    d = 4 + rng.uniform(0, 1, (count, n))
+    d[::2, 0], du[::2, 0], dl[::2, 1] = 1e-14, 1.0, 1.0  # the even systems need pivoting
+    return dl, d, du
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pivoting_on_the_gpu(fw, dtype, rng):
+    name, to_dev, to_host = fw
+    _skip_unless_kept(to_dev, dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    dl, du = rng.uniform(-1, 1, (2, 64, 100)).astype(dtype), rng.uniform(-1, 1, (2, 64, 100)).astype(dtype)
+    d, b = (4 + rng.uniform(0, 1, (2, 64, 100))).astype(dtype), rng.standard_normal((2, 64, 100)).astype(dtype)
+    dev = [to_dev(v) for v in (dl, d, du, b)]
+    # Diagonally dominant systems: automatic (the default) and none run on the GPU today.
+    want = rl.solve_tridiagonal(dl, d, du, b, pivoting="none")
+    for pivoting in ("auto", "none"):
+        got = rl.solve_tridiagonal(*dev, pivoting=pivoting)
+        assert type(got) is type(dev[1])
+        np.testing.assert_allclose(to_host(got), want, rtol=tol, atol=tol)
+    x, details = rl.solve_tridiagonal(*dev, pivoting="none", return_details=True)
+    assert not to_host(details.info).any() and not to_host(details.pivoted).any()
+    # A tiny first pivot: partial pivoting, and automatic reporting which systems it pivoted.
+    dl, d, du = (v.astype(dtype) for v in _tiny_first_pivot(rng, 6, 80))
+    b = rng.standard_normal((6, 80)).astype(dtype)
+    dev = [to_dev(v) for v in (dl, d, du, b)]
+    want, details = rl.solve_tridiagonal(dl, d, du, b, return_details=True)
+    scale = np.max(np.abs(want))
+    got = _unless_not_on_the_gpu_yet(lambda: rl.solve_tridiagonal(*dev, pivoting="partial"))
+    if got is not None:
+        assert np.max(np.abs(to_host(got) - want)) <= tol * scale
+    got = _unless_not_on_the_gpu_yet(lambda: rl.solve_tridiagonal(*dev, return_details=True))
+    if got is not None:
+        assert np.max(np.abs(to_host(got[0]) - want)) <= tol * scale
+        np.testing.assert_array_equal(to_host(got[1].pivoted), details.pivoted)
+        np.testing.assert_array_equal(details.pivoted, [1, 0, 1, 0, 1, 0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rhs", [None, 2])
+def test_periodic_on_the_gpu(fw, dtype, rhs, rng):
+    name, to_dev, to_host = fw
+    _skip_unless_kept(to_dev, dtype)
+    dl, du = rng.uniform(-1, 1, (64, 100)).astype(dtype), rng.uniform(-1, 1, (64, 100)).astype(dtype)
+    d = (4 + rng.uniform(0, 1, (64, 100))).astype(dtype)
+    b = rng.standard_normal((64, 100) if rhs is None else (64, 100, rhs)).astype(dtype)
+    for axis in (-1, 0):
+        args = (dl, d, du, b) if axis == -1 else (dl.T.copy(), d.T.copy(), du.T.copy(), np.ascontiguousarray(np.moveaxis(b, 1, 0)))
+        want = rl.solve_tridiagonal(*args, axis=axis, periodic=True)
+        got = _unless_not_on_the_gpu_yet(lambda: rl.solve_tridiagonal(*map(to_dev, args), axis=axis, periodic=True))
+        if got is not None:
+            tol = 1e-5 if dtype == np.float32 else 1e-12
+            np.testing.assert_allclose(to_host(got), want, rtol=tol, atol=tol * np.max(np.abs(want)))
+
+
+def test_refinement_on_the_gpu(fw, rng):
+    name, to_dev, to_host = fw
+    _skip_unless_kept(to_dev, np.float64)
+    n = 2000
+    dl, du = -np.ones((8, n)), -np.ones((8, n))
+    d = np.full((8, n), 2 + 1e-6)  # a shifted Laplacian, kappa ~1e6
+    b = rng.standard_normal((8, n))
+    want = rl.solve_tridiagonal(dl, d, du, b)
+    got = _unless_not_on_the_gpu_yet(lambda: rl.solve_tridiagonal(*map(to_dev, (dl, d, du, b)), refine=True, return_details=True))
+    if got is not None:
+        x, details = to_host(got[0]), to_host(got[1].refinement_steps)
+        assert ((details >= 1) & (details <= 10)).all()
+        eps = np.finfo(np.float64).eps
+        for k in range(8):
+            r = b[k] - (d[k] * x[k] + np.r_[0, dl[k, 1:] * x[k, :-1]] + np.r_[du[k, :-1] * x[k, 1:], 0])
+            assert np.max(np.abs(r)) <= 4 * eps * (4 * np.max(np.abs(x[k])) + np.max(np.abs(b[k])))
+        assert np.max(np.abs(x - want)) <= 1e-8 * np.max(np.abs(want))
+    with pytest.raises(ValueError, match="refine=True needs float64"):
+        rl.solve_tridiagonal(*(to_dev(v.astype(np.float32)) for v in (dl, d, du, b)), refine=True)
 
 
 def test_streams_torch(rng):

@@ -1,6 +1,7 @@
 """PyTorch on the CPU: results as tensors, and the custom ops' backward
-passes checked by torch.autograd.gradcheck in float64, and traced by
-torch.compile (skipped without torch)."""
+passes checked by torch.autograd.gradcheck in float64 (the tridiagonal
+solve's also periodic, pivoted and refined), and traced by torch.compile
+(skipped without torch)."""
 
 import numpy as np
 import pytest
@@ -95,6 +96,53 @@ def test_solve_tridiagonal_gradcheck(rhs, short, rng):
     assert torch.autograd.gradcheck(lambda dl, d, du, b: rl.solve_tridiagonal(dl, d, du, b), (dl, d, du, b))
 
 
+@pytest.mark.parametrize("rhs", [None, 2])
+def test_periodic_solve_gradcheck(rhs, rng):
+    n = 6
+    dl, du = f64(rng.uniform(-1, 1, (2, n))), f64(rng.uniform(-1, 1, (2, n)))
+    d = f64(4 + rng.uniform(0, 1, (2, n)))
+    b = f64(rng.standard_normal((2, n) if rhs is None else (2, n, rhs)))
+
+    def f(dl, d, du, b):
+        return rl.solve_tridiagonal(dl, d, du, b, periodic=True)
+
+    assert torch.autograd.gradcheck(f, (dl, d, du, b))
+    f(dl, d, du, b).sum().backward()
+    assert (dl.grad[:, 0] != 0).all() and (du.grad[:, -1] != 0).all()  # the corners are read
+
+
+@pytest.mark.parametrize("options", [dict(pivoting="auto"), dict(pivoting="partial"), dict(refine=True), dict(pivoting="partial", periodic=True, refine=True)])
+def test_pivoted_and_refined_solve_gradcheck(options, rng):
+    n = 7
+    dl, du = rng.uniform(-1, 1, (3, n)), rng.uniform(-1, 1, (3, n))
+    d = 4 + rng.uniform(0, 1, (3, n))
+    d[1, 0], du[1, 0], dl[1, 1] = 1e-3, 1.0, 1.0  # system 1 needs pivoting
+    args = tuple(f64(v) for v in (dl, d, du, rng.standard_normal((3, n))))
+
+    def f(dl, d, du, b):
+        return rl.solve_tridiagonal(dl, d, du, b, **options)
+
+    assert torch.autograd.gradcheck(f, args)
+    x, details = rl.solve_tridiagonal(*args, return_details=True, **options)
+    assert x.requires_grad and details.pivoted.dtype == torch.int32
+    if options.get("pivoting") == "partial":
+        assert details.pivoted.tolist() == [1, 1, 1]
+    else:  # automatic: only the system that needs it
+        assert details.pivoted.tolist() == [0, 1, 0]
+    if options.get("refine"):
+        assert (details.refinement_steps >= 1).all()
+
+
+def test_solve_options_are_checked_on_the_autograd_path(rng):
+    dl, d, du, b = (f64(v) for v in (rng.uniform(-1, 1, (2, 5)), 4 + rng.uniform(0, 1, (2, 5)), rng.uniform(-1, 1, (2, 5)), np.ones((2, 5))))
+    with pytest.raises(ValueError, match="dl must have length n = 5"):
+        rl.solve_tridiagonal(dl[:, 1:], d, du, b, periodic=True)
+    with pytest.raises(ValueError, match="unknown pivoting 'yes'"):
+        rl.solve_tridiagonal(dl, d, du, b, pivoting="yes")
+    with pytest.raises(ValueError, match="refine=True needs float64"):
+        rl.solve_tridiagonal(*(v.float() for v in (dl, d, du, b)), refine=True)
+
+
 def test_gradient_through_zf_is_refused(rng):
     x = f64(rng.standard_normal(8))
     y, zf = rs.lfilter(f64([0.5, 0.5]), f64([1.0, -0.2]), x, zi=f64([0.0]))
@@ -105,9 +153,12 @@ def test_gradient_through_zf_is_refused(rng):
 def test_torch_compile(rng):
     x = f64(rng.standard_normal((2, 50)))
     b, a = f64([0.2, 0.3]), f64([1.0, -0.5])
+    dl, du = torch.full((2, 50), -1.0, dtype=torch.float64), torch.full((2, 50), -1.0, dtype=torch.float64)
+    d = torch.full((2, 50), 3.0, dtype=torch.float64)
 
     def loss(x, b, a):
-        return (rs.lfilter(b, a, x) ** 2).sum() + recur.linrec(0.9, x).sum()
+        y = rl.solve_tridiagonal(dl, d, du, x, periodic=True, return_info=True)[0]
+        return (rs.lfilter(b, a, x) ** 2).sum() + recur.linrec(0.9, x).sum() + (y**2).sum()
 
     compiled = torch.compile(loss, backend="aot_eager", fullgraph=True)
     got = compiled(x, b, a)
