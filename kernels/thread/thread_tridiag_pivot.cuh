@@ -119,7 +119,11 @@ RECUR_HD int pivot_factor_thomas(RowsT const& row, std::int64_t n, pivot_planes<
   for (std::int64_t i = 0; i < n; ++i) {
     pivot_row<F> const e = row(i);
     F const p = e.b - e.a * c_prev;
-    numerator = pivot_max(numerator, pivot_abs(e.a * c_prev) + pivot_abs(p));
+    // |l_i c_(i-1)| = |a_i c'_(i-1)| as |b_i - p_i|: the product is not
+    // formed apart from p, so the device fuses p's multiply-add as the
+    // Thomas forms do (their bits), and the test differs from the
+    // reference's by rounding only.
+    numerator = pivot_max(numerator, pivot_abs(e.b - p) + pivot_abs(p));
     denominator = pivot_max(denominator, pivot_abs(e.a) + pivot_abs(e.b) + pivot_abs(e.c));
     if (!pivot_usable(p)) return static_cast<int>(i + 1);
     F const r = F(1) / p;
