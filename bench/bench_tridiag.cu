@@ -9,14 +9,20 @@
 // side). For each shape and type, in this order (Google Benchmark runs
 // entries in registration order, so the peers' times exist when ours run):
 //
-//   tridiag_cusparse_gtsv2StridedBatch_<type>_contiguous          peers
+//   tridiag_cusparse_gtsv2_<type>_contiguous       peers (gtsv2: pivoting, a
+//   tridiag_cusparse_gtsv2StridedBatch_<type>_contiguous  call per system,
 //   tridiag_cusparse_gtsvInterleavedBatch_algo{0,1,2}_<type>_interleaved
+//                                             batch <= 8192; algo 1, 2 pivot)
 //   tridiag_lapack_gtsv_<type>_contiguous     context: LAPACK ?gtsv on the CPU
 //   tridiag_<algorithm>_<type>_<layout>       recur::tridiag_plan<T>::run:
 //                                             `auto` (label: what it chose),
 //                                             then every explicit algorithm
 //                                             recur::resolve_tridiag_algorithm
 //                                             accepts for that shape
+//   tridiag_{pivot,periodic,refine}_<type>_<layout>  the options of issue 34:
+//                                             pivoting = partial; periodic
+//                                             (automatic); refinement = mixed
+//                                             (f64)
 //
 // all with named arguments n and batch ("tridiag_auto_f32_contiguous/n:512/
 // batch:512"). Bytes: 5 words per unknown (a, b, c, d read, x written), for
@@ -60,6 +66,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <recur/error.hpp>
@@ -87,6 +94,8 @@ constexpr tri_shape tri_shapes[] = {{512, 512},          {64, i64(1) << 20},   {
 // cuSPARSE figures for): a CPU baseline of ~2^25-unknown batches costs
 // seconds per entry (restoring the overwritten inputs each iteration, and
 // generating them), and it is context, not a target.
+// cuSPARSE's gtsv2 solves one system a call: on these batches at most.
+constexpr i64 gtsv2_max_batch = 8192;
 constexpr tri_shape lapack_shapes[] = {{512, 512}, {64, i64(1) << 20}, {512, i64(1) << 16}, {4096, 8192}};
 
 constexpr tridiag_algorithm explicit_algorithms[] = {
@@ -297,12 +306,11 @@ double check_rd_solution(tri_arrays<T> const& sys, T const* x, std::int32_t cons
 
 template <class T>
 void bm_ours(benchmark::State& st, std::string const& key, entry_info const& info, layout const& lay,
-             tridiag_algorithm algorithm) {
+             recur::tridiag_options const& opt) {
+  tridiag_algorithm const algorithm = opt.algorithm;
   guarded(st, key, [&] {
     auto& c = acquire<ours_case<T>>(key, [&] {
       auto c = std::make_unique<ours_case<T>>();
-      recur::tridiag_options opt;
-      opt.algorithm = algorithm;
       c->plan.emplace(lay, opt);
       std::size_t const sets = sets_for_systems(lay, sizeof(T));
       bool const close = algorithm == tridiag_algorithm::rd || algorithm == tridiag_algorithm::cr_rd;
@@ -343,6 +351,8 @@ void check_sparse(cusparseStatus_t s, std::source_location loc = std::source_loc
 
 // One handle on the benchmark stream for the whole run (not destroyed: the
 // process ends right after the last entry).
+constexpr int gtsv2_routine = -2;
+
 cusparseHandle_t sparse_handle() {
   static cusparseHandle_t h = nullptr;
   if (!h) {
@@ -352,10 +362,19 @@ cusparseHandle_t sparse_handle() {
   return h;
 }
 
-// -1: gtsv2StridedBatch (contiguous); 0, 1, 2: gtsvInterleavedBatch's algorithm.
+// -2: gtsv2 (partial pivoting, one system a call) over the contiguous batch;
+// -1: gtsv2StridedBatch (contiguous); 0, 1, 2: gtsvInterleavedBatch's
+// algorithm.
 template <class T>
 cusparseStatus_t sparse_buffer_size(int routine, int n, int batch, tri_arrays<T> const& s,
                                     std::size_t* bytes) {
+  if (routine == gtsv2_routine) {
+    cusparseHandle_t const h = sparse_handle();
+    if constexpr (std::is_same_v<T, float>)
+      return cusparseSgtsv2_bufferSizeExt(h, n, 1, s.a.get(), s.b.get(), s.c.get(), s.d.get(), n, bytes);
+    else
+      return cusparseDgtsv2_bufferSizeExt(h, n, 1, s.a.get(), s.b.get(), s.c.get(), s.d.get(), n, bytes);
+  }
   auto const h = sparse_handle();
   if constexpr (sizeof(T) == 4) {
     if (routine < 0)
@@ -374,6 +393,19 @@ cusparseStatus_t sparse_buffer_size(int routine, int n, int batch, tri_arrays<T>
 
 template <class T>
 cusparseStatus_t sparse_solve(int routine, int n, int batch, tri_arrays<T> const& s, void* buffer) {
+  if (routine == gtsv2_routine) {
+    cusparseHandle_t const h = sparse_handle();
+    for (i64 k = 0; k < batch; ++k) {
+      i64 const o = k * n;
+      cusparseStatus_t e;
+      if constexpr (std::is_same_v<T, float>)
+        e = cusparseSgtsv2(h, n, 1, s.a.get() + o, s.b.get() + o, s.c.get() + o, s.d.get() + o, n, buffer);
+      else
+        e = cusparseDgtsv2(h, n, 1, s.a.get() + o, s.b.get() + o, s.c.get() + o, s.d.get() + o, n, buffer);
+      if (e != CUSPARSE_STATUS_SUCCESS) return e;
+    }
+    return CUSPARSE_STATUS_SUCCESS;
+  }
   auto const h = sparse_handle();
   if constexpr (sizeof(T) == 4) {
     if (routine < 0)
@@ -416,7 +448,7 @@ void bm_sparse(benchmark::State& st, std::string const& key, entry_info const& i
     int const n = int(lay.n), batch = int(lay.count);
     auto& c = acquire<sparse_case<T>>(key, [&] {
       auto c = std::make_unique<sparse_case<T>>();
-      c->restore_diagonals = routine >= 1;
+      c->restore_diagonals = routine >= 1 || routine == gtsv2_routine;
       c->bytes = std::size_t(lay.size()) * sizeof(T);
       c->src = make_systems<T>(lay);
       std::size_t const sets = sets_for_systems(lay, sizeof(T));
@@ -570,12 +602,16 @@ void register_shape(tri_shape sh) {
   };
 
   // Peers: cuSPARSE's strided routine on the contiguous layout, its
-  // interleaved routine's three algorithms on the interleaved one.
-  for (int routine = -1; routine <= 2; ++routine) {
+  // interleaved routine's three algorithms on the interleaved one (1 and 2
+  // pivot), and the pivoting gtsv2 system by system where the batch is
+  // small enough for a call per system.
+  for (int routine = gtsv2_routine; routine <= 2; ++routine) {
+    if (routine == gtsv2_routine && sh.batch > gtsv2_max_batch) continue;
     bool const interleaved = routine >= 0;
     std::string const family = "tridiag_cusparse_" +
                                (interleaved ? "gtsvInterleavedBatch_algo" + std::to_string(routine)
-                                            : std::string("gtsv2StridedBatch")) +
+                                : routine == gtsv2_routine ? std::string("gtsv2")
+                                                           : std::string("gtsv2StridedBatch")) +
                                "_" + ty + "_" + layout_names[interleaved];
     std::string const key = key_of(family);
     entry_info const info{bytes, role::peer, shape, key};
@@ -602,7 +638,36 @@ void register_shape(tri_shape sh) {
           std::string("tridiag_") + recur::to_string(a) + "_" + ty + "_" + layout_names[l];
       std::string const key = key_of(family);
       entry_info const info{bytes, role::ours, shape, key};
-      register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, a); });
+      recur::tridiag_options opt;
+      opt.algorithm = a;
+      register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt); });
+    }
+  }
+
+  // The options beyond the no-pivot solve (issue 34): partial pivoting,
+  // periodic systems (pivoting automatic; the systems' corners are zero,
+  // which costs what any corners cost), and mixed refinement (double only).
+  for (int l = 0; l < 2; ++l) {
+    layout const lay = layouts[l];
+    struct variant {
+      char const* name;
+      recur::tridiag_options opt;
+    };
+    std::vector<variant> variants;
+    variants.push_back({"pivot", {}});
+    variants.back().opt.pivoting = recur::tridiag_pivoting::partial;
+    variants.push_back({"periodic", {}});
+    variants.back().opt.periodic = true;
+    if constexpr (std::is_same_v<T, double>) {
+      variants.push_back({"refine", {}});
+      variants.back().opt.refinement = recur::tridiag_refinement::mixed;
+    }
+    for (variant const& v : variants) {
+      std::string const family = std::string("tridiag_") + v.name + "_" + ty + "_" + layout_names[l];
+      std::string const key = key_of(family);
+      entry_info const info{bytes, role::ours, shape, key};
+      recur::tridiag_options const opt = v.opt;
+      register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt); });
     }
   }
 }

@@ -137,6 +137,8 @@ char const* form_name(dev::tridiag_launch_plan const& pl) {
       return "columns";
     case dev::tridiag_form::segments:
       return "segments";
+    case dev::tridiag_form::pivot:
+      return "pivot";
   }
   return "?";
 }

@@ -38,11 +38,11 @@ void tridiag_cuda(tridiag_problem<T> const&, CUstream_st*, void*) {
 template void tridiag_cuda<float>(tridiag_problem<float> const&, CUstream_st*, void*);
 template void tridiag_cuda<double>(tridiag_problem<double> const&, CUstream_st*, void*);
 template <class T>
-std::size_t tridiag_cuda_workspace(layout const&, std::int64_t, tridiag_algorithm) {
+std::size_t tridiag_cuda_workspace(tridiag_problem<T> const&) {
   no_cuda();
 }
-template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, tridiag_algorithm);
-template std::size_t tridiag_cuda_workspace<double>(layout const&, std::int64_t, tridiag_algorithm);
+template std::size_t tridiag_cuda_workspace<float>(tridiag_problem<float> const&);
+template std::size_t tridiag_cuda_workspace<double>(tridiag_problem<double> const&);
 tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_algorithm) { no_cuda(); }
 
 template <class T>

@@ -197,6 +197,8 @@ detail::tridiag_problem<T> check_pointers(char const* f, T const* a, T const* b,
       device(x, "x");
     }
     if (info && any) device(info, "info");
+    if (out.pivoted && any) device(out.pivoted, "pivoted");
+    if (out.refinement_steps && any) device(out.refinement_steps, "refinement_steps");
     if (how.workspace) device(how.workspace, "workspace");
   }
   detail::tridiag_problem<T> p;
@@ -255,16 +257,22 @@ void solve_batched(cuda const& ex, std::type_identity_t<T> const* a, std::type_i
   detail::check_tridiag_cuda_options(fn, opt);
   pointers_checked how;
   how.device = true;
-  auto p = check_pointers(fn, a, b, c, d, x, {opt.info}, s, how);
+  auto p = check_pointers(fn, a, b, c, d, x, {opt.info, opt.pivoted, opt.refinement_steps}, s, how);
   if (lay.count == 0) return;
+  p.pivoting = opt.pivoting;
+  p.periodic = opt.periodic;
+  p.refinement = opt.refinement;
+  p.max_refinement_steps = opt.max_refinement_steps;
   if (!s.solve) {
-    // The backend zeroes info on the stream (tridiag_backends.hpp).
-    if (!opt.info) return;
+    // The backend zeroes the outputs on the stream (tridiag_backends.hpp).
+    if (!opt.info && !opt.pivoted && !opt.refinement_steps) return;
     p.algorithm = tridiag_algorithm::thomas;
     detail::tridiag_cuda(p, ex.stream, nullptr);
     return;
   }
-  p.algorithm = detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt.algorithm);
+  p.algorithm = detail::tridiag_cuda_pivot_form(p)
+                    ? tridiag_algorithm::thomas
+                    : detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt.algorithm);
   detail::tridiag_cuda(p, ex.stream, nullptr);
 }
 
@@ -350,14 +358,28 @@ tridiag_plan<T>::tridiag_plan(layout const& lay, tridiag_options const& opt) {
   checked_shape const s = check_shape(plan_fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
   detail::check_tridiag_options(plan_fn, lay, opt, sizeof(T));
   detail::check_tridiag_cuda_options(plan_fn, opt);
+  if (opt.pivoted || opt.refinement_steps)
+    detail::bad_argument(plan_fn,
+                         fmt::format("{} is not implemented on the GPU yet for tridiag_plan (run takes "
+                                     "info only; solve_batched takes it)",
+                                     opt.pivoted ? "pivoted" : "refinement_steps"));
   checked_ = std::make_shared<detail::tridiag_checked_pointers>();
   lay_ = lay;  // as given (shape() returns it); run() normalises it again
   opt_ = opt;
   opt_.info = nullptr;  // run() takes it
   opt_.rhs_stride = s.rhs_stride;
   if (s.solve) {
-    opt_.algorithm = detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt.algorithm);
-    workspace_bytes_ = detail::tridiag_cuda_workspace<T>(s.lay, s.nrhs, opt_.algorithm);
+    detail::tridiag_problem<T> shape;
+    shape.lay = s.lay;
+    shape.nrhs = s.nrhs;
+    shape.pivoting = opt.pivoting;
+    shape.periodic = opt.periodic;
+    shape.refinement = opt.refinement;
+    shape.algorithm = detail::tridiag_cuda_pivot_form(shape)
+                          ? tridiag_algorithm::thomas
+                          : detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt.algorithm);
+    opt_.algorithm = shape.algorithm;
+    workspace_bytes_ = detail::tridiag_cuda_workspace<T>(shape);
   } else {
     // Nothing to solve: run() only zeroes info; no kernel, no workspace.
     opt_.algorithm =
@@ -389,6 +411,10 @@ void tridiag_plan<T>::run(cuda const& ex, T const* a, T const* b, T const* c, T 
   if (lay_.count == 0) return;
   if (!s.solve && !info) return;
   p.algorithm = opt_.algorithm;
+  p.pivoting = opt_.pivoting;
+  p.periodic = opt_.periodic;
+  p.refinement = opt_.refinement;
+  p.max_refinement_steps = opt_.max_refinement_steps;
   detail::tridiag_cuda(p, ex.stream, workspace_bytes_ > 0 ? workspace : nullptr);
 }
 

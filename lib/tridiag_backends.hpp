@@ -14,8 +14,9 @@
 // problem); it writes all three outputs that are not null.
 //
 // tridiag_cuda is called when n * count * nrhs > 0, and also for an empty
-// problem with count > 0 (n == 0 or nrhs == 0) and info non-null: it must
-// then only set info[0 .. count) to 0, enqueued on the stream (e.g.
+// problem with count > 0 (n == 0 or nrhs == 0) and info, pivoted or
+// refinement_steps non-null: it must then only set those that are not null
+// to 0 for systems 0 .. count, enqueued on the stream (e.g.
 // cudaMemsetAsync), reading and writing nothing else (a, b, c, d and x may be
 // null, algorithm is `thomas` and means nothing, workspace is null). With
 // count == 0 nothing is called.
@@ -44,7 +45,7 @@ struct tridiag_problem {
   // tridiag_options' fields, checked (lib/tridiag_options.hpp): pivoting
   // partial, periodic and refinement mixed come with algorithm thomas only,
   // mixed with double only, periodic with n >= 3. The CUDA backend receives
-  // pivoting none or automatic only, and none of the rest.
+  // algorithm thomas wherever tridiag_cuda_pivot_form holds.
   tridiag_pivoting pivoting = tridiag_pivoting::none;
   bool periodic = false;
   tridiag_refinement refinement = tridiag_refinement::none;
@@ -69,8 +70,20 @@ tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t value_bytes
 // is allocated). Never synchronises.
 template <class T>
 void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* workspace);
+// The workspace tridiag_cuda needs for p's shape, algorithm and options
+// (its pointers are not read).
 template <class T>
-std::size_t tridiag_cuda_workspace(layout const& lay, std::int64_t nrhs, tridiag_algorithm algorithm);
+std::size_t tridiag_cuda_workspace(tridiag_problem<T> const& p);
+// Whether the CUDA backend solves p by its pivoted form (one thread per
+// system, kernels/agent/agent_tridiag_pivot.cuh): partial pivoting,
+// periodic systems, refinement, and pivoting = automatic with pivoted or
+// refinement_steps requested (its stability test runs there). Otherwise the
+// algorithm's no-pivot forms run, pivoted and refinement_steps (if any) get 0.
+template <class T>
+bool tridiag_cuda_pivot_form(tridiag_problem<T> const& p) {
+  return p.pivoting == tridiag_pivoting::partial || p.periodic || p.refinement == tridiag_refinement::mixed ||
+         (p.pivoting == tridiag_pivoting::automatic && (p.pivoted || p.refinement_steps));
+}
 // Throws invalid_argument when the CUDA backend does not implement
 // `requested` (for this shape); resolves `automatic`.
 tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes,

@@ -1,17 +1,16 @@
 // recur::solve_batched's pivoting, periodic and refinement options through
 // recur::cuda: the shared cases of tridiag_pivot_harness.hpp on device
 // memory, with the references in long double as the oracle (this executable
-// does not link LAPACK), plus tridiag_plan's checks of the options.
+// does not link LAPACK; test_cpu's tridiag_pivot_thread runs the GPU form's
+// per-thread solver against LAPACK), plus tridiag_plan with the options.
 //
-// What the GPU runs of them today (cuda_backend::supports, and
-// lib/tridiag_options.cpp's check_tridiag_cuda_options): pivoting none and
-// automatic, automatic as the no-pivot solve without its stability test
-// (automatic_tests_growth = false), no periodic systems, no refinement, no
-// pivoted or refinement_steps output. Every case of the others checks the
-// refusal instead: recur::invalid_argument "... not implemented on the GPU
-// yet", nothing written. When the GPU kernels land, supports() and
-// automatic_tests_growth change to say so, and the same cases check their
-// results against the references, as the host suite does against LAPACK.
+// What the GPU runs (cuda_backend::supports, and lib/tridiag_options.cpp's
+// check_tridiag_cuda_options): every option, in the pivoted form (one
+// thread per system) for partial pivoting, periodic systems, refinement and
+// automatic with pivoted or refinement_steps requested; without those
+// outputs automatic runs the algorithm's no-pivot solve, untested. The
+// outputs with automatic and a named algorithm other than thomas are
+// refused ("not implemented on the GPU yet"), nothing written.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,17 +44,18 @@ struct cuda_backend {
     return long_double_solution(s, d);
   }
   static bool supports(tridiag_options const& opt) {
-    return opt.pivoting != tridiag_pivoting::partial && !opt.periodic &&
-           opt.refinement == tridiag_refinement::none && !opt.pivoted && !opt.refinement_steps;
+    bool const thomas =
+        opt.algorithm == tridiag_algorithm::automatic || opt.algorithm == tridiag_algorithm::thomas;
+    return thomas || opt.pivoting != tridiag_pivoting::automatic || (!opt.pivoted && !opt.refinement_steps);
   }
-  static constexpr bool automatic_tests_growth = false;
+  static constexpr bool automatic_tests_growth = true;
+  static constexpr bool tested_automatic_is_thomas = true;
 };
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tridiag_pivot_cuda)
 
-// Refusals for now (supports() is false for each).
 BOOST_AUTO_TEST_CASE(partial_f32) { pivot_sweep<cuda_backend, float>(tridiag_pivoting::partial, false); }
 BOOST_AUTO_TEST_CASE(partial_f64) { pivot_sweep<cuda_backend, double>(tridiag_pivoting::partial, false); }
 BOOST_AUTO_TEST_CASE(automatic_with_pivoted_f32) {
@@ -66,18 +66,28 @@ BOOST_AUTO_TEST_CASE(automatic_with_pivoted_f64) {
 }
 BOOST_AUTO_TEST_CASE(periodic_f32) { pivot_sweep<cuda_backend, float>(tridiag_pivoting::automatic, true); }
 BOOST_AUTO_TEST_CASE(periodic_f64) { pivot_sweep<cuda_backend, double>(tridiag_pivoting::partial, true); }
+BOOST_AUTO_TEST_CASE(periodic_partial_f32) {
+  pivot_sweep<cuda_backend, float>(tridiag_pivoting::partial, true);
+}
+BOOST_AUTO_TEST_CASE(periodic_automatic_f64) {
+  pivot_sweep<cuda_backend, double>(tridiag_pivoting::automatic, true);
+}
+BOOST_AUTO_TEST_CASE(periodic_none_dominant) {
+  pivot_sweep<cuda_backend, float>(tridiag_pivoting::none, true, true);
+  pivot_sweep<cuda_backend, double>(tridiag_pivoting::none, true, true);
+}
 BOOST_AUTO_TEST_CASE(refinement) { refinement_sweep<cuda_backend>(); }
 BOOST_AUTO_TEST_CASE(refinement_gives_up) { refinement_limits<cuda_backend>(); }
 
-// Solved today: automatic is none, bit for bit, for every algorithm.
+// automatic gives none's bits on dominant batches: without the outputs the
+// algorithm's own solve, with them (algorithm auto or thomas) the pivoted
+// form's Thomas, the arithmetic of the Thomas forms.
 BOOST_AUTO_TEST_CASE(automatic_matches_none_every_algorithm) {
   for (recur::tridiag_algorithm const alg : tridiag_test::all_algorithms) {
     automatic_matches_none<cuda_backend, float>(alg);
     automatic_matches_none<cuda_backend, double>(alg);
   }
 }
-// Today the tiny pivot gives none's (inaccurate) bits under automatic; the
-// case asserts that until the GPU runs the stability test.
 BOOST_AUTO_TEST_CASE(tiny_pivot_f32) { tiny_pivot<cuda_backend, float>(); }
 BOOST_AUTO_TEST_CASE(tiny_pivot_f64) { tiny_pivot<cuda_backend, double>(); }
 
@@ -86,7 +96,35 @@ BOOST_AUTO_TEST_CASE(option_errors_f64) { option_errors<cuda_backend, double>();
 BOOST_AUTO_TEST_CASE(empty_outputs_f32) { empty_outputs<cuda_backend, float>(); }
 BOOST_AUTO_TEST_CASE(empty_outputs_f64) { empty_outputs<cuda_backend, double>(); }
 
-// tridiag_plan checks the options as solve_batched does and keeps them.
+// tridiag_plan checks the options as solve_batched does, keeps them and
+// runs them: the bits of solve_batched with the same options.
+template <class T>
+void plan_runs(tridiag_options opt, matrix_class cls) {
+  constexpr std::int64_t g = problem<T>::guard;
+  layout const lay = layout::interleaved(50, 7);
+  auto const p = make_system_batch<T>(lay, 1, 0, cls, opt.periodic, recur_test::seed_for(670, int(cls)));
+  recur::tridiag_plan<T> const plan(lay, opt);
+  BOOST_TEST((plan.algorithm() == tridiag_algorithm::thomas));
+  BOOST_TEST(plan.workspace_size() > 0u);
+  auto const ref = run_options<cuda_backend>(p, opt, false, false);
+  recur_test::dbuf<T> const da = recur_test::upload(p.a), db = recur_test::upload(p.b),
+                            dc = recur_test::upload(p.c), dd = recur_test::upload(p.d),
+                            dx = recur_test::upload(std::vector<T>(p.d.size()));
+  recur_test::dbuf<std::int32_t> const info = recur_test::upload(std::vector<std::int32_t>(lay.count, -5));
+  recur_test::dbuf<unsigned char> const ws(plan.workspace_size());
+  recur_test::settle();
+  auto const s = cuda_backend::executor();
+  plan.run(s, da.p + g, db.p + g, dc.p + g, dd.p + p.d_base, dx.p + p.d_base, ws.p, info.p);
+  cuda_backend::finish();
+  auto const x = dx.read();
+  auto const in = info.read();
+  for (std::int64_t k = 0; k < lay.count; ++k) {
+    BOOST_TEST(in[k] == ref.info[g + k]);
+    for (std::int64_t i = 0; i < lay.n; ++i)
+      BOOST_TEST(recur_test::same_bits(x[p.vi(i, k, 0)], ref.x[p.vi(i, k, 0)]));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(plan_options) {
   layout const lay = layout::interleaved(64, 100);
   tridiag_options opt;
@@ -107,21 +145,28 @@ BOOST_AUTO_TEST_CASE(plan_options) {
     BOOST_TEST(what.find(needle) != std::string::npos, "\"" << what << "\" lacks \"" << needle << "\"");
   };
   tridiag_options o;
-  o.pivoting = tridiag_pivoting::partial;
-  refused(o, "pivoting = partial is not implemented on the GPU yet");
-  o = {};
-  o.periodic = true;
-  refused(o, "periodic = true is not implemented on the GPU yet");
-  o = {};
-  o.refinement = tridiag_refinement::mixed;
-  refused(o, "refinement = mixed is not implemented on the GPU yet");
-  o = {};
   o.pivoting = static_cast<tridiag_pivoting>(7);
   refused(o, "pivoting = 7 is not a tridiag_pivoting");
+  o = {};
+  o.pivoting = tridiag_pivoting::partial;
+  o.algorithm = tridiag_algorithm::pcr;
+  refused(o, "pivoting = partial needs algorithm = auto or thomas");
   std::int32_t probe = 0;
   o = {};
   o.pivoted = &probe;
-  refused(o, "pivoted is not implemented on the GPU yet");
+  refused(o, "pivoted is not implemented on the GPU yet for tridiag_plan");
+  o = {};
+  o.refinement_steps = &probe;
+  refused(o, "refinement_steps is not implemented on the GPU yet for tridiag_plan");
+  o = {};
+  o.pivoting = tridiag_pivoting::partial;
+  plan_runs<float>(o, matrix_class::tiny_first);
+  plan_runs<double>(o, matrix_class::random);
+  o = {};
+  o.periodic = true;
+  plan_runs<float>(o, matrix_class::random);
+  o.refinement = tridiag_refinement::mixed;
+  plan_runs<double>(o, matrix_class::dominant);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -47,11 +47,13 @@
 //     matrices have gamma <= 2, symmetric positive definite ones gamma <= 1.
 //     On such batches it gives the bits of pivoting = none. pivoted (count
 //     int32 values, may be null; memory as info) receives 1 for a system
-//     solved with partial pivoting, else 0. recur::cuda runs the no-pivot
-//     solve without the test for now, and takes no pivoted array.
+//     solved with partial pivoting, else 0. recur::cuda runs the test where
+//     pivoted or refinement_steps is requested (algorithm automatic or
+//     thomas: its Thomas, giving the bits of none with algorithm thomas);
+//     without them it runs the algorithm's no-pivot solve, untested.
 //   A singular system (a zero pivot of the pivoted elimination) still gives
 //   info > 0 (the row of U's zero diagonal entry, LAPACK's info) and NaN x.
-// - Periodic systems (periodic = true, recur::host for now): a[0]
+// - Periodic systems (periodic = true): a[0]
 //   multiplies x[n-1] in row 0 and c[n-1] multiplies x[0] in row n-1; n >= 3
 //   (n = 1 and 2 are argument errors: such a system is a plain one with the
 //   corners added to its other entries). Solved by Sherman-Morrison: the
@@ -60,9 +62,9 @@
 //   correction's vector. algorithm must be automatic or thomas. info n: the
 //   correction's divisor 1 + v^T z is zero or not finite (doc/tridiag.md,
 //   "Periodic systems", says when this split loses accuracy).
-// - Mixed-precision refinement (refinement = mixed, double only, recur::host
-//   for now): the system is factored and solved in float and the solution
-//   corrected with residuals r = d - A x computed in double until its
+// - Mixed-precision refinement (refinement = mixed, double only): the
+//   system is factored and solved in float and the solution corrected with
+//   residuals r = d - A x computed in double until its
 //   normwise backward error ||r|| / (||A|| ||x|| + ||d||) is at most 4 eps
 //   (double), what the double solve reaches; at most max_refinement_steps
 //   corrections per right-hand side, after which (or where the float
@@ -145,7 +147,8 @@ struct tridiag_checked_pointers;  // lib/tridiag.cpp
 // Repeated GPU solves of one shape: the algorithm is chosen and the
 // workspace sized once; run() allocates nothing, synchronises nothing, and
 // can be captured in a CUDA graph. opt.info is ignored here (run takes it);
-// the other options are checked as solve_batched checks them and kept
+// opt.pivoted and opt.refinement_steps are refused (solve_batched takes
+// them); the other options are checked as solve_batched checks them and kept
 // (options()).
 //
 // run() checks every argument as solve_batched does, except that a pointer

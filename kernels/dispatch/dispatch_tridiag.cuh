@@ -22,6 +22,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -44,6 +45,14 @@ struct tridiag_args {
   std::int64_t nrhs;
   std::int64_t rhs_stride;
   std::int32_t* info;
+  // The pivoted form's options (tridiag_options'); the other forms solve
+  // without pivoting and set pivoted and refinement_steps (if not null) to 0.
+  tridiag_pivoting pivoting = tridiag_pivoting::none;
+  bool periodic = false;
+  tridiag_refinement refinement = tridiag_refinement::none;
+  int max_refinement_steps = 0;
+  std::int32_t* pivoted = nullptr;
+  std::int32_t* refinement_steps = nullptr;
 };
 
 // The plan of `alg` for the current device's architecture (automatic
@@ -116,6 +125,9 @@ std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const
   switch (pl.form) {
     case tridiag_form::global_thomas:
       return std::size_t(lay.n) * std::size_t(lay.count) * sizeof(T);
+    case tridiag_form::pivot:
+      return std::size_t(lay.n) * std::size_t(lay.count) *
+             kernels::tridiag_pivot_row_bytes<T>(pl.pivot_refine);
     case tridiag_form::partition:
       return tridiag_partition_workspace<T>(lay, pl).total();
     case tridiag_form::segments:
@@ -235,6 +247,31 @@ cudaError_t tridiag_launch_global_thomas(tridiag_launch_plan const& pl, void* wo
       s.a, s.b, s.c, s.d, s.x, static_cast<T*>(workspace), s.info, s.lay, s.nrhs, s.rhs_stride};
   std::int64_t const blocks = std::min((s.lay.count + pl.threads - 1) / pl.threads, std::int64_t(1) << 30);
   kernels::tridiag_global_thomas_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+// The pivoted form, one thread per system (instances: lib/cuda/tridiag_pivot_*.cu).
+template <class T>
+cudaError_t tridiag_launch_pivot(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
+                                 cudaStream_t stream) {
+  kernels::tridiag_pivot_params<T> const p{s.a,
+                                           s.b,
+                                           s.c,
+                                           s.d,
+                                           s.x,
+                                           s.info,
+                                           s.pivoted,
+                                           s.refinement_steps,
+                                           workspace,
+                                           s.lay,
+                                           s.nrhs,
+                                           s.rhs_stride,
+                                           s.pivoting,
+                                           s.periodic,
+                                           pl.pivot_refine,
+                                           s.max_refinement_steps};
+  std::int64_t const blocks = std::min((s.lay.count + pl.threads - 1) / pl.threads, std::int64_t(1) << 30);
+  kernels::tridiag_pivot_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
   return cudaGetLastError();
 }
 
@@ -550,9 +587,17 @@ template <class T>
 cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                            cudaStream_t stream) {
   if (s.lay.count <= 0) return cudaSuccess;
-  if (s.lay.n <= 0 || s.nrhs <= 0)
-    return s.info ? cudaMemsetAsync(s.info, 0, std::size_t(s.lay.count) * sizeof(std::int32_t), stream)
-                  : cudaSuccess;
+  bool const empty = s.lay.n <= 0 || s.nrhs <= 0;
+  // The outputs no kernel writes: all of them for an empty problem, pivoted
+  // and refinement_steps for the no-pivot forms.
+  bool const kernel_writes_all = !empty && pl.form == tridiag_form::pivot;
+  for (std::int32_t* const out : {empty ? s.info : nullptr, kernel_writes_all ? nullptr : s.pivoted,
+                                  kernel_writes_all ? nullptr : s.refinement_steps})
+    if (out)
+      if (cudaError_t e = cudaMemsetAsync(out, 0, std::size_t(s.lay.count) * sizeof(std::int32_t), stream);
+          e != cudaSuccess)
+        return e;
+  if (empty) return cudaSuccess;
   auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   switch (pl.form) {
     case tridiag_form::none:
@@ -561,6 +606,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridi
       return tridiag_launch_tile<T>(pl, workspace, s, stream);
     case tridiag_form::global_thomas:
       return tridiag_launch_global_thomas<T>(pl, workspace, s, stream);
+    case tridiag_form::pivot:
+      return tridiag_launch_pivot<T>(pl, workspace, s, stream);
     case tridiag_form::partition:
       return tridiag_launch_partition<T>(pl, workspace, s, stream);
     case tridiag_form::direct:  // 16-byte loads: the tile where the arrays do not allow them

@@ -6,7 +6,7 @@
 //
 // Each form has a builder that says whether it can run a shape and with
 // what (tridiag_plan_thomas_tile, _group_tile, _thomas_pcr_tile,
-// _global_thomas, _partition, _direct, _direct_columns, _columns,
+// _global_thomas, _pivot, _partition, _direct, _direct_columns, _columns,
 // _columns_burst, _segments, _segments_wide, _segments_dregs): tests and
 // tuning programs call them to run a form where `automatic` would not.
 // plan_tridiag is the ranked list that `automatic` and the named
@@ -24,6 +24,7 @@
 #include "../agent/agent_tridiag_columns.cuh"
 #include "../agent/agent_tridiag_direct.cuh"
 #include "../agent/agent_tridiag_partition.cuh"
+#include "../agent/agent_tridiag_pivot.cuh"
 #include "../agent/agent_tridiag_segments.cuh"
 #include "../agent/agent_tridiag_tile.cuh"
 #include "../tuning/tuning_tridiag.cuh"
@@ -39,6 +40,7 @@ enum class tridiag_form {
   direct_columns,  // the same fed through shared memory, interleaved batches
   columns,         // Thomas-PCR on adjacent systems, full-line rows (agent_tridiag_columns.cuh)
   segments,        // the same, systems cut into segments joined by a cluster
+  pivot,           // one thread per system with every option (agent_tridiag_pivot.cuh)
 };
 
 // The instance of the columns kernel: chunks of up to 16 or 32 rows; lone:
@@ -79,6 +81,8 @@ struct tridiag_launch_plan {
   segments_instance segments_kind = segments_instance::rows16;
   // partition
   int chunks = 0, window_systems = 0, window_chunks = 0;
+  // pivot: refinement = mixed (its workspace holds float and double factors)
+  bool pivot_refine = false;
 
   bool supported() const { return form != tridiag_form::none; }
 };
@@ -149,6 +153,17 @@ inline tridiag_launch_plan tridiag_plan_global_thomas(std::size_t max_smem) {
   pl.form = tridiag_form::global_thomas;
   pl.max_smem = max_smem;
   pl.threads = 128;
+  return pl;
+}
+
+// The pivoted form: pivoting, periodic systems and refinement, one thread
+// per system through global memory (agent_tridiag_pivot.cuh); any shape.
+inline tridiag_launch_plan tridiag_plan_pivot(std::size_t max_smem, bool refine) {
+  tridiag_launch_plan pl;
+  pl.form = tridiag_form::pivot;
+  pl.max_smem = max_smem;
+  pl.threads = 128;
+  pl.pivot_refine = refine;
   return pl;
 }
 

@@ -32,20 +32,34 @@ device::tridiag_launch_plan tridiag_cuda_plan(layout const& lay, tridiag_algorit
   return device::plan_tridiag_for<T>(lay, algorithm, dev.max_smem, dev.cc_major);
 }
 
+// The pivoted form where tridiag_cuda_pivot_form says so, else the
+// algorithm's plan.
 template <class T>
-std::size_t tridiag_cuda_workspace(layout const& lay, std::int64_t, tridiag_algorithm algorithm) {
-  return device::tridiag_workspace_bytes<T>(lay, tridiag_cuda_plan<T>(lay, algorithm));
+device::tridiag_launch_plan tridiag_cuda_plan(tridiag_problem<T> const& p) {
+  if (!tridiag_cuda_pivot_form(p)) return tridiag_cuda_plan<T>(p.lay, p.algorithm);
+  return device::tridiag_plan_pivot(tridiag_current_device().max_smem,
+                                    p.refinement == tridiag_refinement::mixed);
+}
+
+template <class T>
+std::size_t tridiag_cuda_workspace(tridiag_problem<T> const& p) {
+  return device::tridiag_workspace_bytes<T>(p.lay, tridiag_cuda_plan<T>(p));
 }
 
 template <class T>
 void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* workspace) {
-  device::tridiag_launch_plan const pl = tridiag_cuda_plan<T>(p.lay, p.algorithm);
+  device::tridiag_launch_plan const pl = tridiag_cuda_plan<T>(p);
   std::size_t const need = device::tridiag_workspace_bytes<T>(p.lay, pl);
   bool const own = need > 0 && workspace == nullptr;
   if (own) cuda_check(cudaMallocAsync(&workspace, need, stream), "cudaMallocAsync");
-  cudaError_t const e = device::tridiag_launch<T>(
-      pl, workspace, device::tridiag_args<T>{p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs, p.rhs_stride, p.info},
-      stream);
+  device::tridiag_args<T> s{p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs, p.rhs_stride, p.info};
+  s.pivoting = p.pivoting;
+  s.periodic = p.periodic;
+  s.refinement = p.refinement;
+  s.max_refinement_steps = p.max_refinement_steps;
+  s.pivoted = p.pivoted;
+  s.refinement_steps = p.refinement_steps;
+  cudaError_t const e = device::tridiag_launch<T>(pl, workspace, s, stream);
   cudaError_t const f = own ? cudaFreeAsync(workspace, stream) : cudaSuccess;
   cuda_check(e, "recur::device::tridiag_launch");
   cuda_check(f, "cudaFreeAsync");

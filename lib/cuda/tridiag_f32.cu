@@ -1,5 +1,6 @@
 // Batched tridiagonal solves in float on CUDA (but the columns and
-// segmented kernels: tridiag_columns_f32.cu). No fmt here: it does not
+// segmented kernels: tridiag_columns_f32.cu; the pivoted form:
+// tridiag_pivot_f32.cu). No fmt here: it does not
 // compile under nvcc (doc/design.md).
 #include "tridiag_cuda.cuh"
 
@@ -8,6 +9,8 @@ extern template cudaError_t tridiag_launch_columns<float>(tridiag_launch_plan co
                                                           tridiag_args<float> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_segments<float>(tridiag_launch_plan const&, void*,
                                                            tridiag_args<float> const&, cudaStream_t);
+extern template cudaError_t tridiag_launch_pivot<float>(tridiag_launch_plan const&, void*,
+                                                        tridiag_args<float> const&, cudaStream_t);
 // Defined here for the columns units' fallbacks and the tests that link the library.
 template cudaError_t tridiag_launch<float>(tridiag_launch_plan const&, void*, tridiag_args<float> const&,
                                            cudaStream_t);
@@ -16,7 +19,7 @@ template cudaError_t tridiag_launch<float>(tridiag_launch_plan const&, void*, tr
 namespace recur::detail {
 
 template void tridiag_cuda<float>(tridiag_problem<float> const&, CUstream_st*, void*);
-template std::size_t tridiag_cuda_workspace<float>(layout const&, std::int64_t, tridiag_algorithm);
+template std::size_t tridiag_cuda_workspace<float>(tridiag_problem<float> const&);
 
 tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes,
                                        tridiag_algorithm requested) {
