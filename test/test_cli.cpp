@@ -729,10 +729,7 @@ BOOST_AUTO_TEST_CASE(bondeli) {
 
 // --pivoting: the default (automatic) pivots the systems with a tiny first
 // pivot and gives the pivoted reference's x; none gives Thomas' (far off);
-// partial the pivoted reference's too. On the GPU automatic runs without its
-// stability test for now (none's x, bit for bit; neither is compared with
-// the CPU's, the no-pivot solve being unstable here), and partial is
-// refused.
+// partial the pivoted reference's too (on the GPU: to rounding).
 BOOST_AUTO_TEST_CASE(pivoting) {
   systems<double> p({3, 40}, 2, seed_for(806));
   p.tiny_first_pivot(-1);
@@ -747,7 +744,7 @@ BOOST_AUTO_TEST_CASE(pivoting) {
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   auto const xn = load<double>("xn.npy", p.rhs_shape);
   if (on_gpu()) {
-    BOOST_TEST(same_bits(xt, xn), "the GPU's automatic is not none");
+    expect_solution(xt, pivoted, true, "automatic");
   } else {
     BOOST_TEST(same_bits(xt, pivoted), "automatic: not the pivoted reference's bits");
     BOOST_TEST(same_bits(xn, plain), "none: not Thomas' bits");
@@ -756,14 +753,8 @@ BOOST_AUTO_TEST_CASE(pivoting) {
   for (std::size_t i = 0; i < xn.size(); ++i) off = std::max(off, std::fabs(xn[i] - pivoted[i]));
   BOOST_TEST(off > 1e-6 * max_abs(pivoted), "pivoting none is accurate here: not the tiny-pivot case");
   r = run("tridiag --pivoting partial --algorithm thomas " + p.files("t") + " -o xp.npy");
-  if (on_gpu()) {
-    BOOST_TEST(r.status == 1, r.err);
-    BOOST_TEST(r.err.find("--device gpu: the GPU does not run --pivoting partial yet") != std::string::npos,
-               r.err);
-  } else {
-    BOOST_TEST_REQUIRE(r.status == 0, r.err);
-    expect_solution(load<double>("xp.npy", p.rhs_shape), pivoted, true, "partial");
-  }
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  expect_solution(load<double>("xp.npy", p.rhs_shape), pivoted, true, "partial");
   // A singular system (a zero column) breaks down with pivoting too: exit 3.
   systems<double> q({2, 5, 12}, 1, seed_for(807));
   lanes const l(q.shape, -1);
@@ -779,8 +770,8 @@ BOOST_AUTO_TEST_CASE(pivoting) {
   BOOST_TEST(r.err.find(said) != std::string::npos, r.err);
 }
 
-// --periodic and --refine: the reference's x (reference::solve_batched) on
-// the CPU; refused on the GPU, which does not run them yet.
+// --periodic and --refine: the reference's x (reference::solve_batched), on
+// both devices.
 BOOST_AUTO_TEST_CASE(periodic_and_refine) {
   systems<double> p({4, 50}, 3, seed_for(808));
   p.save_all("p");
@@ -790,11 +781,6 @@ BOOST_AUTO_TEST_CASE(periodic_and_refine) {
     if (flags.find("--refine") != std::string::npos) opt.refinement = recur::tridiag_refinement::mixed;
     if (flags.find("partial") != std::string::npos) opt.pivoting = recur::tridiag_pivoting::partial;
     auto const r = run("tridiag " + flags + " --axis 0 " + p.files("p") + " -o xper.npy");
-    if (on_gpu()) {
-      BOOST_TEST(r.status == 1, flags << ": " << r.err);
-      BOOST_TEST(r.err.find("--device gpu: the GPU does not run --") != std::string::npos, r.err);
-      continue;
-    }
     BOOST_TEST_REQUIRE(r.status == 0, flags << ": " << r.err);
     expect_solution(load<double>("xper.npy", p.rhs_shape), p.solve_with(0, opt), true, flags);
   }

@@ -184,14 +184,6 @@ int report(problem const& p, solution const& s, std::string const& output, std::
   return broke ? exit_breakdown : exit_nonfinite;
 }
 
-// What the GPU does not run yet of these options, or empty.
-std::string gpu_unsupported(recur::tridiag_options const& opt) {
-  if (opt.pivoting == recur::tridiag_pivoting::partial) return "the GPU does not run --pivoting partial yet";
-  if (opt.periodic) return "the GPU does not run --periodic yet";
-  if (opt.refinement == recur::tridiag_refinement::mixed) return "the GPU does not run --refine yet";
-  return {};
-}
-
 int run_tridiag(arguments const& args) {
   args.expect_positional(4, "DL D DU RHS");
   auto const output = args.get("--output");
@@ -209,7 +201,7 @@ int run_tridiag(arguments const& args) {
   opt.periodic = args.has("--periodic");
   if (args.has("--refine")) opt.refinement = recur::tridiag_refinement::mixed;
   std::int64_t const axis = args.integer("--axis", -1);
-  device_kind const kind = select_device(args, gpu_unsupported(opt));
+  device_kind const kind = select_device(args);
 
   problem const p = read_problem(args, axis);
   if (opt.refinement == recur::tridiag_refinement::mixed && p.d.dtype != recur::npy_dtype::f64)
@@ -268,8 +260,8 @@ command const tridiag_command{
     "                      float64 accuracy (--algorithm auto or thomas)\n"
     "  --axis N            the axis the systems lie along, negative counting from the end\n"
     "                      (default -1)\n"
-    "The GPU runs --pivoting automatic and none (automatic without its stability test for now),\n"
-    "not partial, --periodic or --refine yet; --device auto runs those on the CPU.\n",
+    "Both devices run every option; on the GPU, partial pivoting, --periodic and --refine run one\n"
+    "system per thread (doc/tridiag.md says what that costs).\n",
     "recur tridiag --axis 0 dl.npy d.npy du.npy rhs.npy -o x.npy",
     "  0  solved, X written\n"
     "  1  an input or the run failed; nothing written\n"
