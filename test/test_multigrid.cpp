@@ -218,14 +218,20 @@ BOOST_AUTO_TEST_CASE(gpu_agrees_with_cpu,
                                  [&](ex::cycle_report const& c) { history[k].push_back(c.residual); });
       std::string const what = std::string(ex::to_string(s)) + " " + std::string(ex::to_string(prec));
       BOOST_TEST_REQUIRE(history[0].size() == history[1].size(), what);
-      double const tol = prec == ex::precision::f32 ? 1e-3 : 1e-9;
+      // The residuals are relative to the initial one. Rounding in the line
+      // solves (GPU and CPU run different algorithms for the lines) moves
+      // them by about eps of the working precision of the initial residual,
+      // which is a large part of a late cycle's residual: hence the floor.
+      bool const f64 = prec == ex::precision::f64;
+      double const tol = prec == ex::precision::f32 ? 1e-3 : 1e-9, floor = f64 ? 1e-12 : 1e-5;
       for (std::size_t c = 0; c < history[0].size(); ++c)
-        BOOST_TEST(std::fabs(history[1][c] - history[0][c]) <= tol * history[0][c],
+        BOOST_TEST(std::fabs(history[1][c] - history[0][c]) <= tol * history[0][c] + floor,
                    what << ": cycle " << c + 1 << ": residual " << history[1][c] << " on the GPU, "
                         << history[0][c] << " on the CPU");
       double scale = 0;
       for (double const v : r[0].u) scale = std::max(scale, std::fabs(v));
-      BOOST_TEST(max_abs_difference(r[0].u, r[1].u) <= tol * scale, what);
+      // Mixed precision's u holds the inner float cycles' rounding.
+      BOOST_TEST(max_abs_difference(r[0].u, r[1].u) <= (f64 ? 1e-9 : 1e-5) * scale, what);
     }
 }
 
