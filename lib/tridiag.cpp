@@ -254,7 +254,6 @@ void solve_batched(cuda const& ex, std::type_identity_t<T> const* a, std::type_i
   detail::require_cuda(fn);
   checked_shape const s = check_shape(fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
   detail::check_tridiag_options(fn, lay, opt, sizeof(T));
-  detail::check_tridiag_cuda_options(fn, opt);
   pointers_checked how;
   how.device = true;
   auto p = check_pointers(fn, a, b, c, d, x, {opt.info, opt.pivoted, opt.refinement_steps}, s, how);
@@ -357,7 +356,6 @@ tridiag_plan<T>::tridiag_plan(layout const& lay, tridiag_options const& opt) {
   detail::require_cuda(plan_fn);
   checked_shape const s = check_shape(plan_fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
   detail::check_tridiag_options(plan_fn, lay, opt, sizeof(T));
-  detail::check_tridiag_cuda_options(plan_fn, opt);
   if (opt.pivoted || opt.refinement_steps)
     detail::bad_argument(plan_fn,
                          fmt::format("{} is not implemented on the GPU yet for tridiag_plan (run takes "

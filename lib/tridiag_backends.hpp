@@ -45,7 +45,8 @@ struct tridiag_problem {
   // tridiag_options' fields, checked (lib/tridiag_options.hpp): pivoting
   // partial, periodic and refinement mixed come with algorithm thomas only,
   // mixed with double only, periodic with n >= 3. The CUDA backend receives
-  // algorithm thomas wherever tridiag_cuda_pivot_form holds.
+  // algorithm thomas wherever tridiag_cuda_pivot_form holds, else the
+  // algorithm resolved.
   tridiag_pivoting pivoting = tridiag_pivoting::none;
   bool periodic = false;
   tridiag_refinement refinement = tridiag_refinement::none;
@@ -75,14 +76,16 @@ void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* worksp
 template <class T>
 std::size_t tridiag_cuda_workspace(tridiag_problem<T> const& p);
 // Whether the CUDA backend solves p by its pivoted form (one thread per
-// system, kernels/agent/agent_tridiag_pivot.cuh): partial pivoting,
-// periodic systems, refinement, and pivoting = automatic with pivoted or
-// refinement_steps requested (its stability test runs there). Otherwise the
-// algorithm's no-pivot forms run, pivoted and refinement_steps (if any) get 0.
+// system, kernels/agent/agent_tridiag_pivot.cuh) with algorithm thomas,
+// whatever the pointers: partial pivoting, periodic systems, refinement.
+// Otherwise the algorithm's no-pivot form runs; under pivoting = automatic
+// with the check and the pivoted solve of the systems that fail it beside
+// it (x != d), or, in place (x == d, where d is gone before the check could
+// send a system to the pivoted form), the pivoted form alone with its
+// Thomas' growth test for every system. tridiag_cuda_workspace covers both.
 template <class T>
 bool tridiag_cuda_pivot_form(tridiag_problem<T> const& p) {
-  return p.pivoting == tridiag_pivoting::partial || p.periodic || p.refinement == tridiag_refinement::mixed ||
-         (p.pivoting == tridiag_pivoting::automatic && (p.pivoted || p.refinement_steps));
+  return p.pivoting == tridiag_pivoting::partial || p.periodic || p.refinement == tridiag_refinement::mixed;
 }
 // Throws invalid_argument when the CUDA backend does not implement
 // `requested` (for this shape); resolves `automatic`.

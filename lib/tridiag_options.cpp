@@ -72,21 +72,5 @@ void check_tridiag_options(char const* fn, layout const& lay, tridiag_options co
   if (mixed) needs_thomas("refinement = mixed", "the refinement loop wraps the Thomas factorisation");
 }
 
-void check_tridiag_cuda_options(char const* fn, tridiag_options const& opt) {
-  // check_tridiag_options has required algorithm automatic or thomas for
-  // partial, periodic and mixed. The stability test of pivoting = automatic
-  // runs in the GPU's pivoted form, a Thomas; with a named algorithm the GPU
-  // runs that algorithm's no-pivot solve and cannot say which systems it
-  // would have pivoted.
-  bool const thomas =
-      opt.algorithm == tridiag_algorithm::automatic || opt.algorithm == tridiag_algorithm::thomas;
-  if (opt.pivoting == tridiag_pivoting::automatic && !thomas && (opt.pivoted || opt.refinement_steps))
-    bad_argument(fn,
-                 fmt::format("{} with pivoting = automatic and algorithm = {} is not implemented on the GPU "
-                             "yet (its stability test runs with algorithm = auto or thomas; recur::host "
-                             "runs it)",
-                             opt.pivoted ? "pivoted" : "refinement_steps", to_string(opt.algorithm)));
-}
-
 }  // namespace detail
 }  // namespace recur

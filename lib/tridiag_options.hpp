@@ -19,11 +19,4 @@ namespace recur::detail {
 void check_tridiag_options(char const* fn, layout const& lay, tridiag_options const& opt,
                            std::size_t value_bytes);
 
-// What the CUDA backend implements of them: everything, except the
-// outputs pivoted and refinement_steps with pivoting = automatic and a named
-// algorithm other than thomas (automatic's stability test runs in the
-// pivoted form, a Thomas; without those outputs automatic runs the
-// algorithm's no-pivot solve, untested).
-void check_tridiag_cuda_options(char const* fn, tridiag_options const& opt);
-
 }  // namespace recur::detail

@@ -4,14 +4,16 @@
 // does not link LAPACK; test_cpu's tridiag_pivot_thread runs the GPU form's
 // per-thread solver against LAPACK), plus tridiag_plan with the options.
 //
-// What the GPU runs (cuda_backend::supports, and lib/tridiag_options.cpp's
-// check_tridiag_cuda_options): every option, in the pivoted form (one
-// thread per system) for partial pivoting, periodic systems, refinement and
-// automatic with pivoted or refinement_steps requested; without those
-// outputs automatic runs the algorithm's no-pivot solve, untested. The
-// outputs with automatic and a named algorithm other than thomas are
-// refused ("not implemented on the GPU yet"), nothing written.
+// What the GPU runs (lib/tridiag_backends.hpp's tridiag_cuda_pivot_form):
+// every option. The pivoted form (one thread per system) solves partial
+// pivoting, periodic systems, refinement, and automatic in place (x == d;
+// its Thomas, whatever the algorithm); automatic with x apart from d runs
+// the algorithm's no-pivot form, then the check and the pivoted form on
+// the systems that fail it (automatic_beside_fast_forms).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -43,13 +45,9 @@ struct cuda_backend {
   static oracle_solution oracle(system_values<T> const& s, std::vector<T> const& d) {
     return long_double_solution(s, d);
   }
-  static bool supports(tridiag_options const& opt) {
-    bool const thomas =
-        opt.algorithm == tridiag_algorithm::automatic || opt.algorithm == tridiag_algorithm::thomas;
-    return thomas || opt.pivoting != tridiag_pivoting::automatic || (!opt.pivoted && !opt.refinement_steps);
-  }
+  static bool supports(tridiag_options const&) { return true; }
   static constexpr bool automatic_tests_growth = true;
-  static constexpr bool tested_automatic_is_thomas = true;
+  static constexpr bool in_place_automatic_is_thomas = true;
 };
 
 }  // namespace
@@ -93,6 +91,110 @@ BOOST_AUTO_TEST_CASE(automatic_matches_none_every_algorithm) {
 }
 BOOST_AUTO_TEST_CASE(tiny_pivot_f32) { tiny_pivot<cuda_backend, float>(); }
 BOOST_AUTO_TEST_CASE(tiny_pivot_f64) { tiny_pivot<cuda_backend, double>(); }
+
+// pivoting = automatic with x apart from d: the algorithm's no-pivot form,
+// the check beside it and the pivoted form on the systems that fail it. A
+// dominant batch with every fourth system (and the first) given a tiny
+// first pivot, through every layout kind, with and without info and
+// pivoted (the check's flags and the fast solve's info then live in the
+// workspace), and a batch large enough that the pivoted form's workspace
+// holds fewer systems than the batch: the tiny-pivot systems pivoted
+// (pivoted 1), info 0, accurate to 4 eps against the long-double oracle;
+// the others none's bits and pivoted 0.
+template <class T>
+void automatic_beside_fast_forms() {
+  constexpr std::int64_t g = problem<T>::guard;
+  double const eps = std::numeric_limits<T>::epsilon();
+  struct shape {
+    std::int64_t n, count;
+  };
+  recur_test::case_count cases(fmt::format("cuda {} automatic beside the fast forms", type_name<T>));
+  int idx = 0;
+  for (layout_kind const kind : all_layout_kinds)
+    for (shape const sh : {shape{100, 37}, shape{7, 300}, shape{2048, 2000}})
+      for (bool const outputs : {false, true}) {
+        if (sh.n * sh.count > 1000000 && kind != layout_kind::interleaved) continue;
+        layout const lay = make_layout(kind, sh.n, sh.count);
+        std::uint64_t const seed = seed_for(640, static_cast<std::uint64_t>(idx++), sizeof(T));
+        auto p = make_system_batch<T>(lay, 2, 0, matrix_class::dominant, false, seed);
+        auto const tiny = make_system_batch<T>(lay, 2, 0, matrix_class::tiny_first, false, seed + 1);
+        auto const mixed = [](std::int64_t k) { return k % 4 == 0; };
+        for (std::int64_t k = 0; k < lay.count; ++k)
+          if (mixed(k))
+            for (std::int64_t i = 0; i < lay.n; ++i) {
+              std::size_t const o = p.mi(i, k);
+              p.a[o] = tiny.a[o], p.b[o] = tiny.b[o], p.c[o] = tiny.c[o];
+            }
+        tridiag_options none, automatic;
+        none.pivoting = tridiag_pivoting::none;
+        std::string const what =
+            describe("cuda", automatic, type_name<T>, matrix_class::tiny_first, lay, 2, 0, false, seed);
+        cases.run();
+        auto const a = run_options<cuda_backend>(p, none, false, false);
+        auto const b = run_options<cuda_backend>(p, automatic, false, outputs);
+        BOOST_TEST_REQUIRE((!a.refused && !b.refused), what << ": " << a.what << b.what);
+        BOOST_TEST(b.inputs_written.empty(), what << ": wrote " << b.inputs_written);
+        failures f;
+        for (std::int64_t k = 0; k < lay.count; ++k) {
+          if (b.info[g + k] != 0) f.add([&] { return fmt::format("system {}: info {}", k, b.info[g + k]); });
+          if (outputs && b.pivoted[g + k] != (mixed(k) ? 1 : 0))
+            f.add([&] { return fmt::format("system {}: pivoted {}", k, b.pivoted[g + k]); });
+          if (outputs && b.steps[g + k] != 0)
+            f.add([&] { return fmt::format("system {}: refinement_steps {}", k, b.steps[g + k]); });
+          for (std::int64_t r = 0; r < 2; ++r) {
+            if (!mixed(k)) {
+              bool same = true;
+              for (std::int64_t i = 0; i < lay.n; ++i)
+                same = same && recur_test::same_bits(a.x[p.vi(i, k, r)], b.x[p.vi(i, k, r)]);
+              if (!same) f.add([&] { return fmt::format("system {} rhs {}: not none's bits", k, r); });
+              continue;
+            }
+            if (k % 16 != 0 && sh.count > 100) continue;  // a sample of the large batches' oracles
+            oracle_solution const o = cuda_backend::oracle(values(p, k, false), rhs_values(p, k, r));
+            long double err = 0, xn = 0;
+            for (std::int64_t i = 0; i < lay.n; ++i)
+              err = std::max(err, std::fabs(static_cast<long double>(b.x[p.vi(i, k, r)]) - o.x[i])),
+              xn = std::max(xn, std::fabs(o.x[i]));
+            double const e = static_cast<double>(err / xn);
+            if (!(e <= 4 * eps))
+              f.add([&] { return fmt::format("system {} rhs {}: error {} against the oracle", k, r, e); });
+          }
+        }
+        BOOST_TEST(f.count == 0, what << (outputs ? " with pivoted" : "") << "\n" << f.report());
+      }
+  cases.require(18);
+}
+
+BOOST_AUTO_TEST_CASE(automatic_beside_fast_forms_f32) { automatic_beside_fast_forms<float>(); }
+BOOST_AUTO_TEST_CASE(automatic_beside_fast_forms_f64) { automatic_beside_fast_forms<double>(); }
+
+// The same without info (the fast solve's info in the workspace): the
+// tiny-pivot systems still come out right.
+template <class T>
+void automatic_without_info() {
+  layout const lay = layout::interleaved(64, 40);
+  auto p = make_system_batch<T>(lay, 1, 0, matrix_class::tiny_first, false, seed_for(641, 0, sizeof(T)));
+  constexpr std::int64_t g = problem<T>::guard;
+  cuda_backend::array<T> const da(p.a), db(p.b), dc(p.c), dd(p.d), dx(std::vector<T>(p.d.size(), T(0)));
+  recur::solve_batched(cuda_backend::executor(), da.data() + g, db.data() + g, dc.data() + g,
+                       dd.data() + p.d_base, dx.data() + p.d_base, lay);
+  cuda_backend::finish();
+  auto const x = dx.read();
+  double const eps = std::numeric_limits<T>::epsilon();
+  for (std::int64_t k = 0; k < lay.count; ++k) {
+    oracle_solution const o = cuda_backend::oracle(values(p, k, false), rhs_values(p, k, 0));
+    long double err = 0, xn = 0;
+    for (std::int64_t i = 0; i < lay.n; ++i)
+      err = std::max(err, std::fabs(static_cast<long double>(x[p.vi(i, k, 0)]) - o.x[i])),
+      xn = std::max(xn, std::fabs(o.x[i]));
+    BOOST_TEST(static_cast<double>(err / xn) <= 4 * eps, "system " << k);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(automatic_without_info_both) {
+  automatic_without_info<float>();
+  automatic_without_info<double>();
+}
 
 BOOST_AUTO_TEST_CASE(option_errors_f32) { option_errors<cuda_backend, float>(); }
 BOOST_AUTO_TEST_CASE(option_errors_f64) { option_errors<cuda_backend, double>(); }

@@ -7,7 +7,9 @@
 // (?gttrf and ?gtts2), the periodic split over it, the refinement with
 // partial pivoting. The no-pivot path is the GPU's Thomas (a reciprocal per
 // pivot), so against reference::thomas_one it agrees to rounding, and
-// automatic gives none's bits where it does not pivot.
+// automatic gives none's bits where it does not pivot. pivot_thomas_fails
+// (the check beside the GPU's fast forms) decides as the pivoted form's
+// automatic and as reference::detail::factor_thomas's growth test.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include <recur/reference/tridiag_refine.hpp>
 
 #include "common/random.hpp"
+#include "common/tridiag_pivot_harness.hpp"
 
 extern "C" void sgtsv_(int* n, int* nrhs, float* dl, float* d, float* du, float* b, int* ldb, int* info);
 extern "C" void dgtsv_(int* n, int* nrhs, double* dl, double* d, double* du, double* b, int* ldb, int* info);
@@ -307,6 +310,51 @@ void periodic_singular() {
   }
 }
 
+// pivot_thomas_fails on the pivot harness's matrix classes, read through
+// every layout kind: the reference's decision (factor_thomas breaks down or
+// its growth test fails) and the pivoted form's (automatic's pivoted).
+template <class T>
+void check_cases() {
+  namespace pt = pivot_test;
+  int idx = 0, flagged = 0, passed = 0;
+  for (pt::matrix_class const cls :
+       {pt::matrix_class::dominant, pt::matrix_class::close_values, pt::matrix_class::random,
+        pt::matrix_class::tiny_first, pt::matrix_class::tiny_middle, pt::matrix_class::near_singular,
+        pt::matrix_class::singular})
+    for (recur_test::layout_kind const lk : recur_test::all_layout_kinds)
+      for (std::int64_t const n : sizes) {
+        recur::layout const lay = recur_test::make_layout(lk, n, 5);
+        auto const p = pt::make_system_batch<T>(lay, 1, 0, cls, false, seed_for(715, idx++, sizeof(T)));
+        constexpr std::int64_t g = pt::problem<T>::guard;
+        for (std::int64_t k = 0; k < lay.count; ++k) {
+          std::string const what = fmt::format("{} n {} layout {} system {}", pt::name(cls), n, int(lk), k);
+          kn::pivot_system<T> const sys{p.a.data() + g,
+                                        p.b.data() + g,
+                                        p.c.data() + g,
+                                        nullptr,
+                                        nullptr,
+                                        n,
+                                        lay.offset(0, k),
+                                        lay.element_stride,
+                                        1,
+                                        0,
+                                        false};
+          bool const fails = kn::pivot_thomas_fails<T>([&](std::int64_t i) { return sys.row(i); }, n);
+          pt::system_values<T> const v = pt::values(p, k, false);
+          rd::tridiag_lu<T> lu;
+          bool const ref_fails = rd::factor_thomas(v.equations(), lu) != 0 || !lu.growth_acceptable();
+          BOOST_TEST(fails == ref_fails, what << ": reference::detail::factor_thomas decides " << ref_fails);
+          system<T> s{v.a, v.b, v.c, {std::vector<T>(n, T(1))}, false};
+          BOOST_TEST(fails == (run(s, tridiag_pivoting::automatic, false).out.pivoted == 1),
+                     what << ": the pivoted form's automatic decides otherwise");
+          if (cls == pt::matrix_class::dominant) BOOST_TEST(!fails, what);
+          (fails ? flagged : passed) += 1;
+        }
+      }
+  BOOST_TEST(flagged > 50);
+  BOOST_TEST(passed > 50);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tridiag_pivot_thread)
@@ -315,6 +363,8 @@ BOOST_AUTO_TEST_CASE(partial_f32) { partial_cases<float>(); }
 BOOST_AUTO_TEST_CASE(partial_f64) { partial_cases<double>(); }
 BOOST_AUTO_TEST_CASE(automatic_f32) { automatic_cases<float>(); }
 BOOST_AUTO_TEST_CASE(automatic_f64) { automatic_cases<double>(); }
+BOOST_AUTO_TEST_CASE(check_f32) { check_cases<float>(); }
+BOOST_AUTO_TEST_CASE(check_f64) { check_cases<double>(); }
 BOOST_AUTO_TEST_CASE(periodic_f32) { periodic_cases<float>(); }
 BOOST_AUTO_TEST_CASE(periodic_f64) { periodic_cases<double>(); }
 BOOST_AUTO_TEST_CASE(periodic_singular_both) {

@@ -53,6 +53,9 @@ struct tridiag_args {
   int max_refinement_steps = 0;
   std::int32_t* pivoted = nullptr;
   std::int32_t* refinement_steps = nullptr;
+  // The pivoted form only: null, or the systems to solve (only[k] != 0;
+  // the others' x and outputs are left alone).
+  std::int32_t const* only = nullptr;
 };
 
 // The plan of `alg` for the current device's architecture (automatic
@@ -120,13 +123,35 @@ inline bool tridiag_rhs_breakdown(tridiag_launch_plan const& pl) {
          (pl.solver == kernels::tile_solver::rd || pl.solver == kernels::tile_solver::cr_rd);
 }
 
+// pivoting = automatic around a no-pivot form (pivot_check): the form's
+// workspace, then the fast solve's info where the caller passes none and
+// the check's flags where the caller passes no pivoted (count int32 each),
+// then the bounded pivoted form's factors for the flagged systems. In place
+// (x == d) automatic runs that bounded pivoted form alone, which fits.
+template <class T>
+struct tridiag_checked_workspace {
+  tridiag_launch_plan fast, fix;
+  std::size_t form = 0, ints = 0, pivot = 0;
+  tridiag_checked_workspace(layout const& lay, tridiag_launch_plan const& pl)
+      : fast(pl), fix(tridiag_plan_pivot(pl.max_smem, false, true)) {
+    auto up = [](std::size_t v) { return (v + 255) / 256 * 256; };
+    fast.pivot_check = false;
+    form = up(tridiag_workspace_bytes<T>(lay, fast));
+    ints = up(std::size_t(std::max<std::int64_t>(0, lay.count)) * sizeof(std::int32_t));
+    pivot = tridiag_workspace_bytes<T>(lay, fix);
+  }
+  std::size_t total() const { return form + 2 * ints + pivot; }
+};
+
 template <class T>
 std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl) {
+  if (pl.pivot_check) return tridiag_checked_workspace<T>(lay, pl).total();
   switch (pl.form) {
     case tridiag_form::global_thomas:
       return std::size_t(lay.n) * std::size_t(lay.count) * sizeof(T);
     case tridiag_form::pivot:
-      return std::size_t(lay.n) * std::size_t(lay.count) *
+      return std::size_t(lay.n) *
+             std::size_t(tridiag_pivot_slots<T>(lay, pl.pivot_refine, pl.pivot_bounded)) *
              kernels::tridiag_pivot_row_bytes<T>(pl.pivot_refine);
     case tridiag_form::partition:
       return tridiag_partition_workspace<T>(lay, pl).total();
@@ -198,6 +223,14 @@ cudaError_t tridiag_launch_persistent(Kernel kernel, Params const& p, std::int64
 template <class T>
 cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                            cudaStream_t stream);
+// The pivoted form and pivoting = automatic's check beside a no-pivot form
+// (dispatch_tridiag_pivot.cuh).
+template <class T>
+cudaError_t tridiag_launch_pivot(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
+                                 cudaStream_t stream);
+template <class T>
+cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
+                                   cudaStream_t stream);
 
 // Shared-memory tiles (agent_tridiag_tile.cuh). Several right-hand sides
 // whose breakdown may differ (rd, cr_rd) fold it into a status per system
@@ -247,31 +280,6 @@ cudaError_t tridiag_launch_global_thomas(tridiag_launch_plan const& pl, void* wo
       s.a, s.b, s.c, s.d, s.x, static_cast<T*>(workspace), s.info, s.lay, s.nrhs, s.rhs_stride};
   std::int64_t const blocks = std::min((s.lay.count + pl.threads - 1) / pl.threads, std::int64_t(1) << 30);
   kernels::tridiag_global_thomas_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
-  return cudaGetLastError();
-}
-
-// The pivoted form, one thread per system (instances: lib/cuda/tridiag_pivot_*.cu).
-template <class T>
-cudaError_t tridiag_launch_pivot(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
-                                 cudaStream_t stream) {
-  kernels::tridiag_pivot_params<T> const p{s.a,
-                                           s.b,
-                                           s.c,
-                                           s.d,
-                                           s.x,
-                                           s.info,
-                                           s.pivoted,
-                                           s.refinement_steps,
-                                           workspace,
-                                           s.lay,
-                                           s.nrhs,
-                                           s.rhs_stride,
-                                           s.pivoting,
-                                           s.periodic,
-                                           pl.pivot_refine,
-                                           s.max_refinement_steps};
-  std::int64_t const blocks = std::min((s.lay.count + pl.threads - 1) / pl.threads, std::int64_t(1) << 30);
-  kernels::tridiag_pivot_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
   return cudaGetLastError();
 }
 
@@ -586,6 +594,7 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
 template <class T>
 cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                            cudaStream_t stream) {
+  if (pl.pivot_check) return tridiag_launch_checked<T>(pl, workspace, s, stream);
   if (s.lay.count <= 0) return cudaSuccess;
   bool const empty = s.lay.n <= 0 || s.nrhs <= 0;
   // The outputs no kernel writes: all of them for an empty problem, pivoted
@@ -646,3 +655,5 @@ cudaError_t tridiag_solve(void* temp, std::size_t& temp_bytes, T const* a, T con
 }
 
 }  // namespace recur::device
+
+#include "dispatch_tridiag_pivot.cuh"

@@ -81,8 +81,14 @@ struct tridiag_launch_plan {
   segments_instance segments_kind = segments_instance::rows16;
   // partition
   int chunks = 0, window_systems = 0, window_chunks = 0;
-  // pivot: refinement = mixed (its workspace holds float and double factors)
-  bool pivot_refine = false;
+  // pivot: refinement = mixed (its workspace holds float and double factors);
+  // bounded: its workspace holds fewer systems than the batch
+  // (tridiag_pivot_slots; pivoting = automatic)
+  bool pivot_refine = false, pivot_bounded = false;
+  // pivoting = automatic around this no-pivot form: its check and the
+  // pivoted form's solve of the systems that fail it
+  // (dispatch_tridiag.cuh's tridiag_launch_checked)
+  bool pivot_check = false;
 
   bool supported() const { return form != tridiag_form::none; }
 };
@@ -158,13 +164,29 @@ inline tridiag_launch_plan tridiag_plan_global_thomas(std::size_t max_smem) {
 
 // The pivoted form: pivoting, periodic systems and refinement, one thread
 // per system through global memory (agent_tridiag_pivot.cuh); any shape.
-inline tridiag_launch_plan tridiag_plan_pivot(std::size_t max_smem, bool refine) {
+// bounded: its workspace as tridiag_pivot_slots bounds it.
+inline tridiag_launch_plan tridiag_plan_pivot(std::size_t max_smem, bool refine, bool bounded = false) {
   tridiag_launch_plan pl;
   pl.form = tridiag_form::pivot;
   pl.max_smem = max_smem;
   pl.threads = 128;
   pl.pivot_refine = refine;
+  pl.pivot_bounded = bounded;
   return pl;
+}
+
+// The systems the pivoted form factors at once (its workspace's slots):
+// every system; bounded, as many as keep the workspace within the larger of
+// 64 MiB and one array of the batch (n count values), at least one. A
+// bounded form runs on fewer threads, each solving several systems in turn.
+template <class T>
+std::int64_t tridiag_pivot_slots(layout const& lay, bool refine, bool bounded) {
+  if (lay.count <= 0 || !bounded) return std::max<std::int64_t>(0, lay.count);
+  std::size_t const row = kernels::tridiag_pivot_row_bytes<T>(refine);
+  std::size_t const per_system = row * std::size_t(std::max<std::int64_t>(1, lay.n));
+  std::int64_t const by_size = std::int64_t((std::size_t(64) << 20) / per_system);
+  std::int64_t const by_array = std::int64_t(std::size_t(lay.count) * sizeof(T) / row);
+  return std::clamp<std::int64_t>(std::max(by_size, by_array), 1, lay.count);
 }
 
 // A group solver (cr, pcr, cr_pcr, rd, cr_rd, cr_packed, pscheme,

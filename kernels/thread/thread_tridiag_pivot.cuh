@@ -17,7 +17,9 @@
 //   (reference::detail::factor_thomas's numerator and denominator,
 //   growth_acceptable) and factors again with partial pivoting where the
 //   test fails or a pivot is unusable; the Thomas attempt writes only the
-//   workspace, so d is intact for the second.
+//   workspace, so d is intact for the second. pivot_thomas_fails is the
+//   same elimination and test without the factors: the decision of the
+//   check that runs beside the fast no-pivot forms.
 // - Partial pivoting: LAPACK's ?gttrf streamed row by row (rows i and i + 1
 //   change places where |u_i| < |a_(i+1)|) and ?gtts2's substitutions, in
 //   their arithmetic (the reference's factor_pivoted and solve_lu).
@@ -108,12 +110,12 @@ RECUR_HD inline F pivot_max(F m, F v) {
   return m < v ? v : m;
 }
 
-// Thomas' elimination of the rows row(i) (a_0 and c_(n-1) zero), factors to
-// the planes (r, c', a). Returns 0 or the first row (1-based) with an
-// unusable pivot; growth_ok: the growth test passed (false on breakdown).
-template <class F, class RowsT>
-RECUR_HD int pivot_factor_thomas(RowsT const& row, std::int64_t n, pivot_planes<F> const& ws,
-                                 bool& growth_ok) {
+// Thomas' elimination of the rows row(i) (a_0 and c_(n-1) zero) with its
+// growth test; store(i, r, c', a) receives row i's factors. Returns 0 or the
+// first row (1-based) with an unusable pivot; growth_ok: the growth test
+// passed (false on breakdown).
+template <class F, class RowsT, class StoreT>
+RECUR_HD int pivot_eliminate_thomas(RowsT const& row, std::int64_t n, StoreT const& store, bool& growth_ok) {
   F c_prev = 0, numerator = 0, denominator = 0;
   growth_ok = false;
   for (std::int64_t i = 0; i < n; ++i) {
@@ -128,12 +130,36 @@ RECUR_HD int pivot_factor_thomas(RowsT const& row, std::int64_t n, pivot_planes<
     if (!pivot_usable(p)) return static_cast<int>(i + 1);
     F const r = F(1) / p;
     c_prev = e.c * r;
-    ws(0, i) = r;
-    ws(1, i) = c_prev;
-    ws(3, i) = e.a;
+    store(i, r, c_prev, e.a);
   }
   growth_ok = numerator <= F(pivot_growth_bound) * denominator;
   return 0;
+}
+
+// Thomas' elimination, factors to the planes (r, c', a).
+template <class F, class RowsT>
+RECUR_HD int pivot_factor_thomas(RowsT const& row, std::int64_t n, pivot_planes<F> const& ws,
+                                 bool& growth_ok) {
+  return pivot_eliminate_thomas<F>(
+      row, n,
+      [&](std::int64_t i, F r, F cp, F a) {
+        ws(0, i) = r;
+        ws(1, i) = cp;
+        ws(3, i) = a;
+      },
+      growth_ok);
+}
+
+// pivoting = automatic's decision for a plain system (the rows row(i), a_0
+// and c_(n-1) zero), the pivoted form's arithmetic without its stores: true
+// where the system is to be solved with partial pivoting (a Thomas pivot
+// unusable or the growth test failed).
+template <class F, class RowsT>
+RECUR_HD bool pivot_thomas_fails(RowsT const& row, std::int64_t n) {
+  bool growth_ok = false;
+  int const info = pivot_eliminate_thomas<F>(
+      row, n, [](std::int64_t, F, F, F) {}, growth_ok);
+  return info != 0 || !growth_ok;
 }
 
 // ?gttrf streamed: column i's pivot is the larger of |u_i| and |a_(i+1)|

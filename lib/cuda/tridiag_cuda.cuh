@@ -32,23 +32,32 @@ device::tridiag_launch_plan tridiag_cuda_plan(layout const& lay, tridiag_algorit
   return device::plan_tridiag_for<T>(lay, algorithm, dev.max_smem, dev.cc_major);
 }
 
-// The pivoted form where tridiag_cuda_pivot_form says so, else the
-// algorithm's plan.
+// The plan for p (tridiag_backends.hpp's tridiag_cuda_pivot_form): the
+// pivoted form; under pivoting = automatic in place its bounded instance,
+// else the algorithm's form with the check beside it; the algorithm's form
+// for pivoting = none.
 template <class T>
-device::tridiag_launch_plan tridiag_cuda_plan(tridiag_problem<T> const& p) {
-  if (!tridiag_cuda_pivot_form(p)) return tridiag_cuda_plan<T>(p.lay, p.algorithm);
-  return device::tridiag_plan_pivot(tridiag_current_device().max_smem,
-                                    p.refinement == tridiag_refinement::mixed);
+device::tridiag_launch_plan tridiag_cuda_plan(tridiag_problem<T> const& p, bool in_place) {
+  if (tridiag_cuda_pivot_form(p))
+    return device::tridiag_plan_pivot(tridiag_current_device().max_smem,
+                                      p.refinement == tridiag_refinement::mixed);
+  bool const automatic = p.pivoting == tridiag_pivoting::automatic;
+  if (automatic && in_place)
+    return device::tridiag_plan_pivot(tridiag_current_device().max_smem, false, true);
+  device::tridiag_launch_plan pl = tridiag_cuda_plan<T>(p.lay, p.algorithm);
+  pl.pivot_check = automatic && pl.supported();
+  return pl;
 }
 
+// Not in place: its workspace holds the in-place plan's too.
 template <class T>
 std::size_t tridiag_cuda_workspace(tridiag_problem<T> const& p) {
-  return device::tridiag_workspace_bytes<T>(p.lay, tridiag_cuda_plan<T>(p));
+  return device::tridiag_workspace_bytes<T>(p.lay, tridiag_cuda_plan<T>(p, false));
 }
 
 template <class T>
 void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* workspace) {
-  device::tridiag_launch_plan const pl = tridiag_cuda_plan<T>(p);
+  device::tridiag_launch_plan const pl = tridiag_cuda_plan<T>(p, p.x == p.d);
   std::size_t const need = device::tridiag_workspace_bytes<T>(p.lay, pl);
   bool const own = need > 0 && workspace == nullptr;
   if (own) cuda_check(cudaMallocAsync(&workspace, need, stream), "cudaMallocAsync");

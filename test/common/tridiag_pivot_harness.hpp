@@ -17,10 +17,11 @@
 //   // pivoting = none, bit for bit); where supports() needs the outputs
 //   // pivoted or refinement_steps for it, only when they are requested.
 //   static constexpr bool automatic_tests_growth;
-//   // Whether automatic with those outputs runs the Thomas algorithm when
-//   // algorithm = automatic (the GPU: its stability test is a Thomas), so
-//   // that its bits are those of pivoting = none with algorithm thomas.
-//   static constexpr bool tested_automatic_is_thomas;
+//   // Whether automatic in place (x == d) runs the Thomas algorithm, whatever
+//   // the algorithm (the GPU: its pivoted form, one system per thread, whose
+//   // stability test is a Thomas), so that its bits are those of pivoting =
+//   // none with algorithm thomas.
+//   static constexpr bool in_place_automatic_is_thomas;
 //
 // Every case poisons x, info, pivoted and refinement_steps (with guards) and
 // checks that every output of every system is written and nothing else, that
@@ -588,8 +589,7 @@ void automatic_matches_none(tridiag_algorithm alg) {
         none.pivoting = tridiag_pivoting::none;
         automatic.pivoting = tridiag_pivoting::automatic;
         bool const outputs = supports_outputs<Backend>(automatic);
-        if (outputs && Backend::tested_automatic_is_thomas && alg == tridiag_algorithm::automatic)
-          none.algorithm = tridiag_algorithm::thomas;
+        if (in_place && Backend::in_place_automatic_is_thomas) none.algorithm = tridiag_algorithm::thomas;
         cases.run();
         auto const a = run_options<Backend>(p, none, in_place, false);
         auto const b = run_options<Backend>(p, automatic, in_place, outputs);

@@ -1,0 +1,80 @@
+#pragma once
+// The launches of the pivoted form of the batched tridiagonal solve
+// (kernels/agent/agent_tridiag_pivot.cuh) and of pivoting = automatic's
+// check beside the no-pivot forms; part of dispatch_tridiag.cuh, which
+// declares them and includes this file.
+
+#include <climits>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "dispatch_tridiag.cuh"
+
+namespace recur::device {
+
+// The pivoted form, one thread per workspace slot (instances:
+// lib/cuda/tridiag_pivot_*.cu).
+template <class T>
+cudaError_t tridiag_launch_pivot(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
+                                 cudaStream_t stream) {
+  std::int64_t const slots = tridiag_pivot_slots<T>(s.lay, pl.pivot_refine, pl.pivot_bounded);
+  kernels::tridiag_pivot_params<T> const p{s.a,
+                                           s.b,
+                                           s.c,
+                                           s.d,
+                                           s.x,
+                                           s.info,
+                                           s.pivoted,
+                                           s.refinement_steps,
+                                           s.only,
+                                           workspace,
+                                           slots,
+                                           s.lay,
+                                           s.nrhs,
+                                           s.rhs_stride,
+                                           s.pivoting,
+                                           s.periodic,
+                                           pl.pivot_refine,
+                                           s.max_refinement_steps};
+  std::int64_t const blocks = (slots + pl.threads - 1) / pl.threads;
+  if (blocks > INT_MAX) return cudaErrorNotSupported;
+  kernels::tridiag_pivot_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+// pivoting = automatic around a no-pivot form, stream-ordered: the form
+// solves every system (info into the workspace where the caller passes
+// none), the check flags the systems that fail Thomas' growth test or broke
+// down (into pivoted, or the workspace), and the bounded pivoted form
+// solves the flagged ones again with partial pivoting from d, which the
+// caller keeps apart from x. The unflagged systems keep the form's bits.
+// (Instances: lib/cuda/tridiag_pivot_*.cu.)
+template <class T>
+cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
+                                   cudaStream_t stream) {
+  tridiag_checked_workspace<T> const ws(s.lay, pl);
+  if (s.lay.count <= 0 || s.lay.n <= 0 || s.nrhs <= 0)
+    return tridiag_launch<T>(ws.fast, workspace, s, stream);
+  auto* const base = static_cast<unsigned char*>(workspace);
+  tridiag_args<T> fast = s;
+  fast.info = s.info ? s.info : reinterpret_cast<std::int32_t*>(base + ws.form);
+  fast.pivoted = nullptr;
+  std::int32_t* const flags =
+      s.pivoted ? s.pivoted : reinterpret_cast<std::int32_t*>(base + ws.form + ws.ints);
+  if (cudaError_t e = tridiag_launch<T>(ws.fast, workspace, fast, stream); e != cudaSuccess) return e;
+  std::int64_t const blocks = (s.lay.count + 255) / 256;
+  if (blocks > INT_MAX) return cudaErrorNotSupported;
+  kernels::tridiag_pivot_check_kernel<T>
+      <<<unsigned(blocks), 256, 0, stream>>>(s.a, s.b, s.c, s.lay, fast.info, flags);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  tridiag_args<T> fix = fast;
+  fix.refinement_steps = nullptr;
+  fix.pivoting = tridiag_pivoting::partial;
+  fix.periodic = false;
+  fix.refinement = tridiag_refinement::none;
+  fix.only = flags;
+  return tridiag_launch_pivot<T>(ws.fix, base + ws.form + 2 * ws.ints, fix, stream);
+}
+
+}  // namespace recur::device
