@@ -344,6 +344,24 @@ BOOST_AUTO_TEST_CASE(managed_memory) {
 
 // ------------------------------------------------------------------ plan ----
 
+// Where two runs' x and info first differ (for the failure message).
+template <class T>
+std::string first_difference(std::vector<T> const& x, std::vector<T> const& want_x,
+                             std::vector<std::int32_t> const& info, std::vector<std::int32_t> const& want_info) {
+  std::string msg;
+  for (std::size_t j = 0; j < info.size() && j < want_info.size(); ++j)
+    if (info[j] != want_info[j]) {
+      msg += fmt::format("info element {}: {} vs {}; ", j, info[j], want_info[j]);
+      break;
+    }
+  std::size_t diffs = 0, first = x.size();
+  for (std::size_t j = 0; j < x.size() && j < want_x.size(); ++j)
+    if (!recur_test::same_bits(x[j], want_x[j])) diffs += 1, first = std::min(first, j);
+  if (diffs)
+    msg += fmt::format("{} x elements differ, the first at {}: {} vs {}", diffs, first, x[first], want_x[first]);
+  return msg;
+}
+
 // A plan gives solve_batched's result bit for bit (same algorithm), with a
 // workspace the caller owns, and can be captured in a CUDA graph.
 template <class T>
@@ -359,6 +377,7 @@ void plan_matches_solve(tridiag_algorithm alg) {
     recur::tridiag_options opt;
     opt.nrhs = p.nrhs;
     opt.algorithm = alg;
+    opt.pivoting = recur::tridiag_pivoting::none;  // as run() solves
     recur::tridiag_plan<T> const plan(lay, opt);
     BOOST_TEST((plan.algorithm() == recur::resolve_tridiag_algorithm<T>(cuda_backend::executor(), lay, alg)));
     BOOST_TEST((plan.shape() == lay));
@@ -378,7 +397,8 @@ void plan_matches_solve(tridiag_algorithm alg) {
     run_plan();
     cuda_backend::finish();
     BOOST_TEST((same_bytes(dx.read(), want.x) && di.read() == want.info),
-               "plan " << recur::to_string(alg) << " differs from solve_batched: " << p.describe());
+               "plan " << recur::to_string(alg) << " differs from solve_batched: " << p.describe() << "\n"
+                       << first_difference(dx.read(), want.x, di.read(), want.info));
 
     // The same through a CUDA graph (run allocates and synchronises nothing).
     cuda_ok(cudaMemset(dx.data(), 0xFF, p.d.size() * sizeof(T)), "cudaMemset");

@@ -17,9 +17,10 @@
 //
 // pivoting = automatic beside the fast forms (dispatch_tridiag.cuh's
 // tridiag_launch_checked): the fast no-pivot form solves every system, the
-// check kernel flags the systems whose Thomas fails the growth test
-// (pivot_thomas_fails) or whose fast solve broke down, and this form, given
-// the flags (`only`), solves those again with partial pivoting from d.
+// check kernel flags the systems that are not diagonally dominant, whose
+// Thomas fails the growth test (pivot_thomas_fails) or whose fast solve broke
+// down, and this form, given the flags (`only`), solves those again from d
+// (Thomas where its growth test passes, partial pivoting where not).
 
 #include <cstddef>
 #include <cstdint>
@@ -101,8 +102,10 @@ __global__ void tridiag_pivot_kernel(__grid_constant__ tridiag_pivot_params<T> c
 }
 
 // automatic's check of plain systems, one thread per system: flags[k] = 1
-// where system k fails Thomas' growth test or its fast solve broke down
-// (info[k] > 0), else 0. Reads a, b, c and info only.
+// where system k is not diagonally dominant by rows, fails Thomas' growth
+// test, or its fast solve broke down (info[k] > 0), else 0; the flagged
+// systems are solved again by this form under automatic (Thomas where its
+// growth test passes, partial pivoting where not). Reads a, b, c and info.
 template <class T>
 __global__ void tridiag_pivot_check_kernel(T const* a, T const* b, T const* c, layout lay,
                                            std::int32_t const* info, std::int32_t* flags) {
@@ -110,7 +113,8 @@ __global__ void tridiag_pivot_check_kernel(T const* a, T const* b, T const* c, l
   if (k >= lay.count) return;
   pivot_system<T> const s{a, b, c,    nullptr, nullptr, lay.n, lay.offset(0, k), lay.element_stride,
                           1, 0, false};
-  bool const fails = pivot_thomas_fails<T>([&](std::int64_t i) { return s.row(i); }, lay.n);
+  auto const rows = [&](std::int64_t i) { return s.row(i); };
+  bool const fails = !pivot_rows_dominant<T>(rows, lay.n) || pivot_thomas_fails<T>(rows, lay.n);
   flags[k] = fails || info[k] > 0 ? 1 : 0;
 }
 

@@ -45,10 +45,12 @@ cudaError_t tridiag_launch_pivot(tridiag_launch_plan const& pl, void* workspace,
 
 // pivoting = automatic around a no-pivot form, stream-ordered: the form
 // solves every system (info into the workspace where the caller passes
-// none), the check flags the systems that fail Thomas' growth test or broke
-// down (into pivoted, or the workspace), and the bounded pivoted form
-// solves the flagged ones again with partial pivoting from d, which the
-// caller keeps apart from x. The unflagged systems keep the form's bits.
+// none), the check flags the systems that are not diagonally dominant, fail
+// Thomas' growth test or broke down (into pivoted, or the workspace), and
+// the bounded pivoted form solves the flagged ones again from d, which the
+// caller keeps apart from x: Thomas where its growth test passes, partial
+// pivoting where not (pivoted says which). The unflagged systems keep the
+// form's bits.
 // (Instances: lib/cuda/tridiag_pivot_*.cu.)
 template <class T>
 cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
@@ -70,7 +72,10 @@ cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspac
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   tridiag_args<T> fix = fast;
   fix.refinement_steps = nullptr;
-  fix.pivoting = tridiag_pivoting::partial;
+  // The flagged systems by Thomas with its growth test, partial pivoting
+  // where it fails; pivoted[k] (read as the flag first) says which.
+  fix.pivoted = s.pivoted;
+  fix.pivoting = tridiag_pivoting::automatic;
   fix.periodic = false;
   fix.refinement = tridiag_refinement::none;
   fix.only = flags;
