@@ -48,6 +48,7 @@ struct cuda_backend {
   static bool supports(tridiag_options const&) { return true; }
   static constexpr bool automatic_tests_growth = true;
   static constexpr bool in_place_automatic_is_thomas = true;
+  static constexpr bool fast_forms_need_dominance = true;
 };
 
 }  // namespace

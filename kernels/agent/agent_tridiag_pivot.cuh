@@ -113,8 +113,15 @@ __global__ void tridiag_pivot_check_kernel(T const* a, T const* b, T const* c, l
   if (k >= lay.count) return;
   pivot_system<T> const s{a, b, c,    nullptr, nullptr, lay.n, lay.offset(0, k), lay.element_stride,
                           1, 0, false};
-  auto const rows = [&](std::int64_t i) { return s.row(i); };
-  bool const fails = !pivot_rows_dominant<T>(rows, lay.n) || pivot_thomas_fails<T>(rows, lay.n);
+  // One pass over the rows: the elimination reads each row once, and its
+  // dominance is noted on the way.
+  bool dominant = true;
+  auto const rows = [&](std::int64_t i) {
+    pivot_row<T> const e = s.row(i);
+    dominant = dominant && pivot_row_dominant(e);
+    return e;
+  };
+  bool const fails = pivot_thomas_fails<T>(rows, lay.n) || !dominant;
   flags[k] = fails || info[k] > 0 ? 1 : 0;
 }
 

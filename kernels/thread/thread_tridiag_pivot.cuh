@@ -162,18 +162,14 @@ RECUR_HD bool pivot_thomas_fails(RowsT const& row, std::int64_t n) {
   return info != 0 || !growth_ok;
 }
 
-// Whether every row is diagonally dominant, |b_i| >= |a_i| + |c_i| (a_0 and
-// c_(n-1) zero): the class on which the no-pivot forms other than Thomas
-// (Thomas-PCR, CR, PCR, ...) are stable. Thomas' growth test alone does not
-// cover them: on accepted close-values rows Thomas-PCR's residual reached
-// 5e-2 in float.
-template <class F, class RowsT>
-RECUR_HD bool pivot_rows_dominant(RowsT const& row, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) {
-    pivot_row<F> const e = row(i);
-    if (!(pivot_abs(e.b) >= pivot_abs(e.a) + pivot_abs(e.c))) return false;
-  }
-  return true;
+// Whether a row is diagonally dominant, |b| >= |a| + |c| (a_0 and c_(n-1)
+// zero): systems of such rows are the class on which the no-pivot forms
+// other than Thomas (Thomas-PCR, CR, PCR, ...) are stable. Thomas' growth
+// test alone does not cover them: on accepted close-values rows Thomas-PCR's
+// residual reached 5e-2 in float.
+template <class F>
+RECUR_HD bool pivot_row_dominant(pivot_row<F> const& e) {
+  return pivot_abs(e.b) >= pivot_abs(e.a) + pivot_abs(e.c);
 }
 
 // ?gttrf streamed: column i's pivot is the larger of |u_i| and |a_(i+1)|
