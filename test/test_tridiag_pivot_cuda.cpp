@@ -9,7 +9,9 @@
 // pivoting, periodic systems, refinement, and automatic in place (x == d;
 // its Thomas, whatever the algorithm); automatic with x apart from d runs
 // the algorithm's no-pivot form, then the check and the pivoted form on
-// the systems that fail it (automatic_beside_fast_forms).
+// the systems that fail it (automatic_beside_fast_forms). automatic runs
+// its test where pivoted or refinement_steps is requested; without them it
+// is the fast solve, none's bits.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -137,13 +139,15 @@ void automatic_beside_fast_forms() {
         BOOST_TEST(b.inputs_written.empty(), what << ": wrote " << b.inputs_written);
         failures f;
         for (std::int64_t k = 0; k < lay.count; ++k) {
-          if (b.info[g + k] != 0) f.add([&] { return fmt::format("system {}: info {}", k, b.info[g + k]); });
+          if (b.info[g + k] != a.info[g + k] || (outputs && b.info[g + k] != 0))
+            f.add([&] { return fmt::format("system {}: info {}", k, b.info[g + k]); });
           if (outputs && b.pivoted[g + k] != (mixed(k) ? 1 : 0))
             f.add([&] { return fmt::format("system {}: pivoted {}", k, b.pivoted[g + k]); });
           if (outputs && b.steps[g + k] != 0)
             f.add([&] { return fmt::format("system {}: refinement_steps {}", k, b.steps[g + k]); });
           for (std::int64_t r = 0; r < 2; ++r) {
-            if (!mixed(k)) {
+            // Without pivoted, automatic is the fast solve untested: none's bits.
+            if (!mixed(k) || !outputs) {
               bool same = true;
               for (std::int64_t i = 0; i < lay.n; ++i)
                 same = same && recur_test::same_bits(a.x[p.vi(i, k, r)], b.x[p.vi(i, k, r)]);
@@ -169,16 +173,20 @@ void automatic_beside_fast_forms() {
 BOOST_AUTO_TEST_CASE(automatic_beside_fast_forms_f32) { automatic_beside_fast_forms<float>(); }
 BOOST_AUTO_TEST_CASE(automatic_beside_fast_forms_f64) { automatic_beside_fast_forms<double>(); }
 
-// The same without info (the fast solve's info in the workspace): the
-// tiny-pivot systems still come out right.
+// The same with pivoted but without info (the fast solve's info in the
+// workspace): the tiny-pivot systems still come out right.
 template <class T>
 void automatic_without_info() {
   layout const lay = layout::interleaved(64, 40);
   auto p = make_system_batch<T>(lay, 1, 0, matrix_class::tiny_first, false, seed_for(641, 0, sizeof(T)));
   constexpr std::int64_t g = problem<T>::guard;
   cuda_backend::array<T> const da(p.a), db(p.b), dc(p.c), dd(p.d), dx(std::vector<T>(p.d.size(), T(0)));
+  cuda_backend::array<std::int32_t> const piv(
+      std::vector<std::int32_t>(static_cast<std::size_t>(lay.count), -1));
+  tridiag_options opt;
+  opt.pivoted = piv.data();
   recur::solve_batched(cuda_backend::executor(), da.data() + g, db.data() + g, dc.data() + g,
-                       dd.data() + p.d_base, dx.data() + p.d_base, lay);
+                       dd.data() + p.d_base, dx.data() + p.d_base, lay, opt);
   cuda_backend::finish();
   auto const x = dx.read();
   double const eps = std::numeric_limits<T>::epsilon();
@@ -190,6 +198,8 @@ void automatic_without_info() {
       xn = std::max(xn, std::fabs(o.x[i]));
     BOOST_TEST(static_cast<double>(err / xn) <= 4 * eps, "system " << k);
   }
+  auto const flags = piv.read();
+  BOOST_TEST(std::count(flags.begin(), flags.end(), 1) == lay.count);
 }
 
 BOOST_AUTO_TEST_CASE(automatic_without_info_both) {

@@ -47,12 +47,18 @@
 //     matrices have gamma <= 2, symmetric positive definite ones gamma <= 1.
 //     On such batches it gives the bits of pivoting = none. pivoted (count
 //     int32 values, may be null; memory as info) receives 1 for a system
-//     solved with partial pivoting, else 0. recur::cuda runs the
-//     algorithm's no-pivot solve, then the test in a kernel of its own
-//     (reading a, b, c once more) and the pivoted Thomas on the systems that
-//     fail it or broke down; in place (x == d) it runs the pivoted form for
-//     every system instead, one system per thread (Thomas whatever the
-//     algorithm, slower: pass x != d or pivoting = none for the fast forms).
+//     solved with partial pivoting, else 0.
+//     recur::cuda runs the test only where pivoted or refinement_steps is
+//     requested; without them automatic there is the fast no-pivot solve
+//     untested (pivoting = none's bits), since the test does not yet run
+//     inside the fast forms and costs 1.6-3x on large batches (doc/tridiag.md):
+//     request pivoted, or pass pivoting = partial, for systems that may not
+//     be diagonally dominant. With pivoted it runs the algorithm's no-pivot
+//     solve, then the test in a kernel of its own (reading a, b, c once more;
+//     it also requires diagonally dominant rows, on which the forms other
+//     than Thomas are stable) and the pivoted form (Thomas where the growth
+//     test passes, partial pivoting where not) on the systems it flags; in
+//     place (x == d) the pivoted form for every system, one per thread.
 //   A singular system (a zero pivot of the pivoted elimination) still gives
 //   info > 0 (the row of U's zero diagonal entry, LAPACK's info) and NaN x.
 // - Periodic systems (periodic = true): a[0]
@@ -151,8 +157,8 @@ struct tridiag_checked_pointers;  // lib/tridiag.cpp
 // can be captured in a CUDA graph. opt.info is ignored here (run takes it);
 // opt.pivoted and opt.refinement_steps are refused (solve_batched takes
 // them); the other options are checked as solve_batched checks them and kept
-// (options()). Under pivoting = automatic the workspace holds the check's
-// and the pivoted re-solve's (solve_batched's route, in place or not).
+// (options()). As pivoted is refused, pivoting = automatic runs the fast
+// no-pivot solve untested here (see pivoting above).
 //
 // run() checks every argument as solve_batched does, except that a pointer
 // which passed the device-memory check (cudaPointerGetAttributes, which can

@@ -41,7 +41,12 @@ device::tridiag_launch_plan tridiag_cuda_plan(tridiag_problem<T> const& p, bool 
   if (tridiag_cuda_pivot_form(p))
     return device::tridiag_plan_pivot(tridiag_current_device().max_smem,
                                       p.refinement == tridiag_refinement::mixed);
-  bool const automatic = p.pivoting == tridiag_pivoting::automatic;
+  // automatic's stability test runs where the caller asks what it decided
+  // (pivoted or refinement_steps): beside the fast forms it costs a second
+  // pass and a bounded pivoted form (doc/tridiag.md); without those outputs
+  // automatic is the fast no-pivot solve, as pivoting = none.
+  bool const automatic =
+      p.pivoting == tridiag_pivoting::automatic && (p.pivoted != nullptr || p.refinement_steps != nullptr);
   if (automatic && in_place)
     return device::tridiag_plan_pivot(tridiag_current_device().max_smem, false, true);
   device::tridiag_launch_plan pl = tridiag_cuda_plan<T>(p.lay, p.algorithm);
