@@ -47,7 +47,6 @@ struct cuda_backend {
   static oracle_solution oracle(system_values<T> const& s, std::vector<T> const& d) {
     return long_double_solution(s, d);
   }
-  static bool supports(tridiag_options const&) { return true; }
   static constexpr bool automatic_tests_growth = true;
   static constexpr bool in_place_automatic_is_thomas = true;
   static constexpr bool fast_forms_need_dominance = true;

@@ -62,7 +62,6 @@ struct host_backend : recur_test::host_memory {
     o.info = info;
     return o;
   }
-  static bool supports(recur::tridiag_options const&) { return true; }
   static constexpr bool automatic_tests_growth = true;
   static constexpr bool in_place_automatic_is_thomas = false;
   static constexpr bool fast_forms_need_dominance = false;

@@ -9,13 +9,9 @@
 //   // An independent solution of one system (a[0] and c[n-1] zero unless
 //   // periodic) for one right-hand side, and its breakdown row (0: solved).
 //   template <class T> static oracle_solution oracle(system_values<T> const&, std::vector<T> const& d);
-//   // Whether the backend implements these options. Where it does not, a
-//   // case checks the refusal instead: recur::invalid_argument saying
-//   // "not implemented on the GPU yet", nothing written.
-//   static bool supports(recur::tridiag_options const&);
 //   // Whether pivoting = automatic runs its stability test (else it is
-//   // pivoting = none, bit for bit); where supports() needs the outputs
-//   // pivoted or refinement_steps for it, only when they are requested.
+//   // pivoting = none, bit for bit), with the outputs pivoted or
+//   // refinement_steps requested.
 //   static constexpr bool automatic_tests_growth;
 //   // Whether automatic in place (x == d) runs the Thomas algorithm, whatever
 //   // the algorithm (the GPU: its pivoted form, one system per thread, whose
@@ -292,19 +288,8 @@ double relative_residual(system_values<T> const& s, XT&& x, std::vector<T> const
 
 // --------------------------------------------------------------- running ---
 
-// Whether the backend implements `opt` with the outputs pivoted and
-// refinement_steps requested.
-template <class Backend>
-bool supports_outputs(tridiag_options opt) {
-  static std::int32_t probe[2];
-  opt.pivoted = probe;
-  opt.refinement_steps = probe + 1;
-  return Backend::supports(opt);
-}
-
 template <class T>
 struct run_result {
-  bool supported = true;  // Backend::supports the options (with every output requested)
   bool refused = false;
   std::string what;                                // the refusal's message
   std::vector<T> x;                                // the whole buffer x lives in
@@ -312,8 +297,8 @@ struct run_result {
   std::string inputs_written;
 };
 
-// One call with `opt` (nrhs, rhs_stride and the three outputs set here; a
-// backend that does not implement the options must refuse them).
+// One call with `opt` (nrhs, rhs_stride and the three outputs set here;
+// `outputs` false leaves pivoted and refinement_steps null).
 template <class Backend, class T>
 run_result<T> run_options(problem<T> const& p, tridiag_options opt, bool in_place, bool outputs = true,
                           typename Backend::executor_type const& ex = Backend::executor()) {
@@ -332,7 +317,6 @@ run_result<T> run_options(problem<T> const& p, tridiag_options opt, bool in_plac
   opt.refinement_steps = outputs ? ds.data() + g : nullptr;
   T* const x = (in_place ? dd.data() : dx->data()) + p.d_base;
   run_result<T> out;
-  out.supported = Backend::supports(opt);
   try {
     recur::solve_batched(ex, da.data() + g, db.data() + g, dc.data() + g, dd.data() + p.d_base, x, p.lay,
                          opt);
@@ -350,32 +334,6 @@ run_result<T> run_options(problem<T> const& p, tridiag_options opt, bool in_plac
   if (!same_bytes(dc.read(), p.c)) out.inputs_written += "c ";
   if (!in_place && !same_bytes(dd.read(), p.d)) out.inputs_written += "d ";
   return out;
-}
-
-// A refusal by a backend that does not implement the options: the message,
-// and nothing written.
-template <class T>
-std::string refusal_failures(problem<T> const& p, run_result<T> const& out, bool in_place) {
-  if (!out.refused) return "the backend does not implement these options but solved";
-  std::string msg;
-  if (out.what.find("not implemented on the GPU yet") == std::string::npos)
-    msg += "refusal \"" + out.what + "\" does not say \"not implemented on the GPU yet\"\n";
-  bool const x_same = in_place ? same_bytes(out.x, p.d) : recur_test::all_poison(out.x);
-  if (!x_same || !recur_test::all_poison(out.info) || !recur_test::all_poison(out.pivoted) ||
-      !recur_test::all_poison(out.steps) || !out.inputs_written.empty())
-    msg += "a refused call wrote memory\n";
-  return msg;
-}
-
-// Where the backend does not implement the run's options: checks the
-// refusal and returns true (the case is done).
-template <class T>
-bool refused_as_unsupported(problem<T> const& p, run_result<T> const& out, bool in_place,
-                            std::string const& what) {
-  if (out.supported) return false;
-  auto const msg = refusal_failures(p, out, in_place);
-  BOOST_TEST(msg.empty(), what << "\n" << msg);
-  return true;
 }
 
 // What a system's outputs must be.
@@ -549,7 +507,6 @@ void pivot_sweep(tridiag_pivoting pivoting, bool periodic, bool dominant_only = 
               describe(Backend::name(), opt, type_name<T>, cls, lay, nrhs, stride, in_place, seed);
           cases.run();
           auto const out = run_options<Backend>(p, opt, in_place);
-          if (refused_as_unsupported(p, out, in_place, what)) continue;
           auto const oracle = [&](std::int64_t k, std::int64_t r) {
             return Backend::oracle(values(p, k, periodic), rhs_values(p, k, r));
           };
@@ -612,18 +569,17 @@ void automatic_matches_none(tridiag_algorithm alg) {
         none.algorithm = automatic.algorithm = alg;
         none.pivoting = tridiag_pivoting::none;
         automatic.pivoting = tridiag_pivoting::automatic;
-        bool const outputs = supports_outputs<Backend>(automatic);
         if (in_place && Backend::in_place_automatic_is_thomas) none.algorithm = tridiag_algorithm::thomas;
         cases.run();
         auto const a = run_options<Backend>(p, none, in_place, false);
-        auto const b = run_options<Backend>(p, automatic, in_place, outputs);
+        auto const b = run_options<Backend>(p, automatic, in_place);
         std::string const what =
             describe(Backend::name(), automatic, type_name<T>, cls, lay, nrhs, stride, in_place, seed);
         BOOST_TEST_REQUIRE((!a.refused && !b.refused), what << ": " << a.what << b.what);
         failures f;
         for (std::int64_t k = 0; k < lay.count; ++k) {
           std::int32_t const info_none = a.info[g + k], info_auto = b.info[g + k];
-          std::int32_t const piv = outputs ? b.pivoted[g + k] : 0, steps = outputs ? b.steps[g + k] : 0;
+          std::int32_t const piv = b.pivoted[g + k], steps = b.steps[g + k];
           // Where the fast forms need dominance, automatic solves the other
           // systems again (Thomas or partial pivoting): not none's bits.
           bool const kept = !Backend::fast_forms_need_dominance || rows_dominant(values(p, k, false));
@@ -637,7 +593,7 @@ void automatic_matches_none(tridiag_algorithm alg) {
               return fmt::format("system {}: automatic (info {}, pivoted {}) differs from none (info {})", k,
                                  info_auto, piv, info_none);
             });
-          if (rd_like && info_none != 0 && Backend::automatic_tests_growth && outputs) {
+          if (rd_like && info_none != 0 && Backend::automatic_tests_growth) {
             ++resolved;
             if (info_auto != 0 || (piv != 1 && !Backend::fast_forms_need_dominance))
               f.add([&] {
@@ -676,7 +632,7 @@ void tiny_pivot() {
       partial.pivoting = tridiag_pivoting::partial;
       cases.run();
       auto const x_none = run_options<Backend>(p, none, false, false);
-      auto const x_auto = run_options<Backend>(p, automatic, false, supports_outputs<Backend>(automatic));
+      auto const x_auto = run_options<Backend>(p, automatic, false, true);
       std::string const what =
           describe(Backend::name(), automatic, type_name<T>, cls, lay, 2, 0, false, seed);
       BOOST_TEST_REQUIRE(!x_none.refused, x_none.what);
@@ -694,7 +650,7 @@ void tiny_pivot() {
         for (std::int64_t r = 0; r < 2; ++r) {
           double const e_none = error(x_none, k, r);
           BOOST_TEST(!(e_none <= 1e-6), what << ": pivoting none is accurate (" << e_none << ")");
-          if (!Backend::automatic_tests_growth || !supports_outputs<Backend>(automatic)) {
+          if (!Backend::automatic_tests_growth) {
             bool same = true;
             for (std::int64_t i = 0; i < lay.n; ++i)
               same = same && recur_test::same_bits(x_auto.x[p.vi(i, k, r)], x_none.x[p.vi(i, k, r)]);
@@ -705,12 +661,9 @@ void tiny_pivot() {
           BOOST_TEST(e_auto <= 4 * eps, what << " system " << k << ": automatic's error " << e_auto);
           BOOST_TEST(x_auto.pivoted[g + k] == 1, what);
         }
-      tridiag_options probe = partial;
-      if (Backend::supports(probe)) {
-        auto const x_part = run_options<Backend>(p, partial, false, false);
-        for (std::int64_t k = 0; k < lay.count; ++k)
-          BOOST_TEST(error(x_part, k, 1) <= 4 * eps, what << " partial, system " << k);
-      }
+      auto const x_part = run_options<Backend>(p, partial, false, false);
+      for (std::int64_t k = 0; k < lay.count; ++k)
+        BOOST_TEST(error(x_part, k, 1) <= 4 * eps, what << " partial, system " << k);
     }
   cases.require(8);
 }
@@ -797,7 +750,6 @@ void refinement_sweep() {
               describe(Backend::name(), opt, "f64", fam.cls, lay, nrhs, stride, in_place, seed);
           cases.run();
           auto const out = run_options<Backend>(p, opt, in_place);
-          if (refused_as_unsupported(p, out, in_place, what)) continue;
           BOOST_TEST_REQUIRE(!out.refused, what << ": " << out.what);
           failures f;
           double const eps = std::numeric_limits<T>::epsilon();
@@ -843,11 +795,7 @@ void refinement_sweep() {
           BOOST_TEST(f.count == 0, what << "\n" << f.report());
         }
   cases.require(120);
-  if (cases.ran > 0 && supports_outputs<Backend>([] {
-        tridiag_options o;
-        o.refinement = tridiag_refinement::mixed;
-        return o;
-      }()))
+  if (cases.ran > 0)
     BOOST_TEST(kappa_max >= 1e6L,
                "the refinement sweep's largest kappa is " << static_cast<double>(kappa_max));
 }
@@ -883,7 +831,7 @@ void refinement_limits() {
             describe(Backend::name(), opt, "f64", matrix_class::dominant, lay, nrhs, stride, true, seed));
         cases.run();
         auto const out = run_options<Backend>(p, opt, true);
-        if (refused_as_unsupported(p, out, true, what)) continue;
+        BOOST_TEST_REQUIRE(!out.refused, what << ": " << out.what);
         tridiag_options plain = opt;
         plain.refinement = tridiag_refinement::none;
         auto const ref = run_options<Backend>(p, plain, false);
@@ -960,12 +908,8 @@ void option_errors() {
                    {"periodic = true needs n >= 3", small == 1 ? "(n = 1)" : "(n = 2)"});
   // The outputs: misaligned, overlapping.
   auto const misaligned = reinterpret_cast<std::int32_t*>(reinterpret_cast<char*>(piv) + 2);
-  bool const outputs = supports_outputs<Backend>(tridiag_options{});
   auto const output_error = [&](auto&& change, std::initializer_list<char const*> needles) {
-    if (outputs)
-      expect_invalid(call(with(change)), snap, needles);
-    else
-      expect_invalid(call(with(change)), snap, {"not implemented on the GPU yet"});
+    expect_invalid(call(with(change)), snap, needles);
   };
   output_error([&](auto& o) { o.pivoted = misaligned; }, {"pivoted = ", "not aligned"});
   output_error([&](auto& o) { o.refinement_steps = misaligned; }, {"refinement_steps = ", "not aligned"});
@@ -984,7 +928,7 @@ void option_errors() {
       {"refinement_steps = ", "overlaps pivoted"});
   output_error([&](auto& o) { o.refinement_steps = info; }, {"refinement_steps = ", "overlaps info"});
   // Valid outputs, disjoint: no error (an empty batch, nothing to solve).
-  if (outputs) {
+  {
     tridiag_options o;
     o.info = info;
     o.pivoted = piv;
@@ -1009,10 +953,6 @@ void empty_outputs() {
     opt.pivoting = tridiag_pivoting::partial;
     p.nrhs = which == 0 ? 1 : 0;
     auto const out = run_options<Backend>(p, opt, false);
-    if (!out.supported) {
-      BOOST_TEST(out.refused, "an empty problem with options the backend lacks was not refused");
-      continue;
-    }
     BOOST_TEST_REQUIRE(!out.refused, out.what);
     for (auto const* v : {&out.info, &out.pivoted, &out.steps}) {
       for (std::int64_t k = 0; k < count; ++k) BOOST_TEST((*v)[g + k] == 0, "empty case " << which);
