@@ -277,8 +277,11 @@ def solve_tridiagonal(
     order = state_order(ndim, axis, batch_axes, lambda j: j if j < axis else j - 1, [])
     info, back = state_out(be, bshape, order, np.int32, d)
     # pivoted and refinement_steps are asked of the solver only where they
-    # can be nonzero; otherwise they are known zeros.
-    pivoted = state_out(be, bshape, order, np.int32, d)[0] if return_details and piv != "none" else None
+    # can be nonzero; otherwise they are known zeros. On the GPU 'auto' runs
+    # its stability test only where pivoted is asked for (doc/tridiag.md), so
+    # it always is there: a scipy drop-in pivots where it must.
+    want_pivoted = piv != "none" and (return_details or (piv == "automatic" and sid is not None))
+    pivoted = state_out(be, bshape, order, np.int32, d)[0] if want_pivoted else None
     steps = state_out(be, bshape, order, np.int32, d)[0] if return_details and refine else None
     _recur.solve_tridiagonal(
         dl, d, du, bl, x, axis, info, algorithm, piv, periodic, refine, int(max_refinement_steps), pivoted, steps, sid, threads
