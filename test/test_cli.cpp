@@ -855,6 +855,36 @@ BOOST_AUTO_TEST_CASE(not_converged) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// ---------------------------------------------------------------- heat --
+
+BOOST_AUTO_TEST_SUITE(cli_heat)
+
+// recur heat from the mode sin(2 pi x) sin(pi y): u after N steps is g^N
+// times the mode, g the Peaceman-Rachford factor (examples/heat/heat.hpp),
+// to rounding; a progress line every --every steps and after the last.
+BOOST_AUTO_TEST_CASE(mode_decays_by_the_schemes_factor) {
+  std::int64_t const nx = 16, ny = 9, steps = 10;
+  double const dt = 1e-3, pi = 3.14159265358979323846, hx = 1.0 / nx, hy = 1.0 / (ny - 1);
+  auto const r = run("heat --nx 16 --ny 9 --dt 1e-3 --steps 10 --every 4 --kx 1 --ky 0.5 -o heat.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(r.out.find("recur heat: 16 x 9 points, kx = 1, ky = 0.5, dt = 0.001") != std::string::npos,
+             r.out);
+  for (char const* s : {"\nstep      4  t 4.0000e-03  max|u| ", "\nstep      8  ", "\nstep     10  "})
+    BOOST_TEST(r.out.find(s) != std::string::npos, "lacks '" << s << "': " << r.out);
+  BOOST_TEST(r.out.find("\nstep     12") == std::string::npos, r.out);
+  double const sx = 4 * std::pow(std::sin(pi * hx), 2), sy = 4 * std::pow(std::sin(pi * hy / 2), 2);
+  double const rx = dt / (2 * hx * hx) * sx, ry = 0.5 * dt / (2 * hy * hy) * sy;
+  double const g = std::pow((1 - rx) * (1 - ry) / ((1 + rx) * (1 + ry)), steps);
+  std::vector<double> expected(static_cast<std::size_t>(nx * ny), 0.0);
+  for (std::int64_t j = 1; j + 1 < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i)
+      expected[static_cast<std::size_t>(j * nx + i)] =
+          g * std::sin(2 * pi * static_cast<double>(i) * hx) * std::sin(pi * static_cast<double>(j) * hy);
+  BOOST_TEST(cli_poisson::max_difference(load<double>("heat.npy", {ny, nx}), expected) < 1e-13);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 // ---------------------------------------------------- errors and help --
 
 BOOST_AUTO_TEST_SUITE(cli_errors)
@@ -958,6 +988,20 @@ BOOST_AUTO_TEST_CASE(errors) {
       {"poisson --n 33 --guess one -o OUT", 2, "--guess: must be zero or random, not 'one'"},
       {"poisson --n 33 --inner-reduction 1 -o OUT", 1, "--inner-reduction: inner_reduction = 1"},
       {"poisson extra -o OUT", 2, "extra: unexpected argument"},
+      {"heat --nx 2 -o OUT", 1, "--nx: nx = 2: the periodic direction needs at least 3 points"},
+      {"heat --ny 2 -o OUT", 1, "--ny: ny = 2: needs at least 3 points"},
+      {"heat --nx x -o OUT", 2, "--nx: needs an integer, not 'x'"},
+      {"heat --nx 16 --ny 9 --dt 0 -o OUT", 1, "--dt: dt = 0: must be positive and finite"},
+      {"heat --nx 16 --ny 9 --dt abc -o OUT", 2, "--dt: needs a number, not 'abc'"},
+      {"heat --nx 16 --ny 9 --kx -1 -o OUT", 1, "--kx: kx = -1: must be non-negative and finite"},
+      {"heat --nx 16 --ny 9 --ky nan -o OUT", 1, "--ky: ky = nan"},
+      {"heat --nx 16 --ny 9 --p 8 -o OUT", 1, "--p: p = 8: must satisfy 1 <= p < nx / 2"},
+      {"heat --nx 16 --ny 9 --q 0 -o OUT", 1, "--q: q = 0: must lie in 1 .. ny - 2 = 7"},
+      {"heat --nx 16 --ny 9 --steps -1 -o OUT", 1, "--steps: steps = -1: must not be negative"},
+      {"heat --nx 16 --ny 9 --every -2 -o OUT", 1, "--every: every = -2: must not be negative"},
+      {"heat --nx 16 --ny 9 --precision mixed -o OUT", 2,
+       "--precision: must be one of double, single, not 'mixed'"},
+      {"heat extra -o OUT", 2, "extra: unexpected argument"},
       {"demo extra", 2, "extra: unexpected argument"},
       {"demo --cpu", 2, "--cpu: unknown option"},
   };
@@ -987,7 +1031,7 @@ BOOST_AUTO_TEST_CASE(help) {
   auto const top = recur_cli("--help");
   BOOST_TEST(top.status == 0);
   BOOST_TEST(recur_cli("help").out == top.out);
-  for (char const* cmd : {"demo", "linrec", "filter", "sosfilt", "dpcm", "tridiag", "poisson"}) {
+  for (char const* cmd : {"demo", "linrec", "filter", "sosfilt", "dpcm", "tridiag", "poisson", "heat"}) {
     std::string const c = cmd;
     BOOST_TEST(top.out.find("\n  " + c + " ") != std::string::npos, "recur --help lacks " << c);
     auto const h = recur_cli(c + " --help");
@@ -1033,7 +1077,8 @@ BOOST_AUTO_TEST_CASE(auto_and_gpu) {
     expect_failures({{"filter --b 1 dx.npy OUT --device gpu", 1, "--device gpu: "},
                      {"tridiag dx.npy dx.npy dx.npy dx.npy -o OUT --device gpu", 1, "--device gpu: "},
                      {"demo --device gpu", 1, "--device gpu: "},
-                     {"poisson --n 33 -o OUT --device gpu", 1, "--device gpu: "}},
+                     {"poisson --n 33 -o OUT --device gpu", 1, "--device gpu: "},
+                     {"heat --nx 16 --ny 9 -o OUT --device gpu", 1, "--device gpu: "}},
                     "");
   } else {
     expect_failures({{nine, 1, "--device gpu: the GPU filters orders 0 to 8; --b and --a give order 9"},

@@ -12,5 +12,6 @@ extern command const sosfilt_command;  // filter.cpp
 extern command const dpcm_command;     // dpcm.cpp
 extern command const tridiag_command;  // tridiag.cpp
 extern command const poisson_command;  // poisson.cpp
+extern command const heat_command;     // heat.cpp
 
 }  // namespace recur_cli

@@ -19,8 +19,8 @@
 namespace recur_cli {
 namespace {
 
-command const* const commands[] = {&demo_command, &linrec_command,  &filter_command, &sosfilt_command,
-                                   &dpcm_command, &tridiag_command, &poisson_command};
+command const* const commands[] = {&demo_command, &linrec_command,  &filter_command,  &sosfilt_command,
+                                   &dpcm_command, &tridiag_command, &poisson_command, &heat_command};
 
 command const* find_command(std::string_view name) {
   for (command const* c : commands)

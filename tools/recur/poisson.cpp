@@ -3,7 +3,6 @@
 // per outer step), the error against the exact solution at the end, and the
 // solution written as .npy.
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -17,6 +16,7 @@
 
 #include "commands.hpp"
 #include "device.hpp"
+#include "example_options.hpp"
 #include "multigrid/poisson.hpp"
 
 namespace recur_cli {
@@ -31,35 +31,6 @@ constexpr int exit_not_converged = 3;
 // The default grid: large enough on the GPU to show the point, seconds on
 // the CPU.
 constexpr std::int64_t default_n_gpu = 4097, default_n_cpu = 1025;
-
-// An integer option that must fit an int (the library's checks say which
-// values are valid).
-int int_option(arguments const& args, std::string_view name, int fallback) {
-  std::int64_t const v = args.integer(name, fallback);
-  if (v < INT_MIN || v > INT_MAX) usage_error(std::string(name), fmt::format("{} is out of range", v));
-  return static_cast<int>(v);
-}
-
-double real_option(arguments const& args, std::string_view name, double fallback) {
-  auto const text = args.get(name);
-  if (!text) return fallback;
-  double v = 0;
-  if (!parse_real(*text, v)) usage_error(std::string(name), fmt::format("needs a number, not '{}'", *text));
-  return v;
-}
-
-// The value of an option that names one of `values`, which `names` spells.
-template <class E, std::size_t N>
-E choice(arguments const& args, std::string_view option, E fallback, E const (&values)[N]) {
-  auto const text = args.get(option);
-  if (!text) return fallback;
-  std::string known;
-  for (E const v : values) {
-    if (ex::to_string(v) == *text) return v;
-    known += fmt::format("{}{}", known.empty() ? "" : ", ", ex::to_string(v));
-  }
-  usage_error(std::string(option), fmt::format("must be one of {}, not '{}'", known, *text));
-}
 
 std::string outcome_line(ex::poisson_result const& r, ex::poisson_options const& opt) {
   std::string const outer = opt.prec == ex::precision::mixed ? fmt::format(" ({} outer steps)", r.outer) : "";
