@@ -147,6 +147,7 @@ std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) 
 // doc/tridiag.md "Pivoting").
 enum class tridiag_pivoting {
   automatic,  // the no-pivot solve, each system's LU growth checked; those that fail solved again pivoted
+              // (recur::cuda checks only where pivoted or refinement_steps is requested: tridiag.hpp)
   none,       // no pivoting: stable for diagonally dominant and symmetric positive definite matrices
   partial,    // row partial pivoting, as LAPACK's ?gtsv (algorithm automatic or thomas)
 };
