@@ -150,7 +150,7 @@ bool check_form(designs::design const& d) {
   auto const plan = k::lfilter_plan_sections<T, K>(sys, k::lti_power_chain<K>(sys, k::lti_power_top<T, K>()));
   auto const want = plan.use ? run_system<T>(plan.sys, x) : run_system<T>(sys, x);
   BOOST_TEST(got.y == want, d.name << (sizeof(T) == 4 ? " f32" : " f64") << ": not the "
-                                 << (plan.use ? "sections'" : "companion form's") << " bits");
+                                   << (plan.use ? "sections'" : "companion form's") << " bits");
   return plan.use;
 }
 

@@ -347,7 +347,8 @@ BOOST_AUTO_TEST_CASE(managed_memory) {
 // Where two runs' x and info first differ (for the failure message).
 template <class T>
 std::string first_difference(std::vector<T> const& x, std::vector<T> const& want_x,
-                             std::vector<std::int32_t> const& info, std::vector<std::int32_t> const& want_info) {
+                             std::vector<std::int32_t> const& info,
+                             std::vector<std::int32_t> const& want_info) {
   std::string msg;
   for (std::size_t j = 0; j < info.size() && j < want_info.size(); ++j)
     if (info[j] != want_info[j]) {
@@ -358,7 +359,8 @@ std::string first_difference(std::vector<T> const& x, std::vector<T> const& want
   for (std::size_t j = 0; j < x.size() && j < want_x.size(); ++j)
     if (!recur_test::same_bits(x[j], want_x[j])) diffs += 1, first = std::min(first, j);
   if (diffs)
-    msg += fmt::format("{} x elements differ, the first at {}: {} vs {}", diffs, first, x[first], want_x[first]);
+    msg +=
+        fmt::format("{} x elements differ, the first at {}: {} vs {}", diffs, first, x[first], want_x[first]);
   return msg;
 }
 

@@ -22,7 +22,7 @@ rounded to T (filtfilt's start), and zf_* the final state's error in that run
 rounding to T is unstable (scipy's result not finite or off by more than
 100%): nothing to compare with.
 
-Run: python3 test/data/lfilter_designs.py > test/data/lfilter_designs.hpp
+Run: python3 test/data/lfilter_designs.py | clang-format --assume-filename=x.hpp > test/data/lfilter_designs.hpp
 """
 
 import numpy as np
