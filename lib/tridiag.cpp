@@ -232,14 +232,7 @@ void solve_batched(host const& ex, std::type_identity_t<T> const* a, std::type_i
         for (std::int64_t k = 0; k < lay.count; ++k) out[k] = 0;
     return;
   }
-  // The split over threads (tridiag_split.hpp) serves plain systems without
-  // pivoting or with automatic's test; periodic systems, partial pivoting
-  // and refinement go to Thomas, one system per thread.
-  bool const plain = !opt.periodic && opt.refinement == tridiag_refinement::none &&
-                     opt.pivoting != tridiag_pivoting::partial;
-  p.algorithm = plain ? detail::tridiag_cpu_resolve(s.lay, sizeof(T), opt.algorithm, ex.threads)
-                : opt.algorithm == tridiag_algorithm::automatic ? tridiag_algorithm::thomas
-                                                                : opt.algorithm;
+  p.algorithm = detail::tridiag_cpu_resolve(s.lay, sizeof(T), opt, ex.threads);
   p.pivoting = opt.pivoting;
   p.periodic = opt.periodic;
   p.refinement = opt.refinement;
@@ -329,7 +322,9 @@ tridiag_algorithm resolve_tridiag_algorithm(host const& ex, layout const& lay, t
   detail::check_threads(resolve_fn, ex);
   detail::check_layout(resolve_fn, lay, sizeof(T));
   check_algorithm(resolve_fn, requested);
-  return detail::tridiag_cpu_resolve(lay, sizeof(T), requested, ex.threads);
+  tridiag_options opt;
+  opt.algorithm = requested;
+  return detail::tridiag_cpu_resolve(lay, sizeof(T), opt, ex.threads);
 }
 
 template <real_value T>

@@ -60,7 +60,9 @@ struct tridiag_problem {
 // recur::host's (0: OpenMP's maximum).
 template <class T>
 void tridiag_cpu(tridiag_problem<T> const& p, int threads);
-tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t value_bytes, tridiag_algorithm requested,
+// What opt.algorithm runs for this layout with opt's pivoting, periodic and
+// refinement (automatic resolved).
+tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t value_bytes, tridiag_options const& opt,
                                       int threads);
 
 // CUDA backend (lib/cuda/tridiag_*.cu, or a not_compiled stub when CUDA is

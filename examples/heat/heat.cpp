@@ -4,25 +4,15 @@
 
 #include <cmath>
 #include <numbers>
-#include <sstream>
 #include <string>
 
-#include <recur/error.hpp>
+#include "common/arguments.hpp"
 
 #include "heat/adi.hpp"
 
 namespace recur_examples {
 
 namespace {
-
-[[noreturn]] void bad(std::string const& message) { throw recur::invalid_argument(message); }
-
-template <class V>
-std::string str(V v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 double hx_of(heat_problem const& p) { return 1.0 / static_cast<double>(p.nx); }
 double hy_of(heat_problem const& p) { return 1.0 / static_cast<double>(p.ny - 1); }

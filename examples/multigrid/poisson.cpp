@@ -4,26 +4,15 @@
 
 #include <cmath>
 #include <numbers>
-#include <sstream>
 #include <string>
 
-#include <recur/error.hpp>
+#include "common/arguments.hpp"
 
 #include "multigrid/poisson_solve.hpp"
 
 namespace recur_examples {
 
 namespace {
-
-[[noreturn]] void bad(std::string const& message) { throw recur::invalid_argument(message); }
-
-// A number as a user writes it: 0, -1, 1e-12, nan.
-template <class V>
-std::string str(V v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 bool power_of_two_plus_one(std::int64_t n) {
   return n >= 3 && n - 1 <= (std::int64_t{1} << 30) && ((n - 1) & (n - 2)) == 0;

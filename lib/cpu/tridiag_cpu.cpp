@@ -312,11 +312,17 @@ template void tridiag_cpu<double>(tridiag_problem<double> const&, int);
 // Every algorithm runs on the CPU. automatic is the batched Thomas, the
 // least work and the best memory access wherever every thread gets whole
 // systems; where systems are split over the threads, thomas_pcr (the
-// partition method: the fastest split, doc/tridiag.md).
-tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t, tridiag_algorithm requested,
+// partition method: the fastest split, doc/tridiag.md). The split serves
+// plain systems, without pivoting or with automatic's test: periodic
+// systems, partial pivoting and refinement stay with Thomas, one system per
+// thread.
+tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t, tridiag_options const& opt,
                                       int threads) {
-  if (requested != tridiag_algorithm::automatic) return requested;
-  return tridiag_split_threads(lay, threads) ? tridiag_algorithm::thomas_pcr : tridiag_algorithm::thomas;
+  if (opt.algorithm != tridiag_algorithm::automatic) return opt.algorithm;
+  bool const plain = !opt.periodic && opt.refinement == tridiag_refinement::none &&
+                     opt.pivoting != tridiag_pivoting::partial;
+  return plain && tridiag_split_threads(lay, threads) ? tridiag_algorithm::thomas_pcr
+                                                      : tridiag_algorithm::thomas;
 }
 
 }  // namespace recur::detail

@@ -43,11 +43,12 @@ inline int tridiag_split_threads(layout const& lay, int threads) {
   return t >= 2 && lay.count < t && lay.n >= tridiag_split_min_n ? t : 0;
 }
 
-// The split methods' scratch (2 n values): a buffer of the calling thread,
-// kept for its next split solve and grown when too small. Faulting in fresh
-// pages on every solve costs about as much as the solve's own memory
-// traffic (bench_tridiag_cpu).
-template <class T>
+// The split's scratch: a buffer of the calling thread, kept for its next
+// split solve and grown when too small; Slot 0 the methods' (2 n values),
+// Slot 1 the copy of d that an in-place solve under pivoting = automatic
+// keeps. Faulting in fresh pages on every solve costs about as much as the
+// solve's own memory traffic (bench_tridiag_cpu).
+template <class T, int Slot = 0>
 T* split_scratch(std::size_t count) {
   thread_local std::unique_ptr<T[]> buffer;
   thread_local std::size_t size = 0;
@@ -75,18 +76,18 @@ void tridiag_partition_split(tridiag_problem<T> const& p, int threads);
 inline constexpr std::int32_t split_pivot_again = -1;
 
 // System k of p solved again by the pivoted Thomas on the calling thread
-// (pivoting = automatic's fallback), from d, or from `saved` (system k's
-// right-hand sides, n values each, when x is d and the split has written
-// over them).
+// (pivoting = automatic's fallback), from d, or from `saved` when not null
+// (system k's right-hand sides, n values each, when x is d and the split has
+// written over them).
 template <class T>
-void split_solve_pivoted(tridiag_problem<T> const& p, std::int64_t k, std::vector<T> const& saved) {
+void split_solve_pivoted(tridiag_problem<T> const& p, std::int64_t k, T const* saved) {
   namespace rd = reference::detail;
   layout const& lay = p.lay;
   rd::equations<T> const e = rd::load_system(p.a, p.b, p.c, lay, k);
   std::vector<std::vector<T>> v(static_cast<std::size_t>(p.nrhs));
   for (std::int64_t r = 0; r < p.nrhs; ++r)
-    v[r] = saved.empty() ? rd::load_rhs(p.d, lay, k, r * p.rhs_stride)
-                         : std::vector<T>(saved.begin() + r * lay.n, saved.begin() + (r + 1) * lay.n);
+    v[r] = saved ? std::vector<T>(saved + r * lay.n, saved + (r + 1) * lay.n)
+                 : rd::load_rhs(p.d, lay, k, r * p.rhs_stride);
   tridiag_options partial;
   partial.pivoting = tridiag_pivoting::partial;
   rd::system_outcome const out = rd::solve_thomas_system(e, v, partial);
@@ -112,9 +113,10 @@ void run_split(tridiag_problem<T> const& p, int threads) {
   layout const& lay = p.lay;
   // The front admits x equal to d or apart from it; when equal, the reduce
   // phase writes over d, which a re-solve needs.
-  std::vector<T> saved(check && p.x == p.d ? static_cast<std::size_t>(lay.n * p.nrhs) : 0);
+  T* const saved =
+      check && p.x == p.d ? split_scratch<T, 1>(static_cast<std::size_t>(lay.n * p.nrhs)) : nullptr;
   for (std::int64_t k = 0; k < lay.count; ++k) {
-    if (!saved.empty()) {
+    if (saved) {
 #pragma omp parallel for schedule(static) num_threads(blocks)
       for (int b = 0; b < blocks; ++b) {
         std::int64_t const f = cut.first(b), e = f + cut.size(b);

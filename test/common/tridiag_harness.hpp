@@ -230,6 +230,19 @@ struct outputs {
 
 inline constexpr std::int32_t info_poison = -1;  // the bytes 0xFF
 
+// Which inputs a call changed ("a b " ...; d only when x is apart from it),
+// from the backend's arrays a, b, c, d.
+template <class T, class ArrayT>
+std::string inputs_written(problem<T> const& p, ArrayT const& a, ArrayT const& b, ArrayT const& c,
+                           ArrayT const& d, bool in_place) {
+  std::string w;
+  if (!same_bytes(a.read(), p.a)) w += "a ";
+  if (!same_bytes(b.read(), p.b)) w += "b ";
+  if (!same_bytes(c.read(), p.c)) w += "c ";
+  if (!in_place && !same_bytes(d.read(), p.d)) w += "d ";
+  return w;
+}
+
 // One call through the backend; x starts poisoned (or is d).
 template <class Backend, class T>
 outputs<T> run(problem<T> const& p, tridiag_algorithm alg, bool in_place,
@@ -255,10 +268,7 @@ outputs<T> run(problem<T> const& p, tridiag_algorithm alg, bool in_place,
   outputs<T> out;
   out.x = in_place ? dd.read() : dx->read();
   out.info = di.read();
-  if (!same_bytes(da.read(), p.a)) out.inputs_written += "a ";
-  if (!same_bytes(db.read(), p.b)) out.inputs_written += "b ";
-  if (!same_bytes(dc.read(), p.c)) out.inputs_written += "c ";
-  if (!in_place && !same_bytes(dd.read(), p.d)) out.inputs_written += "d ";
+  out.inputs_written = inputs_written(p, da, db, dc, dd, in_place);
   return out;
 }
 

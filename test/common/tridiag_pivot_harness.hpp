@@ -329,10 +329,7 @@ run_result<T> run_options(problem<T> const& p, tridiag_options opt, bool in_plac
   out.info = di.read();
   out.pivoted = dp.read();
   out.steps = ds.read();
-  if (!same_bytes(da.read(), p.a)) out.inputs_written += "a ";
-  if (!same_bytes(db.read(), p.b)) out.inputs_written += "b ";
-  if (!same_bytes(dc.read(), p.c)) out.inputs_written += "c ";
-  if (!in_place && !same_bytes(dd.read(), p.d)) out.inputs_written += "d ";
+  out.inputs_written = tridiag_test::inputs_written(p, da, db, dc, dd, in_place);
   return out;
 }
 
