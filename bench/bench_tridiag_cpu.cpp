@@ -1,7 +1,7 @@
 // One tridiagonal system on the CPU: LAPACK's ?gtsv on one core against
-// recur::solve_batched(recur::host{t}): Thomas on one thread, and the split
-// of one system over t threads (automatic, the partition method; bondeli,
-// Bondeli's algorithm). Prints a markdown table, one row per type, n,
+// recur::solve_batched(recur::host{t}): Thomas and CR on one thread, and the
+// split of one system over t threads (automatic, the partition method;
+// bondeli, Bondeli's algorithm). Prints a markdown table, one row per type, n,
 // method and thread count: the best time over repetitions, and the speed-up
 // over ?gtsv and over recur's one-thread Thomas. doc/tridiag.md's CPU table
 // and the split threshold (lib/cpu/tridiag_split.hpp, tridiag_split_min_n)
@@ -135,6 +135,9 @@ void run(options const& o) {
     double const thomas = solve(recur::tridiag_algorithm::thomas, 1);
     check(s, "thomas", n, 1);
     std::printf("| %s | 2^%d | thomas | 1 | %.3f | %.2f | 1.00 |\n", type, lg, 1e3 * thomas, gtsv / thomas);
+    double const cr = solve(recur::tridiag_algorithm::cr, 1);
+    check(s, "cr", n, 1);
+    std::printf("| %s | 2^%d | cr | 1 | %.3f | %.2f | %.2f |\n", type, lg, 1e3 * cr, gtsv / cr, thomas / cr);
     for (auto const alg : {recur::tridiag_algorithm::automatic, recur::tridiag_algorithm::bondeli})
       for (int const t : threads) {
         double const sec = solve(alg, t);

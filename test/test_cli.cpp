@@ -708,21 +708,12 @@ BOOST_AUTO_TEST_CASE(rd_breakdown_names_its_cause) {
   BOOST_TEST(r.err.find("(info 1: a zero or non-finite pivot)") != std::string::npos, r.err);
 }
 
-// Bondeli's algorithm: the CPU solves with it (to rounding Thomas's
-// solution); the GPU refuses it for now, naming --algorithm, writing nothing.
+// Bondeli's algorithm: both devices solve with it (to rounding Thomas's
+// solution).
 BOOST_AUTO_TEST_CASE(bondeli) {
   systems<double> const p({5, 300}, 2, seed_for(808));
   p.save_all("bo");
   auto const r = run("tridiag --algorithm bondeli " + p.files("bo") + " -o xbo.npy");
-  if (on_gpu()) {
-    BOOST_TEST(r.status == 1, r.err);
-    BOOST_TEST(
-        r.err.find("recur tridiag: --algorithm: algorithm bondeli is not implemented on the GPU yet") !=
-            std::string::npos,
-        r.err);
-    BOOST_TEST(!fs::exists("xbo.npy"));
-    return;
-  }
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   expect_solution(load<double>("xbo.npy", p.rhs_shape), p.solve(-1, false), false, "bondeli");
 }

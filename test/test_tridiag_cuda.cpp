@@ -68,7 +68,7 @@ std::size_t system_bytes(std::int64_t n) {
 // - pcr, rd, cr_packed: that, and n <= 4096;
 // - cr_split: two copies of the system (the split levels' storage) in
 //   shared memory: f64 up to n ~ 3200 on an H100;
-// - bondeli: nothing (it has no GPU form yet).
+// - bondeli: any n below 2^30.
 template <class T>
 bool must_run_on_gpu(tridiag_algorithm alg, layout const& lay) {
   std::int64_t const n = lay.n;
@@ -90,15 +90,14 @@ bool must_run_on_gpu(tridiag_algorithm alg, layout const& lay) {
     case tridiag_algorithm::cr_split:
       return 2 * system_bytes<T>(n) <= room;
     case tridiag_algorithm::bondeli:
-      return false;
+      return n < (std::int64_t{1} << 30);
   }
   return false;
 }
 
 // Where an algorithm must refuse: one system's columns alone exceed the
 // block's shared memory, n > 4096 for pcr, rd and cr_packed, n >= 2^30 for
-// thomas_pcr, any shape for bondeli (no GPU form yet). Thomas (global
-// memory) and automatic never refuse.
+// thomas_pcr. Thomas (global memory), bondeli and automatic never refuse.
 template <class T>
 bool must_refuse_on_gpu(tridiag_algorithm alg, layout const& lay) {
   std::int64_t const n = lay.n;
@@ -106,11 +105,10 @@ bool must_refuse_on_gpu(tridiag_algorithm alg, layout const& lay) {
   switch (alg) {
     case tridiag_algorithm::automatic:
     case tridiag_algorithm::thomas:
+    case tridiag_algorithm::bondeli:
       return false;
     case tridiag_algorithm::thomas_pcr:
       return n >= (std::int64_t{1} << 30);
-    case tridiag_algorithm::bondeli:
-      return true;
     case tridiag_algorithm::pcr:
     case tridiag_algorithm::rd:
     case tridiag_algorithm::cr_packed:
@@ -126,8 +124,6 @@ std::string refusal(tridiag_algorithm alg, std::int64_t n) {
   switch (alg) {
     case tridiag_algorithm::thomas_pcr:
       return head + " needs 4 <= n < 2^30 (n = " + std::to_string(n) + ")";
-    case tridiag_algorithm::bondeli:
-      return head + " is not implemented on the GPU yet";
     case tridiag_algorithm::pcr:
     case tridiag_algorithm::rd:
     case tridiag_algorithm::cr_packed:
@@ -220,13 +216,13 @@ void algorithm_support_of() {
     BOOST_TEST(std::string(e.what()) == refusal(tridiag_algorithm::thomas_pcr, huge), e.what());
   }
   // A refused solve: the same message, nothing written (pcr: a system too
-  // large; bondeli: no GPU form yet).
+  // large).
   std::int64_t const n = 5000;
   auto const coefficients = recur_test::upload(std::vector<T>(4 * n, T(1)));
   auto const x = recur_test::poisoned<T>(n);
   auto const info = recur_test::poisoned<std::int32_t>(1);
   recur_test::settle();
-  for (tridiag_algorithm const alg : {tridiag_algorithm::pcr, tridiag_algorithm::bondeli}) {
+  for (tridiag_algorithm const alg : {tridiag_algorithm::pcr}) {
     recur::tridiag_options opt;
     opt.algorithm = alg;
     opt.info = info.p;
@@ -271,24 +267,37 @@ BOOST_AUTO_TEST_CASE(algorithm_support) {
   BOOST_TEST((pick(63, sizeof(double), true) == tridiag_algorithm::thomas));
 }
 
-// Bondeli's algorithm runs on the CPU only so far: algorithm_support checks
-// that resolving and solving refuse it in the documented words on every
-// shape, writing nothing; a plan refuses it too. (The harness's sweep,
-// breakdown and reproducibility cases of bondeli run in the host suite
-// only.)
-BOOST_AUTO_TEST_CASE(bondeli_plan_refused) {
-  recur::tridiag_options opt;
-  opt.algorithm = tridiag_algorithm::bondeli;
-  for (layout const& lay : {layout::contiguous(1000, 1), layout::interleaved(1000, 64)}) {
-    std::string what;
-    try {
-      recur::tridiag_plan<float> const plan(lay, opt);
-    } catch (recur::invalid_argument const& e) {
-      what = e.what();
+// Bondeli's algorithm on long systems (p = sqrt(n) blocks of sqrt(n) rows,
+// a reduced system of 2p - 2 rows): every system solved, close to the
+// long-double Thomas as the sweep checks, and its relative residual within
+// 32 eps (the sweep's bound, 4 n eps, is loose at this n).
+template <class T>
+void bondeli_long_systems() {
+  recur_test::case_count cases(fmt::format("bondeli long systems {}", type_name<T>));
+  tally t;
+  int idx = 0;
+  for (std::int64_t const n : {std::int64_t{100003}, (std::int64_t{1} << 20) + 1})
+    for (auto const& [kind, count] :
+         {std::pair{layout_kind::contiguous, std::int64_t{1}}, std::pair{layout_kind::interleaved, std::int64_t{4}}}) {
+      layout const lay = make_layout(kind, n, count);
+      auto const p = make_problem<T>(lay, 1, 0, matrix_kind::dominant, seed_for(470, idx++, sizeof(T)));
+      auto const out = run<cuda_backend>(p, tridiag_algorithm::bondeli, idx % 2 == 0);
+      tally one;
+      auto const msg = check(
+          p, out, tridiag_algorithm::bondeli, [](std::int64_t) { return info_zero; },
+          [](auto const& q, std::int64_t k, std::int64_t r) { return cuda_backend::oracle(q, k, r); }, one);
+      BOOST_TEST(msg.empty(), "bondeli " << name(kind) << " " << p.describe() << "\n" << msg);
+      double const residual = one.worst_residual * residual_c * double(n) * std::numeric_limits<T>::epsilon();
+      BOOST_TEST(residual <= 32 * std::numeric_limits<T>::epsilon(),
+                 "bondeli " << name(kind) << " n=" << n << ": relative residual " << residual);
+      BOOST_TEST(one.broke == 0);
+      cases.run();
     }
-    BOOST_TEST(what == refusal(tridiag_algorithm::bondeli, lay.n), "tridiag_plan: \"" << what << "\"");
-  }
+  cases.require(4);
 }
+
+BOOST_AUTO_TEST_CASE(bondeli_long_systems_f32) { bondeli_long_systems<float>(); }
+BOOST_AUTO_TEST_CASE(bondeli_long_systems_f64) { bondeli_long_systems<double>(); }
 
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<cuda_backend, float>(); }
 BOOST_AUTO_TEST_CASE(bad_arguments_f64) { bad_arguments<cuda_backend, double>(); }
@@ -429,7 +438,6 @@ void plan_matches_solve(tridiag_algorithm alg) {
 
 BOOST_AUTO_TEST_CASE(plan_runs) {
   for (tridiag_algorithm const alg : all_algorithms) {
-    if (alg == tridiag_algorithm::bondeli) continue;  // refused on the GPU for now: bondeli_refused
     BOOST_TEST_CONTEXT(recur::to_string(alg)) {
       plan_matches_solve<float>(alg);
       plan_matches_solve<double>(alg);

@@ -28,7 +28,6 @@ BOOST_AUTO_TEST_SUITE(tridiag_host)
 
 // Every algorithm: sweep_<alg>, breakdown_<alg>, deterministic_<alg> (tridiag_harness.hpp).
 RECUR_TRIDIAG_ALL_CASES(host_backend)
-RECUR_TRIDIAG_CASES(host_backend, bondeli)
 
 BOOST_AUTO_TEST_CASE(bad_arguments_f32) { bad_arguments<host_backend, float>(); }
 BOOST_AUTO_TEST_CASE(bad_arguments_f64) { bad_arguments<host_backend, double>(); }

@@ -84,9 +84,6 @@ BOOST_AUTO_TEST_CASE(refinement_gives_up) { refinement_limits<cuda_backend>(); }
 // form's Thomas, the arithmetic of the Thomas forms.
 BOOST_AUTO_TEST_CASE(automatic_matches_none_every_algorithm) {
   for (recur::tridiag_algorithm const alg : tridiag_test::all_algorithms) {
-    // The GPU does not run bondeli (tridiag_cuda/algorithm_support checks
-    // its refusal).
-    if (alg == recur::tridiag_algorithm::bondeli) continue;
     automatic_matches_none<cuda_backend, float>(alg);
     automatic_matches_none<cuda_backend, double>(alg);
   }

@@ -92,7 +92,9 @@
 //   [1/2, 1], and kappa_inf(A) <= 2^17 (f32) or 2^39 (f64); outside that
 //   domain it may refuse, and it refuses diagonally dominant systems beyond
 //   a handful of rows (doc/tridiag.md).
-// - bondeli runs on the CPU only so far; recur::cuda refuses it.
+// - bondeli on recur::cuda: about 2^16 blocks of rows in all, at most
+//   sqrt(n) a system, one thread each (doc/tridiag.md); several right-hand
+//   sides are solved one after another.
 // - recur::host gives each thread whole systems, except for batches of
 //   fewer systems than threads with n >= 2^15: each system is then split
 //   over the threads (automatic: the partition method, reported as

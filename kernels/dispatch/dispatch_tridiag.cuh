@@ -155,6 +155,8 @@ std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const
              kernels::tridiag_pivot_row_bytes<T>(pl.pivot_refine);
     case tridiag_form::partition:
       return tridiag_partition_workspace<T>(lay, pl).total();
+    case tridiag_form::bondeli:
+      return tridiag_bondeli_workspace_bytes<T>(lay, pl);
     case tridiag_form::segments:
       return tridiag_workspace_bytes<T>(lay, tridiag_segments_fallback<T>(lay, pl));
     default:
@@ -231,6 +233,12 @@ cudaError_t tridiag_launch_pivot(tridiag_launch_plan const& pl, void* workspace,
 template <class T>
 cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                                    cudaStream_t stream);
+// Bondeli's algorithm (dispatch_tridiag_bondeli.cuh).
+template <class T>
+cudaError_t tridiag_launch_bondeli(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
+                                   cudaStream_t stream);
+template <class T>
+std::size_t tridiag_bondeli_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl);
 
 // Shared-memory tiles (agent_tridiag_tile.cuh). Several right-hand sides
 // whose breakdown may differ (rd, cr_rd) fold it into a status per system
@@ -617,6 +625,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridi
       return tridiag_launch_global_thomas<T>(pl, workspace, s, stream);
     case tridiag_form::pivot:
       return tridiag_launch_pivot<T>(pl, workspace, s, stream);
+    case tridiag_form::bondeli:
+      return tridiag_launch_bondeli<T>(pl, workspace, s, stream);
     case tridiag_form::partition:
       return tridiag_launch_partition<T>(pl, workspace, s, stream);
     case tridiag_form::direct:  // 16-byte loads: the tile where the arrays do not allow them
@@ -656,4 +666,5 @@ cudaError_t tridiag_solve(void* temp, std::size_t& temp_bytes, T const* a, T con
 
 }  // namespace recur::device
 
+#include "dispatch_tridiag_bondeli.cuh"
 #include "dispatch_tridiag_pivot.cuh"

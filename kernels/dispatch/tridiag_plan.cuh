@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -41,6 +42,7 @@ enum class tridiag_form {
   columns,         // Thomas-PCR on adjacent systems, full-line rows (agent_tridiag_columns.cuh)
   segments,        // the same, systems cut into segments joined by a cluster
   pivot,           // one thread per system with every option (agent_tridiag_pivot.cuh)
+  bondeli,         // Bondeli's divide and conquer, one thread per block (agent_tridiag_bondeli.cuh)
 };
 
 // The instance of the columns kernel: chunks of up to 16 or 32 rows; lone:
@@ -89,6 +91,8 @@ struct tridiag_launch_plan {
   // pivoted form's solve of the systems that fail it
   // (dispatch_tridiag.cuh's tridiag_launch_checked)
   bool pivot_check = false;
+  // bondeli: blocks a system
+  std::int64_t bondeli_blocks = 0;
 
   bool supported() const { return form != tridiag_form::none; }
 };
@@ -187,6 +191,23 @@ std::int64_t tridiag_pivot_slots(layout const& lay, bool refine, bool bounded) {
   std::int64_t const by_size = std::int64_t((std::size_t(64) << 20) / per_system);
   std::int64_t const by_array = std::int64_t(std::size_t(lay.count) * sizeof(T) / row);
   return std::clamp<std::int64_t>(std::max(by_size, by_array), 1, lay.count);
+}
+
+// Bondeli's algorithm: about 2^16 threads in all, one per block of rows,
+// and at most sqrt(n) blocks a system, since the reduced system's 2p - 2
+// rows are solved by one thread a system (agent_tridiag_bondeli.cuh).
+inline tridiag_launch_plan tridiag_plan_bondeli(layout const& lay, std::size_t max_smem) {
+  constexpr std::int64_t threads = std::int64_t(1) << 16;
+  std::int64_t const count = std::max<std::int64_t>(1, lay.count);
+  std::int64_t root = std::int64_t(std::sqrt(double(std::max<std::int64_t>(1, lay.n))));
+  while (root * root > lay.n) --root;
+  while ((root + 1) * (root + 1) <= lay.n) ++root;
+  tridiag_launch_plan pl;
+  pl.form = tridiag_form::bondeli;
+  pl.max_smem = max_smem;
+  pl.threads = 128;
+  pl.bondeli_blocks = std::clamp<std::int64_t>((threads + count - 1) / count, 1, std::max<std::int64_t>(1, root));
+  return pl;
 }
 
 // A group solver (cr, pcr, cr_pcr, rd, cr_rd, cr_packed, pscheme,
@@ -609,8 +630,8 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
     case tridiag_algorithm::pscheme:
       return group(tile_solver::pscheme,
                    std::min<int>(1024, round32((n + P::pscheme_rows - 1) / P::pscheme_rows)), 0);
-    case tridiag_algorithm::bondeli:  // no GPU form yet (lib/cuda/tridiag_cuda.cuh refuses it)
-      return {};
+    case tridiag_algorithm::bondeli:
+      return tridiag_plan_bondeli(lay, max_smem);
   }
   return {};
 }

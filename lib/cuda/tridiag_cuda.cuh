@@ -85,9 +85,6 @@ template <class T>
 tridiag_algorithm tridiag_cuda_resolve_as(layout const& lay, tridiag_algorithm requested) {
   tridiag_device const dev = tridiag_current_device();
   if (lay.n <= 0) return requested == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : requested;
-  // Bondeli's algorithm runs on the CPU backend only so far.
-  if (requested == tridiag_algorithm::bondeli)
-    throw invalid_argument("recur::solve_batched: algorithm bondeli is not implemented on the GPU yet");
   if (requested == tridiag_algorithm::automatic)
     return dev.cc_major >= 9 ? device::tridiag_resolve<T, kernels::tridiag_policy_sm90<T>>(lay, dev.max_smem)
                              : device::tridiag_resolve<T, kernels::tridiag_policy_sm80<T>>(lay, dev.max_smem);

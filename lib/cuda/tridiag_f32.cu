@@ -1,6 +1,6 @@
 // Batched tridiagonal solves in float on CUDA (but the columns and
 // segmented kernels: tridiag_columns_f32.cu; the pivoted form:
-// tridiag_pivot_f32.cu). No fmt here: it does not
+// tridiag_pivot_f32.cu; Bondeli's: tridiag_bondeli.cu). No fmt here: it does not
 // compile under nvcc (doc/design.md).
 #include "tridiag_cuda.cuh"
 
@@ -10,6 +10,8 @@ extern template cudaError_t tridiag_launch_columns<float>(tridiag_launch_plan co
 extern template cudaError_t tridiag_launch_segments<float>(tridiag_launch_plan const&, void*,
                                                            tridiag_args<float> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_checked<float>(tridiag_launch_plan const&, void*,
+                                                          tridiag_args<float> const&, cudaStream_t);
+extern template cudaError_t tridiag_launch_bondeli<float>(tridiag_launch_plan const&, void*,
                                                           tridiag_args<float> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_pivot<float>(tridiag_launch_plan const&, void*,
                                                         tridiag_args<float> const&, cudaStream_t);

@@ -1,6 +1,6 @@
 // Batched tridiagonal solves in double on CUDA (but the columns and
 // segmented kernels: tridiag_columns_f64.cu; the pivoted form:
-// tridiag_pivot_f64.cu).
+// tridiag_pivot_f64.cu; Bondeli's: tridiag_bondeli.cu).
 #include "tridiag_cuda.cuh"
 
 namespace recur::device {
@@ -10,6 +10,8 @@ extern template cudaError_t tridiag_launch_segments<double>(tridiag_launch_plan 
                                                             tridiag_args<double> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_checked<double>(tridiag_launch_plan const&, void*,
                                                            tridiag_args<double> const&, cudaStream_t);
+extern template cudaError_t tridiag_launch_bondeli<double>(tridiag_launch_plan const&, void*,
+                                                          tridiag_args<double> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_pivot<double>(tridiag_launch_plan const&, void*,
                                                          tridiag_args<double> const&, cudaStream_t);
 // Defined here for the columns units' fallbacks and the tests that link the library.

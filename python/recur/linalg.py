@@ -154,7 +154,7 @@ def solve_tridiagonal(
     ``algorithm``: 'auto' (recur chooses; doc/tridiag.md) or one of
     'thomas', 'cr', 'pcr', 'rd', 'cr_pcr', 'cr_rd', 'cr_packed', 'pscheme',
     'thomas_pcr', 'cr_split' (GPU; recur.host runs every one as Thomas'
-    algorithm or the P-scheme), 'bondeli' (CPU only).
+    algorithm or the P-scheme), 'bondeli' (Bondeli's divide and conquer).
 
     ``pivoting``: 'auto' (or 'automatic'; the default), 'none' or 'partial'
     (see the module's docstring). 'partial', ``periodic`` and ``refine``

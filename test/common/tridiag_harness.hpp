@@ -802,8 +802,7 @@ void empty_problems() {
     tridiag_test::deterministic<Backend, double>(recur::tridiag_algorithm::alg); \
   }
 
-// Those cases for every tridiag_algorithm (all_algorithms) both backends
-// run: bondeli, so far CPU only, is added by the host suite.
+// Those cases for every tridiag_algorithm (all_algorithms).
 #define RECUR_TRIDIAG_ALL_CASES(Backend)   \
   RECUR_TRIDIAG_CASES(Backend, automatic)  \
   RECUR_TRIDIAG_CASES(Backend, thomas)     \
@@ -815,4 +814,5 @@ void empty_problems() {
   RECUR_TRIDIAG_CASES(Backend, cr_packed)  \
   RECUR_TRIDIAG_CASES(Backend, pscheme)    \
   RECUR_TRIDIAG_CASES(Backend, thomas_pcr) \
-  RECUR_TRIDIAG_CASES(Backend, cr_split)
+  RECUR_TRIDIAG_CASES(Backend, cr_split)   \
+  RECUR_TRIDIAG_CASES(Backend, bondeli)

@@ -258,7 +258,7 @@ command const tridiag_command{
     "  -o, --output X      where to write the solution (required)\n"
     "  --algorithm NAME    auto (default), thomas, cr, cr_split, pcr, rd, cr_pcr, cr_rd, cr_packed,\n"
     "                      pscheme, thomas_pcr, bondeli (the GPU runs some of them for some sizes\n"
-    "                      only, bondeli not yet)\n"
+    "                      only)\n"
     "  --pivoting P        automatic (default: partial pivoting only for the systems that need it),\n"
     "                      none, or partial (every system; --algorithm auto or thomas)\n"
     "  --periodic          periodic (cyclic) systems, n >= 3 (--algorithm auto or thomas)\n"

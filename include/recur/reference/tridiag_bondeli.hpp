@@ -58,6 +58,7 @@
 #include <utility>
 #include <vector>
 
+#include <recur/config.hpp>
 #include <recur/layout/layout.hpp>
 #include <recur/reference/arguments.hpp>
 #include <recur/reference/tridiag_batch.hpp>
@@ -71,13 +72,22 @@ namespace detail {
 // part in every system of at least 8 rows.
 inline constexpr std::int64_t bondeli_default_blocks = 4;
 
-// The cut of n rows into min(blocks, n / 2) blocks (at least one); n >= 2.
+// The cut of n rows into min(blocks, n / 2) blocks (at least one); n >= 1.
+// Host and device (the GPU form, kernels/agent/agent_tridiag_bondeli.cuh,
+// cuts as the reference does).
 struct bondeli_cut {
   std::int64_t count, base, extra;
-  bondeli_cut(std::int64_t n, std::int64_t blocks)
-      : count(std::max<std::int64_t>(1, std::min(blocks, n / 2))), base(n / count), extra(n % count) {}
-  std::int64_t first(std::int64_t i) const { return i * base + std::min(i, extra); }
-  std::int64_t size(std::int64_t i) const { return base + (i < extra ? 1 : 0); }
+  RECUR_HD bondeli_cut(std::int64_t n, std::int64_t blocks)
+      : count(blocks < n / 2 ? (blocks > 1 ? blocks : 1) : (n / 2 > 1 ? n / 2 : 1)),
+        base(n / count),
+        extra(n % count) {}
+  RECUR_HD std::int64_t first(std::int64_t i) const { return i * base + (i < extra ? i : extra); }
+  RECUR_HD std::int64_t size(std::int64_t i) const { return base + (i < extra ? 1 : 0); }
+  // The block holding row r (0 <= r < n).
+  RECUR_HD std::int64_t block_of(std::int64_t r) const {
+    std::int64_t const big = extra * (base + 1);  // rows of the first `extra` blocks
+    return r < big ? r / (base + 1) : extra + (r - big) / base;
+  }
 };
 
 // The first and last components of a block's y (one right-hand side), w and v.
@@ -194,7 +204,7 @@ std::int64_t bondeli_reduced(std::vector<bondeli_ends<T>> const& y, std::vector<
 }
 
 // The row (0-based) that an unusable pivot of H's column `col` reports.
-inline std::int64_t bondeli_reduced_row(bondeli_cut const& cut, std::int64_t col) {
+RECUR_HD inline std::int64_t bondeli_reduced_row(bondeli_cut const& cut, std::int64_t col) {
   std::int64_t const j = col / 2;
   return col % 2 == 0 ? cut.first(j + 1) : cut.first(j) + cut.size(j) - 1;
 }
