@@ -279,6 +279,16 @@ def test_torch_autograd_on_the_gpu(rng):
     assert torch.autograd.gradcheck(lambda b, a, x: rs.lfilter(b, a, x), (b, a, x))
     s = torch.rand(2, 64, device="cuda", dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda s, x: recur.linrec(s * 0.9, x), (s, x))
+    # Coefficients on the host (recur reads them there), the signal on the
+    # device: each gradient comes back on its argument's device.
+    sos = torch.tensor(ss.butter(4, 0.2, output="sos"), dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda sos, x: rs.sosfilt(sos, x), (sos, x))
+    y = rs.lfilter(b, a, x)
+    y.sum().backward()
+    assert b.grad.device.type == a.grad.device.type == "cpu" and x.grad.device.type == "cuda"
+    d = torch.full((2, 64), 4.0, device="cuda", dtype=torch.float64, requires_grad=True)
+    with pytest.raises(ValueError, match="dl is on cpu, d on cuda"):
+        rl.solve_tridiagonal(torch.ones(2, 63, dtype=torch.float64), d, torch.ones(2, 63, device="cuda"), x)
 
 
 def test_wrong_device_is_refused(rng):
