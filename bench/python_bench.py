@@ -303,19 +303,30 @@ def torchaudio_groups(inp):
         yield Entry(f"torchaudio_lfilter_fwd_bwd_f32/{shape}", group, "peer", "torch", peer_bwd, 24 * lanes * n)
 
 
+_ACCELERATED_SCAN = {}
+
+
 def _accelerated_scan(kernel):
     """accelerated-scan's scan(gates, tokens) of one kernel: 'warp' (CUDA,
     compiled by torch at import) or 'triton' (accelerated_scan.scalar since
-    0.3, accelerated_scan.triton before)."""
-    if kernel == "warp":
-        from accelerated_scan.warp import scan
-
-        return scan
-    try:
-        from accelerated_scan.scalar import scan
-    except ImportError:
-        from accelerated_scan.triton import scan
-    return scan
+    0.3, accelerated_scan.triton before). A failed import is remembered and
+    raised again: the warp kernel's compilation is tried once."""
+    if kernel not in _ACCELERATED_SCAN:
+        try:
+            if kernel == "warp":
+                from accelerated_scan.warp import scan
+            else:
+                try:
+                    from accelerated_scan.scalar import scan
+                except ImportError:
+                    from accelerated_scan.triton import scan
+            _ACCELERATED_SCAN[kernel] = scan
+        except Exception as e:  # noqa: BLE001 - any failure to build the kernel is the entry's error
+            _ACCELERATED_SCAN[kernel] = e
+    got = _ACCELERATED_SCAN[kernel]
+    if isinstance(got, Exception):
+        raise got
+    return got
 
 
 ACCEL_SHAPES = ((8, 1536, 1 << 16), (1, 4096, 1 << 16), (1, 4096, 60000))
@@ -344,7 +355,7 @@ def accelerated_scan_groups(inp):
 
             def check(out, inputs=inputs):
                 gates, tokens, _ = inputs()
-                w = out[0] if isinstance(out, tuple) else out
+                w = (out[0] if isinstance(out, tuple) else out).detach()
                 s0 = gates[0, 0, :PREFIX].float().cpu().numpy().astype(np.float64)
                 t0 = tokens[0, 0, :PREFIX].float().cpu().numpy().astype(np.float64)
                 return rel_error(w[0, 0, :PREFIX].float().cpu().numpy(), recur.linrec(s0, t0))
