@@ -203,12 +203,21 @@ def cupy_filter_groups(inp):
     x = signal(lanes, n, 2)
     b, a = filter_coefficients(2)
     sos = bench_sos()
+    b32, a32, sos32 = (v.astype(np.float32) for v in (b, a, sos))
+
+    # The peers' calls, their coefficients put on the device beforehand.
+    def cupyx_filtfilt(cs, cp):
+        bc, ac = cp.asarray(b32), cp.asarray(a32)
+        return lambda xx: cs.filtfilt(bc, ac, xx)
+
+    def cupyx_sosfiltfilt(cs, cp):
+        sc = cp.asarray(sos32)
+        return lambda xx: cs.sosfiltfilt(sc, xx)
+
     for op, shape, ours_call, peer_call, ref in (
-        ("filtfilt", "order:2", lambda xx: rs.filtfilt(b.astype(np.float32), a.astype(np.float32), xx),
-         lambda cs, cp, xx: cs.filtfilt(cp.asarray(b, cp.float32), cp.asarray(a, cp.float32), xx),
+        ("filtfilt", "order:2", lambda xx: rs.filtfilt(b32, a32, xx), cupyx_filtfilt,
          lambda x0: rs.filtfilt(b, a, x0)),
-        ("sosfiltfilt", "sections:4", lambda xx: rs.sosfiltfilt(sos.astype(np.float32), xx),
-         lambda cs, cp, xx: cs.sosfiltfilt(cp.asarray(sos, cp.float32), xx),
+        ("sosfiltfilt", "sections:4", lambda xx: rs.sosfiltfilt(sos32, xx), cupyx_sosfiltfilt,
          lambda x0: rs.sosfiltfilt(sos, x0)),
     ):
         shape = f"{shape}/lanes:{lanes}/N:{n}"
@@ -218,8 +227,8 @@ def cupy_filter_groups(inp):
             return (lambda: ours_call(x())), lane_check(x, ref)
 
         def peer(peer_call=peer_call, ref=ref):
-            cs, cp = cupyx(), _cupy()
-            return (lambda: peer_call(cs, cp, x())), lane_check(x, ref)
+            f = peer_call(cupyx(), _cupy())
+            return (lambda: f(x())), lane_check(x, ref)
 
         yield Entry(f"recur_{op}_f32/{shape}", group, "ours", "cupy", ours, 8 * lanes * n, cpp=group)
         yield Entry(f"cupyx_{op}_f32/{shape}", group, "peer", "cupy", peer, 8 * lanes * n)
