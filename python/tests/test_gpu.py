@@ -155,11 +155,6 @@ def _unless_not_on_the_gpu_yet(call):
         return None
 
 
-def _skip_unless_kept(to_dev, dtype):
-    if np.dtype(str(to_dev(np.zeros(1, dtype)).dtype).replace("torch.", "")) != dtype:
-        pytest.skip(f"the framework does not hold {np.dtype(dtype)} arrays (JAX without jax_enable_x64)")
-
-
 def _tiny_first_pivot(rng, count, n):
     dl, du = rng.uniform(-1, 1, (count, n)), rng.uniform(-1, 1, (count, n))
     d = 4 + rng.uniform(0, 1, (count, n))
@@ -170,7 +165,6 @@ def _tiny_first_pivot(rng, count, n):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_pivoting_on_the_gpu(fw, dtype, rng):
     name, to_dev, to_host = fw
-    _skip_unless_kept(to_dev, dtype)
     tol = 1e-5 if dtype == np.float32 else 1e-12
     dl, du = rng.uniform(-1, 1, (2, 64, 100)).astype(dtype), rng.uniform(-1, 1, (2, 64, 100)).astype(dtype)
     d, b = (4 + rng.uniform(0, 1, (2, 64, 100))).astype(dtype), rng.standard_normal((2, 64, 100)).astype(dtype)
@@ -203,7 +197,6 @@ def test_pivoting_on_the_gpu(fw, dtype, rng):
 @pytest.mark.parametrize("rhs", [None, 2])
 def test_periodic_on_the_gpu(fw, dtype, rhs, rng):
     name, to_dev, to_host = fw
-    _skip_unless_kept(to_dev, dtype)
     dl, du = rng.uniform(-1, 1, (64, 100)).astype(dtype), rng.uniform(-1, 1, (64, 100)).astype(dtype)
     d = (4 + rng.uniform(0, 1, (64, 100))).astype(dtype)
     b = rng.standard_normal((64, 100) if rhs is None else (64, 100, rhs)).astype(dtype)
@@ -218,7 +211,6 @@ def test_periodic_on_the_gpu(fw, dtype, rhs, rng):
 
 def test_refinement_on_the_gpu(fw, rng):
     name, to_dev, to_host = fw
-    _skip_unless_kept(to_dev, np.float64)
     n = 2000
     dl, du = -np.ones((8, n)), -np.ones((8, n))
     d = np.full((8, n), 2 + 1e-6)  # a shifted Laplacian, kappa ~1e6
