@@ -805,12 +805,15 @@ def main(argv=None):
             print(f"{gname}: unavailable: {type(e).__name__}: {e}"[:300], flush=True)
         inp.clear()
         free_memory()
-
-    vs_best_peer(results)
-    with open(args.out, "w") as f:
-        json.dump({"context": context, "benchmarks": results}, f, indent=1)
+        write(args.out, context, results)  # after every group: a run cut short keeps what it measured
     print(f"wrote {args.out}: {len(results)} entries, {sum('error' in r for r in results)} with errors")
     return 0
+
+
+def write(path, context, results):
+    vs_best_peer(results)
+    with open(path, "w") as f:
+        json.dump({"context": context, "benchmarks": results}, f, indent=1)
 
 
 if __name__ == "__main__":
