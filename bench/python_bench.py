@@ -94,10 +94,6 @@ def rel_error(got, ref):
     return float(np.max(np.abs(got - ref)) / max(1.0, float(np.max(np.abs(ref)))))
 
 
-def gbytes(n, k):
-    return float(n) * k
-
-
 # ------------------------------------------------------------------ entries --
 
 
