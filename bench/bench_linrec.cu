@@ -22,6 +22,8 @@
 //                       f32 sums, affine f32 maps, 3x3 f32 matrices
 //   lfilter_f32         recur::device::lfilter, orders 1-4, one lane of 2^24
 //                       and 64 lanes of 2^18 (peers from Python: bench/peers)
+//   sosfilt_f32, dpcm_decode_f32, filtfilt_f32, sosfiltfilt_f32  the other
+//                       filters (the last two through the public API)
 //   tridiag_...         batched tridiagonal solvers (bench_tridiag.cu, the
 //                       second translation unit of this program): cuSPARSE
 //                       and LAPACK peers, then recur's algorithms
@@ -81,17 +83,18 @@
 
 #include <recur/config.hpp>
 #include <recur/detail/linrec_problem.hpp>
+#include <recur/filter.hpp>
 #include <recur/kernels/dispatch/dispatch_chain.cuh>
-#include <recur/kernels/dispatch/dispatch_linrec.cuh>
 #include <recur/kernels/dispatch/dispatch_filters.cuh>
 #include <recur/kernels/dispatch/dispatch_lfilter.cuh>
+#include <recur/kernels/dispatch/dispatch_linrec.cuh>
 #include <recur/kernels/dispatch/dispatch_scan.cuh>
-#include <recur/reference/dpcm.hpp>
-#include <recur/reference/lfilter.hpp>
-#include <recur/ops/affine.hpp>
-#include <recur/ops/matrix.hpp>
 #include <recur/layout/layout.hpp>
 #include <recur/linrec.hpp>
+#include <recur/ops/affine.hpp>
+#include <recur/ops/matrix.hpp>
+#include <recur/reference/dpcm.hpp>
+#include <recur/reference/lfilter.hpp>
 
 #include "bench_common.cuh"
 
@@ -112,6 +115,9 @@ struct batch_shape {
   i64 lanes, n;
 };
 constexpr batch_shape batch_shapes[] = {{4096, 65536}};
+// f32 adds accelerated-scan's shape (B, C, T) = (8, 1536, 2^16) as 12288
+// lanes, and a length that is not a power of two (bench/python_bench.py).
+constexpr batch_shape batch_shapes_f32[] = {{4096, 65536}, {12288, 65536}, {4096, 60000}};
 constexpr i64 sum_size = i64(1) << 28;
 
 // Defaults handed to Google Benchmark unless the command line sets them.
@@ -545,7 +551,7 @@ void register_batched(std::string const& prefix, bool interleaved, role kind, ba
 }
 
 template <class T>
-void register_peers(std::span<i64 const> sizes) {
+void register_peers(std::span<i64 const> sizes, std::span<batch_shape const> shapes) {
   for (i64 n : sizes)
     register_single<T>("cub_affine_linrec", false, role::peer, n, cub_affine_peer<T, false>);
   for (i64 n : sizes)
@@ -554,7 +560,7 @@ void register_peers(std::span<i64 const> sizes) {
     register_single<T>("cub_affine_linrec_const", true, role::peer, n, cub_affine_peer<T, false>);
   for (i64 n : sizes)
     register_single<T>("cub_affine_by_key_linrec_const", true, role::peer, n, cub_affine_peer<T, true>);
-  for (batch_shape bs : batch_shapes) {
+  for (batch_shape bs : shapes) {
     register_batched<T>("cub_affine_linrec", false, role::peer, bs, cub_reset_peer<T, false>);
     register_batched<T>("cub_affine_by_key_linrec", false, role::peer, bs, cub_by_key_peer<T, false>);
     register_batched<T>("cub_affine_linrec", true, role::peer, bs, cub_reset_peer<T, true>);
@@ -563,7 +569,7 @@ void register_peers(std::span<i64 const> sizes) {
 }
 
 template <class T>
-void register_ours(std::span<i64 const> sizes) {
+void register_ours(std::span<i64 const> sizes, std::span<batch_shape const> shapes) {
   for (i64 n : sizes)
     register_single<T>("linrec", false, role::ours, n, recur_call<T>(linrec_variant::automatic));
   for (i64 n : sizes)
@@ -586,7 +592,7 @@ void register_ours(std::span<i64 const> sizes) {
                  ->ArgName("N"));
     }
   }
-  for (batch_shape bs : batch_shapes) {
+  for (batch_shape bs : shapes) {
     register_batched<T>("linrec", false, role::ours, bs, recur_call<T>(linrec_variant::automatic));
     register_batched<T>("linrec", true, role::ours, bs, recur_call<T>(linrec_variant::automatic));
   }
@@ -594,7 +600,7 @@ void register_ours(std::span<i64 const> sizes) {
   // benchmark's data (|s| <= 0.99, every tile forgets) it is at its best.
   for (i64 n : sizes)
     register_single<T>("linrec_pipelined", false, role::ours, n, recur_call<T>(linrec_variant::pipelined));
-  for (batch_shape bs : batch_shapes)
+  for (batch_shape bs : shapes)
     register_batched<T>("linrec_pipelined", false, role::ours, bs, recur_call<T>(linrec_variant::pipelined));
 }
 
@@ -1001,6 +1007,53 @@ void register_filters() {
   }
 }
 
+// filtfilt (lfilter's order-2 filter) and sosfiltfilt (sosfilt's sections)
+// through the public API on the stream, 256 lanes of 2^16 (the Python
+// benchmark's shape), 8 bytes per sample; whole lanes (n <= sample_len)
+// checked against recur::host's in double.
+void register_filtfilt() {
+  constexpr i64 lanes = 256, n = i64(1) << 16;
+  static_assert(n <= sample_len, "a filtfilt sample depends on the whole lane: compare whole lanes");
+  static std::vector<float> const sos = bench_sos();
+  std::vector<float> a, b;
+  for (double v : lfilter_a(2)) a.push_back(float(v));
+  for (int k = 0; k <= 2; ++k) b.push_back(float(0.5 / (k + 1)));
+  // The public API allocates its own temporary storage: no temp bytes.
+  auto const ff = [a, b](void* t, std::size_t& bytes, float const* x, float* y, layout const& lay) {
+    bytes = 0;
+    if (t) recur::filtfilt<float>(recur::cuda{g_stream}, b, a, x, y, lay);
+    return cudaGetLastError();
+  };
+  auto const ff_ref = [a, b](std::vector<double> const& x, std::vector<double>& y, i64 m) {
+    std::vector<double> bd(b.begin(), b.end()), ad(a.begin(), a.end());
+    recur::filtfilt<double>(recur::host{}, bd, ad, x.data(), y.data(), layout::contiguous(m));
+  };
+  auto const sff = [](void* t, std::size_t& bytes, float const* x, float* y, layout const& lay) {
+    bytes = 0;
+    if (t) recur::sosfiltfilt<float>(recur::cuda{g_stream}, sos, x, y, lay);
+    return cudaGetLastError();
+  };
+  auto const sff_ref = [](std::vector<double> const& x, std::vector<double>& y, i64 m) {
+    std::vector<double> sd(sos.begin(), sos.end());
+    recur::sosfiltfilt<double>(recur::host{}, sd, x.data(), y.data(), layout::contiguous(m));
+  };
+  std::string const key = arg_name("filtfilt_f32", {{"order", 2}, {"lanes", lanes}, {"N", n}});
+  entry_info const info{8.0 * double(lanes * n), role::ours, key, key};
+  finish(benchmark::RegisterBenchmark(
+             "filtfilt_f32",
+             [=](benchmark::State& st) { bm_stream_filter(st, key, info, lanes, n, 0x3f00u, ff, ff_ref); })
+             ->Args({2, lanes, n})
+             ->ArgNames({"order", "lanes", "N"}));
+  std::string const skey = arg_name("sosfiltfilt_f32", {{"sections", 4}, {"lanes", lanes}, {"N", n}});
+  entry_info const sinfo{8.0 * double(lanes * n), role::ours, skey, skey};
+  finish(benchmark::RegisterBenchmark("sosfiltfilt_f32",
+                                      [=](benchmark::State& st) {
+                                        bm_stream_filter(st, skey, sinfo, lanes, n, 0x3f00u, sff, sff_ref);
+                                      })
+             ->Args({4, lanes, n})
+             ->ArgNames({"sections", "lanes", "N"}));
+}
+
 void register_all() {
   {
     std::string const key = arg_name("copy_ceiling", {{"bytes", copy_bytes}});
@@ -1016,16 +1069,17 @@ void register_all() {
                ->Arg(sum_size)
                ->ArgName("N"));
   }
-  register_peers<float>(sizes_f32);
-  register_peers<double>(sizes_f64);
-  register_ours<float>(sizes_f32);
-  register_ours<double>(sizes_f64);
+  register_peers<float>(sizes_f32, batch_shapes_f32);
+  register_peers<double>(sizes_f64, batch_shapes);
+  register_ours<float>(sizes_f32, batch_shapes_f32);
+  register_ours<double>(sizes_f64, batch_shapes);
   register_scan<float, cuda::std::plus<>, gen_float>("sum_f32", i64(1) << 28, 1e-3);
   register_scan<recur::ops::affine<float>, recur::ops::compose, gen_affine>("affine_f32", i64(1) << 27, 1e-4);
   register_scan<mat3f, recur::ops::matrix_product, gen_rotation>("matrix3_f32", i64(1) << 24, 1e-2);
   register_chain3(i64(1) << 24);
   register_lfilter();
   register_filters();
+  register_filtfilt();
   register_tridiag();
 }
 

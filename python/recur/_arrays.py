@@ -76,6 +76,10 @@ class _NumPy:
     def any_nonzero(self, x):
         return bool(np.any(x))
 
+    def integer_compute_dtype(self):
+        """The dtype integer samples compute in (scipy's float64)."""
+        return np.dtype(np.float64)
+
 
 class _Torch(_NumPy):
     name = "torch"
@@ -262,6 +266,10 @@ class _Jax(_NumPy):
     def any_nonzero(self, x):
         return bool(self.jnp.any(x))
 
+    def integer_compute_dtype(self):
+        # float32 unless jax_enable_x64: JAX holds no float64 arrays without it.
+        return np.dtype(self.jax.dtypes.canonicalize_dtype(np.float64))
+
 
 _NUMPY = _NumPy()
 
@@ -294,12 +302,13 @@ def resolve_stream(stream):
 
 def real_dtype(fn, be, x, name="x"):
     """The dtype recur computes x in: float32 and float64 as they are,
-    integers and bool as float64 (as scipy does); anything else a TypeError."""
+    integers and bool as float64 (as scipy does; JAX without
+    jax_enable_x64: float32, its widest); anything else a TypeError."""
     dt = be.dtype(x)
     if dt in _REAL:
         return dt
     if dt.kind in "biu":
-        return np.dtype(np.float64)
+        return be.integer_compute_dtype()
     raise TypeError(f"{fn}: {name} has dtype {getattr(x, 'dtype', dt)}; recur computes in float32 or float64")
 
 

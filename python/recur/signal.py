@@ -10,7 +10,8 @@ Differences from scipy, all deliberate:
 
 - The computation runs in the signal's precision: float32 stays float32
   (scipy promotes to float64 when the coefficients are float64); integer
-  signals compute in float64, as in scipy. Complex signals are not supported.
+  signals compute in float64, as in scipy (JAX arrays without
+  jax_enable_x64: float32). Complex signals are not supported.
 - ``filtfilt`` supports ``method='pad'`` only (``'gust'`` is a ValueError).
 - ``lfilter_zi`` rejects a leading zero in ``a`` (scipy strips it).
 - Two keyword-only arguments: ``stream`` (a CUDA stream for GPU arrays: an

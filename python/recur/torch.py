@@ -155,15 +155,19 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
 
 def _lfilter_grads(b, a, x, y, g, order):
     """lfilter's backward on sequences along the last axis: (db, da, dx,
-    dzi) for y = lfilter(b, a, x, zi), g the gradient of y; b and a 1-D."""
+    dzi) for y = lfilter(b, a, x, zi), g the gradient of y; b and a 1-D, on
+    any device (recur reads coefficients on the host), db and da on theirs."""
     n = x.shape[-1]
     # lambda = reverse(lfilter(1, a / a[0], reverse(g))): the adjoint of the
     # normalised recurrence.
     last = g.dim() - 1
     lam = _lfilter_op(a[:1], a, g.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(a) - 1,)))[0].flip(-1)
     dx = _lfilter_op(b, a[:1], lam.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(b) - 1,)))[0].flip(-1)
-    a0 = a[0]
-    bn, an = b / a0, a / a0
+    # The coefficients' gradients are computed on the device of lam, then
+    # handed back on the coefficients' own.
+    bd, ad = b.to(lam.device), a.to(lam.device)
+    a0 = ad[0]
+    bn, an = bd / a0, ad / a0
 
     def corr(v, k):
         return (lam[..., k:] * v[..., : n - k]).sum() if k < n else lam.new_zeros(())
@@ -177,7 +181,7 @@ def _lfilter_grads(b, a, x, y, g, order):
     dzi = lam[..., :order]
     if dzi.shape[-1] < order:
         dzi = torch.cat([dzi, dzi.new_zeros(dzi.shape[:-1] + (order - dzi.shape[-1],))], -1)
-    return db, da, dx, dzi
+    return db.to(b.device), da.to(a.device), dx, dzi
 
 
 @torch.library.custom_op("recur::lfilter", mutates_args=())
@@ -366,6 +370,9 @@ def solve_tridiagonal(
         raise ValueError(f"{fn}: axis {axis} is out of bounds for an array of {d.dim()} dimensions")
     ax = axis % d.dim()
     n = d.shape[ax]
+    for name, v in (("dl", dl), ("du", du), ("b", b)):
+        if v.device != d.device:
+            raise ValueError(f"{fn}: {name} is on {v.device}, d on {d.device}; all arrays must be on one device")
     if periodic:
         _linalg._check_periodic(fn, n, ax, [(name, v.shape[ax]) for name, v in (("dl", dl), ("du", du)) if v.dim() == d.dim()])
 

@@ -5,6 +5,10 @@ framework they use); without them they are skipped. With the environment
 variable RECUR_PYTEST_SKIP_CODE set (CTest sets 77, its SKIP_RETURN_CODE), a
 run in which no test ran (all skipped or none selected) exits with that code,
 so CTest reports the suite skipped, never passed.
+
+JAX runs with jax_enable_x64, so that a float64 array handed to JAX stays
+float64 (JAX's default turns it into float32) and the JAX tests compare
+like with like against NumPy.
 """
 
 import os
@@ -14,6 +18,13 @@ import numpy as np
 import pytest
 
 import recur
+
+try:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+except ImportError:
+    pass
 
 
 def pytest_collection_modifyitems(config, items):

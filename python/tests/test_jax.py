@@ -32,3 +32,28 @@ def test_eager_calls_return_jax_arrays(rng):
 def test_jit_is_refused():
     with pytest.raises(TypeError, match="eagerly only"):
         jax.jit(lambda x: rs.lfilter([1.0], [1.0, -0.5], x))(jnp.ones(8))
+
+
+def _x64(on):
+    """A context with jax_enable_x64 set to `on` (conftest turns it on)."""
+    if hasattr(jax, "enable_x64"):
+        return jax.enable_x64(on)
+    from jax import experimental
+
+    return experimental.enable_x64() if on else experimental.disable_x64()
+
+
+@pytest.mark.parametrize("x64", [True, False])
+def test_integer_signals_compute_in_the_widest_float(x64):
+    """Integer samples compute in float64 as in scipy, or in float32 where
+    JAX holds no float64 (jax_enable_x64 off), never a mix."""
+    b, a = ss.butter(2, 0.2)
+    ints = np.arange(-50, 50, dtype=np.int32).reshape(2, 50)
+    want = np.float64 if x64 else np.float32
+    with _x64(x64):
+        x = jnp.asarray(ints)
+        for got in (rs.lfilter(b, a, x), rs.sosfilt(ss.butter(2, 0.2, output="sos"), x), rs.filtfilt(b, a, x),
+                    recur.linrec(0.5, x), rs.lfilter(b, a, x, zi=np.zeros((2, 2)))[1]):
+            assert isinstance(got, jax.Array) and got.dtype == want
+        np.testing.assert_allclose(np.asarray(rs.lfilter(b, a, x)), ss.lfilter(b, a, ints), rtol=1e-5 if not x64 else 1e-12,
+                                   atol=1e-4 if not x64 else 1e-12)

@@ -141,6 +141,8 @@ def test_solve_options_are_checked_on_the_autograd_path(rng):
         rl.solve_tridiagonal(dl, d, du, b, pivoting="yes")
     with pytest.raises(ValueError, match="refine=True needs float64"):
         rl.solve_tridiagonal(*(v.float() for v in (dl, d, du, b)), refine=True)
+    with pytest.raises(ValueError, match="du is on meta, d on cpu"):
+        rl.solve_tridiagonal(dl, d, du.to("meta"), b)
 
 
 def test_gradient_through_zf_is_refused(rng):
