@@ -89,6 +89,9 @@ struct tridiag_launch_plan {
   // pivoted form's solve of the systems that fail it
   // (dispatch_tridiag.cuh's tridiag_launch_checked)
   bool pivot_check = false;
+  // Periodic systems through this no-pivot form: the Sherman-Morrison split
+  // around two of its solves (dispatch_tridiag_periodic.cuh)
+  bool periodic_split = false;
 
   bool supported() const { return form != tridiag_form::none; }
 };
