@@ -19,10 +19,13 @@
 //                                             then every explicit algorithm
 //                                             recur::resolve_tridiag_algorithm
 //                                             accepts for that shape
-//   tridiag_{pivot,periodic,refine}_<type>_<layout>  the options of issue 34:
+//   tridiag_{pivot,periodic,periodic_partial,refine}_<type>_<layout>
+//                                             the options of issue 34:
 //                                             pivoting = partial; periodic
-//                                             (automatic); refinement = mixed
-//                                             (f64)
+//                                             (automatic: the split around
+//                                             the fast forms); periodic with
+//                                             pivoting = partial (the pivoted
+//                                             form); refinement = mixed (f64)
 //
 // all with named arguments n and batch ("tridiag_auto_f32_contiguous/n:512/
 // batch:512"). Bytes: 5 words per unknown (a, b, c, d read, x written), for
@@ -645,8 +648,10 @@ void register_shape(tri_shape sh) {
   }
 
   // The options beyond the no-pivot solve (issue 34): partial pivoting,
-  // periodic systems (pivoting automatic; the systems' corners are zero,
-  // which costs what any corners cost), and mixed refinement (double only).
+  // periodic systems (the systems' corners are zero, which costs what any
+  // corners cost) with pivoting automatic (the default, without pivoted:
+  // the Sherman-Morrison split around the fast forms) and partial (the
+  // pivoted form), and mixed refinement (double only).
   for (int l = 0; l < 2; ++l) {
     layout const lay = layouts[l];
     struct variant {
@@ -658,6 +663,9 @@ void register_shape(tri_shape sh) {
     variants.back().opt.pivoting = recur::tridiag_pivoting::partial;
     variants.push_back({"periodic", {}});
     variants.back().opt.periodic = true;
+    variants.push_back({"periodic_partial", {}});
+    variants.back().opt.periodic = true;
+    variants.back().opt.pivoting = recur::tridiag_pivoting::partial;
     if constexpr (std::is_same_v<T, double>) {
       variants.push_back({"refine", {}});
       variants.back().opt.refinement = recur::tridiag_refinement::mixed;

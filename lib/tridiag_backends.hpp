@@ -77,17 +77,33 @@ void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* worksp
 // (its pointers are not read).
 template <class T>
 std::size_t tridiag_cuda_workspace(tridiag_problem<T> const& p);
+// Whether the CUDA backend solves periodic systems p by the Sherman-Morrison
+// split around the algorithm's no-pivot form
+// (kernels/dispatch/dispatch_tridiag_periodic.cuh), in place or not:
+// pivoting none, and automatic where neither pivoted nor refinement_steps
+// is requested (automatic's test does not run inside the fast forms; see
+// tridiag_cuda_plan), without refinement.
+template <class T>
+bool tridiag_cuda_periodic_split(tridiag_problem<T> const& p) {
+  bool const untested =
+      p.pivoting == tridiag_pivoting::none ||
+      (p.pivoting == tridiag_pivoting::automatic && p.pivoted == nullptr && p.refinement_steps == nullptr);
+  return p.periodic && untested && p.refinement == tridiag_refinement::none;
+}
 // Whether the CUDA backend solves p by its pivoted form (one thread per
-// system, kernels/agent/agent_tridiag_pivot.cuh) with algorithm thomas,
-// whatever the pointers: partial pivoting, periodic systems, refinement.
-// Otherwise the algorithm's no-pivot form runs; under pivoting = automatic
-// with the check and the pivoted solve of the systems that fail it beside
-// it (x != d), or, in place (x == d, where d is gone before the check could
-// send a system to the pivoted form), the pivoted form alone with its
-// Thomas' growth test for every system. tridiag_cuda_workspace covers both.
+// system, kernels/agent/agent_tridiag_pivot.cuh) with algorithm thomas:
+// partial pivoting, refinement, and periodic systems but those of
+// tridiag_cuda_periodic_split. Otherwise the algorithm's no-pivot form runs
+// (for periodic systems, twice, inside the split); under pivoting =
+// automatic with the check and the pivoted solve of the systems that fail
+// it beside it (x != d), or, in place (x == d, where d is gone before the
+// check could send a system to the pivoted form), the pivoted form alone
+// with its Thomas' growth test for every system. tridiag_cuda_workspace
+// covers both.
 template <class T>
 bool tridiag_cuda_pivot_form(tridiag_problem<T> const& p) {
-  return p.pivoting == tridiag_pivoting::partial || p.periodic || p.refinement == tridiag_refinement::mixed;
+  return p.pivoting == tridiag_pivoting::partial || p.refinement == tridiag_refinement::mixed ||
+         (p.periodic && !tridiag_cuda_periodic_split(p));
 }
 // Throws invalid_argument when the CUDA backend does not implement
 // `requested` (for this shape); resolves `automatic`.

@@ -6,8 +6,11 @@
 //
 // What the GPU runs (lib/tridiag_backends.hpp's tridiag_cuda_pivot_form):
 // every option. The pivoted form (one thread per system) solves partial
-// pivoting, periodic systems, refinement, and automatic in place (x == d;
-// its Thomas, whatever the algorithm); automatic with x apart from d runs
+// pivoting, refinement, periodic systems under those or with pivoted or
+// refinement_steps requested, and automatic in place (x == d; its Thomas,
+// whatever the algorithm); periodic systems otherwise go through the
+// Sherman-Morrison split around the algorithm's no-pivot form
+// (periodic_split_*); automatic with x apart from d runs
 // the algorithm's no-pivot form, then the check and the pivoted form on
 // the systems that fail it (automatic_beside_fast_forms). automatic runs
 // its test where pivoted or refinement_steps is requested; without them it
@@ -76,6 +79,13 @@ BOOST_AUTO_TEST_CASE(periodic_none_dominant) {
   pivot_sweep<cuda_backend, float>(tridiag_pivoting::none, true, true);
   pivot_sweep<cuda_backend, double>(tridiag_pivoting::none, true, true);
 }
+// Periodic systems through the Sherman-Morrison split around the fast
+// no-pivot forms (pivoting none, and automatic without pivoted or
+// refinement_steps), and its breakdowns beside the pivoted form's.
+BOOST_AUTO_TEST_CASE(periodic_split_f32) { periodic_split_sweep<cuda_backend, float>(); }
+BOOST_AUTO_TEST_CASE(periodic_split_f64) { periodic_split_sweep<cuda_backend, double>(); }
+BOOST_AUTO_TEST_CASE(periodic_breakdown_f32) { periodic_breakdown<cuda_backend, float>(); }
+BOOST_AUTO_TEST_CASE(periodic_breakdown_f64) { periodic_breakdown<cuda_backend, double>(); }
 BOOST_AUTO_TEST_CASE(refinement) { refinement_sweep<cuda_backend>(); }
 BOOST_AUTO_TEST_CASE(refinement_gives_up) { refinement_limits<cuda_backend>(); }
 
@@ -209,14 +219,18 @@ BOOST_AUTO_TEST_CASE(empty_outputs_f32) { empty_outputs<cuda_backend, float>(); 
 BOOST_AUTO_TEST_CASE(empty_outputs_f64) { empty_outputs<cuda_backend, double>(); }
 
 // tridiag_plan checks the options as solve_batched does, keeps them and
-// runs them: the bits of solve_batched with the same options.
+// runs them: the bits of solve_batched with the same options. Its
+// algorithm: thomas for the pivoted form, the shape's resolved algorithm
+// for periodic systems through the split (`split`).
 template <class T>
-void plan_runs(tridiag_options opt, matrix_class cls) {
+void plan_runs(tridiag_options opt, matrix_class cls, bool split = false) {
   constexpr std::int64_t g = problem<T>::guard;
   layout const lay = layout::interleaved(50, 7);
   auto const p = make_system_batch<T>(lay, 1, 0, cls, opt.periodic, recur_test::seed_for(670, int(cls)));
   recur::tridiag_plan<T> const plan(lay, opt);
-  BOOST_TEST((plan.algorithm() == tridiag_algorithm::thomas));
+  tridiag_algorithm const want =
+      split ? recur::resolve_tridiag_algorithm<T>(cuda_backend::executor(), lay) : tridiag_algorithm::thomas;
+  BOOST_TEST((plan.algorithm() == want));
   BOOST_TEST(plan.workspace_size() > 0u);
   auto const ref = run_options<cuda_backend>(p, opt, false, false);
   recur_test::dbuf<T> const da = recur_test::upload(p.a), db = recur_test::upload(p.b),
@@ -276,7 +290,10 @@ BOOST_AUTO_TEST_CASE(plan_options) {
   plan_runs<double>(o, matrix_class::random);
   o = {};
   o.periodic = true;
+  plan_runs<float>(o, matrix_class::dominant, true);
+  o.pivoting = tridiag_pivoting::partial;
   plan_runs<float>(o, matrix_class::random);
+  o.pivoting = tridiag_pivoting::automatic;
   o.refinement = tridiag_refinement::mixed;
   plan_runs<double>(o, matrix_class::dominant);
 }

@@ -78,6 +78,11 @@ BOOST_AUTO_TEST_CASE(automatic_f64) { pivot_sweep<host_backend, double>(tridiag_
 BOOST_AUTO_TEST_CASE(periodic_partial_f32) {
   pivot_sweep<host_backend, float>(tridiag_pivoting::partial, true);
 }
+// The GPU's periodic_split_* and periodic_breakdown_* cases on the host.
+BOOST_AUTO_TEST_CASE(periodic_split_f32) { periodic_split_sweep<host_backend, float>(); }
+BOOST_AUTO_TEST_CASE(periodic_split_f64) { periodic_split_sweep<host_backend, double>(); }
+BOOST_AUTO_TEST_CASE(periodic_breakdown_f32) { periodic_breakdown<host_backend, float>(); }
+BOOST_AUTO_TEST_CASE(periodic_breakdown_f64) { periodic_breakdown<host_backend, double>(); }
 BOOST_AUTO_TEST_CASE(periodic_partial_f64) {
   pivot_sweep<host_backend, double>(tridiag_pivoting::partial, true);
 }

@@ -65,11 +65,19 @@
 //   multiplies x[n-1] in row 0 and c[n-1] multiplies x[0] in row n-1; n >= 3
 //   (n = 1 and 2 are argument errors: such a system is a plain one with the
 //   corners added to its other entries). Solved by Sherman-Morrison: the
-//   matrix without its corners, b_0 and b_(n-1) modified, is factored once
-//   (by `pivoting`, its growth tested) and solves both d and the rank-one
-//   correction's vector. algorithm must be automatic or thomas. info n: the
-//   correction's divisor 1 + v^T z is zero or not finite (doc/tridiag.md,
-//   "Periodic systems", says when this split loses accuracy).
+//   matrix A' without its corners, b_0 and b_(n-1) modified, solves both d
+//   and the rank-one correction's vector z, then x = y - s z.
+//   algorithm must be automatic or thomas. info: the row where A' broke down,
+//   or n where the correction's divisor 1 + v^T z is zero or not finite
+//   (doc/tridiag.md, "Periodic systems", says when this split loses
+//   accuracy). recur::host factors A' once per system by `pivoting` (its
+//   growth tested under automatic). recur::cuda, with pivoting none, and
+//   with automatic where neither pivoted nor refinement_steps is requested
+//   (as for plain systems, automatic is then the fast solve untested), runs
+//   the two solves with the algorithm's no-pivot form over the whole batch,
+//   in place or not (b' and z in the workspace, about 3.2 times a plain
+//   solve's memory traffic); with partial, refinement, or pivoted or
+//   refinement_steps requested, the pivoted form, one system per thread.
 // - Mixed-precision refinement (refinement = mixed, double only): the
 //   system is factored and solved in float and the solution corrected with
 //   residuals r = d - A x computed in double until its

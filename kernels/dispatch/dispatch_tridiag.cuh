@@ -143,8 +143,13 @@ struct tridiag_checked_workspace {
   std::size_t total() const { return form + 2 * ints + pivot; }
 };
 
+// The periodic split's workspace (dispatch_tridiag_periodic.cuh).
+template <class T>
+struct tridiag_periodic_workspace;
+
 template <class T>
 std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl) {
+  if (pl.periodic_split) return tridiag_periodic_workspace<T>(lay, pl).total();
   if (pl.pivot_check) return tridiag_checked_workspace<T>(lay, pl).total();
   switch (pl.form) {
     case tridiag_form::global_thomas:
@@ -239,6 +244,10 @@ cudaError_t tridiag_launch_bondeli(tridiag_launch_plan const& pl, void* workspac
                                    cudaStream_t stream);
 template <class T>
 std::size_t tridiag_bondeli_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl);
+// Periodic systems through a no-pivot form (dispatch_tridiag_periodic.cuh).
+template <class T>
+cudaError_t tridiag_launch_periodic(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
+                                    cudaStream_t stream);
 
 // Shared-memory tiles (agent_tridiag_tile.cuh). Several right-hand sides
 // whose breakdown may differ (rd, cr_rd) fold it into a status per system
@@ -602,6 +611,7 @@ cudaError_t tridiag_launch_segments(tridiag_launch_plan const& pl, void* workspa
 template <class T>
 cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                            cudaStream_t stream) {
+  if (pl.periodic_split) return tridiag_launch_periodic<T>(pl, workspace, s, stream);
   if (pl.pivot_check) return tridiag_launch_checked<T>(pl, workspace, s, stream);
   if (s.lay.count <= 0) return cudaSuccess;
   bool const empty = s.lay.n <= 0 || s.nrhs <= 0;
@@ -667,4 +677,5 @@ cudaError_t tridiag_solve(void* temp, std::size_t& temp_bytes, T const* a, T con
 }  // namespace recur::device
 
 #include "dispatch_tridiag_bondeli.cuh"
+#include "dispatch_tridiag_periodic.cuh"
 #include "dispatch_tridiag_pivot.cuh"

@@ -93,6 +93,9 @@ struct tridiag_launch_plan {
   bool pivot_check = false;
   // bondeli: blocks a system
   std::int64_t bondeli_blocks = 0;
+  // Periodic systems through this no-pivot form: the Sherman-Morrison split
+  // around two of its solves (dispatch_tridiag_periodic.cuh)
+  bool periodic_split = false;
 
   bool supported() const { return form != tridiag_form::none; }
 };

@@ -242,6 +242,18 @@ RECUR_HD void pivot_substitute(bool pivoted, pivot_planes<F> const& ws, std::int
   }
 }
 
+// The periodic split's gamma for row 0 (a_0, b_0, c_0): the largest of
+// |a_0|, |b_0|, |c_0| with the sign opposite to b_0's, so that b_0 - gamma
+// does not cancel and a_0 / gamma is at most 1 in magnitude. The split is
+// usable where gamma is (pivot_usable); otherwise row 0 is zero (or not
+// finite) and the system breaks down at row 1. The pivoted form and the
+// split around the fast forms (agent_tridiag_periodic.cuh) both take it.
+template <class F>
+RECUR_HD F pivot_periodic_gamma(pivot_row<F> const& r0) {
+  F const size = pivot_max(pivot_abs(r0.b), pivot_max(pivot_abs(r0.a), pivot_abs(r0.c)));
+  return std::signbit(r0.b) ? size : -size;
+}
+
 // Factors the system of rows row(i) (periodic: the corners loaded, n >= 3;
 // plain: a_0 = c_(n-1) = 0) by `pivoting` into the planes and f. Returns 0
 // or the breakdown row (1-based): a pivot, row 1 for a zero row 0 of a
@@ -254,8 +266,7 @@ RECUR_HD int pivot_factor(RowsT const& row, std::int64_t n, bool periodic, tridi
   F gamma = 0, corner = 0;  // corner: c_(n-1)
   if (periodic) {
     pivot_row<F> const r0 = row(0);
-    F const size = pivot_max(pivot_abs(r0.b), pivot_max(pivot_abs(r0.a), pivot_abs(r0.c)));
-    gamma = std::signbit(r0.b) ? size : -size;
+    gamma = pivot_periodic_gamma(r0);
     if (!pivot_usable(gamma)) return 1;
     f.w = r0.a / gamma;
   }

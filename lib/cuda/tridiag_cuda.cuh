@@ -33,14 +33,20 @@ device::tridiag_launch_plan tridiag_cuda_plan(layout const& lay, tridiag_algorit
 }
 
 // The plan for p (tridiag_backends.hpp's tridiag_cuda_pivot_form): the
-// pivoted form; under pivoting = automatic in place its bounded instance,
-// else the algorithm's form with the check beside it; the algorithm's form
-// for pivoting = none.
+// pivoted form; periodic systems of tridiag_cuda_periodic_split, the
+// algorithm's form inside the split; under pivoting = automatic in place the
+// pivoted form's bounded instance, else the algorithm's form with the check
+// beside it; the algorithm's form for pivoting = none.
 template <class T>
 device::tridiag_launch_plan tridiag_cuda_plan(tridiag_problem<T> const& p, bool in_place) {
   if (tridiag_cuda_pivot_form(p))
     return device::tridiag_plan_pivot(tridiag_current_device().max_smem,
                                       p.refinement == tridiag_refinement::mixed);
+  if (p.periodic) {
+    device::tridiag_launch_plan pl = tridiag_cuda_plan<T>(p.lay, p.algorithm);
+    pl.periodic_split = pl.supported();
+    return pl;
+  }
   // automatic's stability test runs where the caller asks what it decided
   // (pivoted or refinement_steps): beside the fast forms it costs a second
   // pass and a bounded pivoted form (doc/tridiag.md); without those outputs

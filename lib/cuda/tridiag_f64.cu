@@ -14,6 +14,8 @@ extern template cudaError_t tridiag_launch_bondeli<double>(tridiag_launch_plan c
                                                           tridiag_args<double> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_pivot<double>(tridiag_launch_plan const&, void*,
                                                          tridiag_args<double> const&, cudaStream_t);
+extern template cudaError_t tridiag_launch_periodic<double>(tridiag_launch_plan const&, void*,
+                                                            tridiag_args<double> const&, cudaStream_t);
 // Defined here for the columns units' fallbacks and the tests that link the library.
 template cudaError_t tridiag_launch<double>(tridiag_launch_plan const&, void*, tridiag_args<double> const&,
                                             cudaStream_t);

@@ -1,7 +1,8 @@
 // The pivoted tridiagonal form in double (agent_tridiag_pivot.cuh: pivoting,
 // periodic systems, refinement) and pivoting = automatic's check beside
-// the no-pivot forms, in a translation unit of its own so that builds
-// parallelise; tridiag_launch (tridiag_f64.cu) calls them.
+// the no-pivot forms and the periodic split around them, in a translation
+// unit of its own so that builds parallelise; tridiag_launch
+// (tridiag_f64.cu) calls them.
 #include <recur/kernels/dispatch/dispatch_tridiag.cuh>
 
 namespace recur::device {
@@ -11,4 +12,6 @@ template cudaError_t tridiag_launch_pivot<double>(tridiag_launch_plan const&, vo
                                                   tridiag_args<double> const&, cudaStream_t);
 template cudaError_t tridiag_launch_checked<double>(tridiag_launch_plan const&, void*,
                                                     tridiag_args<double> const&, cudaStream_t);
+template cudaError_t tridiag_launch_periodic<double>(tridiag_launch_plan const&, void*,
+                                                     tridiag_args<double> const&, cudaStream_t);
 }  // namespace recur::device

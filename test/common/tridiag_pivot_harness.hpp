@@ -850,6 +850,130 @@ void refinement_limits() {
   cases.require(32);
 }
 
+// ------------------------------------------------------- periodic split ---
+
+// Periodic systems without pivoting (pivoting none, and automatic without
+// pivoted or refinement_steps: on the GPU the Sherman-Morrison split around
+// the fast no-pivot forms), diagonally dominant rows and the shifted
+// periodic Laplacian of ADI steps (b = |a| + |c| + 1e-2 (1/2 + U[0, 1))),
+// every layout kind, n from 3 to 10^5 + 3, batches of 1 to 4096 systems, 1
+// or 3 right-hand sides (the rotation of rhs_rotation), in place and not:
+// check_outputs against Backend::oracle (forward error where n <= 1024, the
+// residual throughout), and automatic without the outputs gives pivoting =
+// none's bits and info.
+template <class Backend, class T>
+void periodic_split_sweep() {
+  struct shape {
+    std::int64_t n, count;
+  };
+  static constexpr shape shapes[] = {{3, 1},       {3, 37},   {3, 4096},  {4, 1},      {4, 4096},
+                                     {31, 1},      {31, 300}, {31, 4096}, {1024, 1},   {1024, 37},
+                                     {1024, 1025}, {4097, 1}, {4097, 64}, {100003, 1}, {100003, 3}};
+  constexpr std::int64_t g = problem<T>::guard;
+  recur_test::case_count cases(fmt::format("{} {} periodic split", Backend::name(), type_name<T>));
+  int idx = 0;
+  for (bool const laplacian : {false, true})
+    for (layout_kind const kind : all_layout_kinds)
+      for (shape const sh : shapes) {
+        layout const lay = make_layout(kind, sh.n, sh.count);
+        int const rot = idx++;
+        std::int64_t nrhs = 1, stride = 0;
+        rhs_rotation(rot % 2, recur_test::extent(lay), nrhs, stride);
+        bool const in_place = rot % 3 == 1;
+        std::uint64_t const seed = seed_for(680 + laplacian, static_cast<std::uint64_t>(rot), sizeof(T));
+        auto const p = laplacian
+                           ? make_laplacian_batch<T>(lay, nrhs, stride, true, 1e-2, 0, seed)
+                           : make_system_batch<T>(lay, nrhs, stride, matrix_class::dominant, true, seed);
+        tridiag_options none, automatic;
+        none.pivoting = tridiag_pivoting::none;
+        none.periodic = automatic.periodic = true;
+        std::string const what = describe(Backend::name(), none, type_name<T>, matrix_class::dominant, lay,
+                                          nrhs, stride, in_place, seed) +
+                                 (laplacian ? " (laplacian)" : "");
+        cases.run();
+        auto const out = run_options<Backend>(p, none, in_place);
+        auto const oracle = [&](std::int64_t k, std::int64_t r) {
+          return Backend::oracle(values(p, k, true), rhs_values(p, k, r));
+        };
+        auto const expected = [&](std::int64_t) {
+          expected_system e;
+          e.pivoted = 0;
+          e.compare = sh.n <= 1024;
+          return e;
+        };
+        std::string const msg = check_outputs(p, out, none, expected, oracle);
+        BOOST_TEST(msg.empty(), what << "\n" << msg);
+        auto const fast = run_options<Backend>(p, automatic, in_place, false);
+        BOOST_TEST_REQUIRE(!fast.refused, what << ": " << fast.what);
+        failures f;
+        for (std::int64_t k = 0; k < lay.count; ++k) {
+          bool same = fast.info[g + k] == out.info[g + k];
+          for (std::int64_t r = 0; r < nrhs; ++r)
+            for (std::int64_t i = 0; i < lay.n; ++i)
+              same = same && recur_test::same_bits(fast.x[p.vi(i, k, r)], out.x[p.vi(i, k, r)]);
+          if (!same) f.add([&] { return fmt::format("system {}: automatic is not none's bits", k); });
+        }
+        BOOST_TEST(f.count == 0, what << " automatic without outputs\n" << f.report());
+      }
+  cases.require(2 * 4 * std::size(shapes));
+}
+
+// The split's breakdowns, in one batch with solvable dominant systems
+// (k % 3 == 0), every pivoting, layout kind, several right-hand sides and
+// in place: the divisor 1 + v^T z exactly zero (k % 3 == 1: the rows
+// x_0 + x_(n-1) = d_0 and x_0 + x_(n-1) = d_(n-1), b = 2 between them and
+// no other coupling, where A' is diagonal, z = (-1/2, 0, ..., 0, 1/2) and
+// w = -1 exactly): info n, x NaN; and row 0 zero (k % 3 == 2: gamma is
+// zero): info > 0 (1 for the pivoted form), x NaN. The dominant systems
+// beside them are solved.
+template <class Backend, class T>
+void periodic_breakdown() {
+  recur_test::case_count cases(fmt::format("{} {} periodic breakdown", Backend::name(), type_name<T>));
+  int idx = 0;
+  for (tridiag_pivoting const piv :
+       {tridiag_pivoting::none, tridiag_pivoting::automatic, tridiag_pivoting::partial})
+    for (layout_kind const kind : all_layout_kinds)
+      for (std::int64_t const n : {3, 4, 31, 1024}) {
+        layout const lay = make_layout(kind, n, 30);
+        int const rot = idx++;
+        std::int64_t nrhs = 1, stride = 0;
+        rhs_rotation(rot, recur_test::extent(lay), nrhs, stride);
+        bool const in_place = rot % 3 == 1;
+        std::uint64_t const seed = seed_for(690, static_cast<std::uint64_t>(rot), sizeof(T));
+        auto p = make_system_batch<T>(lay, nrhs, stride, matrix_class::dominant, true, seed);
+        for (std::int64_t k = 0; k < lay.count; ++k) {
+          if (k % 3 == 0) continue;
+          for (std::int64_t i = 0; i < n; ++i) {
+            std::size_t const o = p.mi(i, k);
+            bool const end = i == 0 || i == n - 1;
+            p.a[o] = i == 0 && k % 3 == 1 ? T(1) : T(0);
+            p.c[o] = i == n - 1 ? T(1) : T(0);
+            p.b[o] = end ? T(1) : T(2);
+          }
+          if (k % 3 == 2) p.b[p.mi(0, k)] = T(0);
+        }
+        tridiag_options opt;
+        opt.pivoting = piv;
+        opt.periodic = true;
+        std::string const what = describe(Backend::name(), opt, type_name<T>, matrix_class::singular, lay,
+                                          nrhs, stride, in_place, seed);
+        cases.run();
+        auto const out = run_options<Backend>(p, opt, in_place);
+        auto const oracle = [&](std::int64_t k, std::int64_t r) {
+          return Backend::oracle(values(p, k, true), rhs_values(p, k, r));
+        };
+        auto const expected = [&](std::int64_t k) {
+          expected_system e;
+          e.info = k % 3 == 0 ? 0 : k % 3 == 1 ? static_cast<int>(n) : tridiag_test::info_positive;
+          e.pivoted = k % 3 != 0 ? -1 : piv == tridiag_pivoting::partial ? 1 : 0;
+          return e;
+        };
+        std::string const msg = check_outputs(p, out, opt, expected, oracle);
+        BOOST_TEST(msg.empty(), what << "\n" << msg);
+      }
+  cases.require(48);
+}
+
 // ------------------------------------------------------------ arguments ---
 
 // Every bad option is named, nothing written (tridiag_harness.hpp's arena).
