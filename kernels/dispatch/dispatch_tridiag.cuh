@@ -91,7 +91,7 @@ std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const
 
 // The partitioned form's workspace: the reduced batch (4 arrays of
 // 2 * chunks values per system), two ints per system, and what the reduced
-// batch's own solve needs (planned the same way; it is shorter, so the
+// batch's own solve needs (tridiag_plan_reduced; it is shorter, so the
 // recursion ends).
 template <class T>
 struct tridiag_partition_workspace {
@@ -103,7 +103,7 @@ struct tridiag_partition_workspace {
     auto up = [](std::size_t v) { return (v + 255) / 256 * 256; };
     arrays = up(std::size_t(reduced.n) * reduced.count * sizeof(T));
     ints = up(std::size_t(lay.count) * sizeof(std::int32_t));
-    nested_plan = plan_thomas_pcr<T>(reduced, pl.max_smem);
+    nested_plan = tridiag_plan_reduced<T>(reduced, pl);
     nested = tridiag_workspace_bytes<T>(reduced, nested_plan);
   }
   std::size_t total() const { return 4 * arrays + 2 * ints + nested; }
@@ -261,7 +261,8 @@ cudaError_t tridiag_launch_tile(tridiag_launch_plan const& pl, void* workspace, 
                                           pl.ld,
                                           pl.red_ld,
                                           pl.switch_size,
-                                          s.lay.element_stride == 1 || s.lay.n == 1};
+                                          s.lay.element_stride == 1 || s.lay.n == 1,
+                                          pl.serial_join};
   if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_tile_kernel<T>(pl.solver), p,
                                                 p.tiles * s.nrhs, pl.threads, pl.smem, pl.max_smem, stream);
       e != cudaSuccess || !status)
