@@ -502,6 +502,7 @@ __device__ __forceinline__ void warp_boundary_thomas(tridiag_eq3<T>& f0, tridiag
   int const m = 2 * chunks;
   T cp = T(0), dp = T(0);                        // the previous equation's c' and d'
   T c0 = T(0), d0 = T(0), c1 = T(0), d1 = T(0);  // this lane's eliminated equations
+#pragma unroll 4
   for (int j = 0; j < m; ++j) {
     int const src = j >> 1;
     bool const odd = j & 1;
@@ -517,6 +518,7 @@ __device__ __forceinline__ void warp_boundary_thomas(tridiag_eq3<T>& f0, tridiag
     if (lane == src) (odd ? c1 : c0) = cp, (odd ? d1 : d0) = dp;
   }
   T x = T(0);
+#pragma unroll 4
   for (int j = m - 1; j >= 0; --j) {
     int const src = j >> 1;
     bool const odd = j & 1;
