@@ -13,7 +13,10 @@
 //   (relative) of the CPU backend's Thomas. rd and cr_rd may instead report
 //   that recursive doubling is unstable for the reduced system (info > 0,
 //   x NaN), never a wrong answer; what they solve meets RD's own accuracy
-//   bound (rd_bound).
+//   bound (rd_bound);
+// - rd_rhs_breakdown_*: rd and cr_rd there with two right-hand sides, a
+//   random one and zeros (which RD accepts whatever the system): where one
+//   breaks down, info says so and both are NaN.
 //
 // RECUR_TEST_SKIP_HUGE=1 skips the 2^28 case. Host code only.
 #include <cmath>
@@ -183,6 +186,35 @@ void expect_named(std::int64_t n) {
   }
 }
 
+template <class T>
+void expect_rd_rhs(std::int64_t n) {
+  auto s = make_system<T>(n, matrix::dominant, std::uint64_t(n) + 5);
+  s.d.resize(2 * std::size_t(n), T(0));  // set 1: zeros
+  auto const a = recur_test::upload(s.a), b = recur_test::upload(s.b), c = recur_test::upload(s.c),
+             d = recur_test::upload(s.d);
+  for (tridiag_algorithm const alg : {tridiag_algorithm::rd, tridiag_algorithm::cr_rd}) {
+    auto const x = recur_test::poisoned<T>(2 * std::size_t(n));
+    auto const inf = recur_test::poisoned<std::int32_t>(1);
+    recur_test::settle();
+    recur::tridiag_options opt;
+    opt.algorithm = alg;
+    opt.info = inf.p;
+    opt.nrhs = 2;
+    recur::solve_batched(recur::cuda{test_stream()}, a.p, b.p, c.p, d.p, x.p, layout::contiguous(n), opt);
+    recur_test::finish(test_stream());
+    std::int32_t const info = inf.read()[0];
+    auto const xs = x.read();
+    std::int64_t nan = 0;
+    for (T const v : xs) nan += std::isnan(v);
+    std::string const what = fmt::format("{} n={} {} two right-hand sides", recur::to_string(alg), n,
+                                         sizeof(T) == 4 ? "f32" : "f64");
+    BOOST_TEST_MESSAGE(what << ": info " << info << ", " << nan << " NaN");
+    BOOST_TEST(info >= 0, what << ": info " << info);
+    BOOST_TEST(nan == (info > 0 ? 2 * n : 0),
+               what << ": info " << info << " with " << nan << " NaN of " << 2 * n);
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tridiag_cuda_large)
@@ -204,5 +236,8 @@ BOOST_AUTO_TEST_CASE(named_f32) {
 BOOST_AUTO_TEST_CASE(named_f64) {
   for (std::int64_t const n : {100003, 1 << 20}) expect_named<double>(n);
 }
+
+BOOST_AUTO_TEST_CASE(rd_rhs_breakdown_f32) { expect_rd_rhs<float>(100003); }
+BOOST_AUTO_TEST_CASE(rd_rhs_breakdown_f64) { expect_rd_rhs<double>(100003); }
 
 BOOST_AUTO_TEST_SUITE_END()
