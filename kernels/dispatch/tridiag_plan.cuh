@@ -526,15 +526,17 @@ tridiag_launch_plan tridiag_plan_columns_ranked(layout const& lay, std::size_t m
   return {};
 }
 
-// Thomas-PCR on a tile of systems (from registers where the layout allows:
-// direct), or the partitioned form where a system does not fit or an
-// interleaved tile would be narrower than a 32-byte sector.
+// Thomas-PCR's threads a system on a tile: about thomas_pcr_rows rows
+// each, a power of two from 32 to thomas_pcr_max_threads.
 template <class P>
 int tridiag_thomas_pcr_threads(std::int64_t n) {
   return std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / P::thomas_pcr_rows)))), 32,
                     std::max(32, P::thomas_pcr_max_threads));
 }
 
+// Thomas-PCR on a tile of systems (from registers where the layout allows:
+// direct), or the partitioned form where a system does not fit or an
+// interleaved tile would be narrower than a 32-byte sector.
 template <class T, class P = kernels::tridiag_policy_sm90<T>>
 tridiag_launch_plan tridiag_plan_thomas_pcr_tiled(layout const& lay, std::size_t max_smem) {
   using namespace tridiag_detail;
