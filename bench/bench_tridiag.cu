@@ -27,6 +27,17 @@
 //                                             pivoting = partial (the pivoted
 //                                             form); refinement = mixed (f64)
 //
+// Large systems (n, batch) = (2^24, 1), (2^26, 1), (2^28, 1), (2^20, 16),
+// (2^22, 4), contiguous, f32 and f64 (register_large):
+//
+//   tridiag_large_cusparse_{gtsv2_nopivot,gtsv2}_<type>_contiguous  peers
+//   tridiag_large_<algorithm>_<type>_contiguous  auto and every named
+//                                             algorithm but thomas
+//
+// One system, n = 2^10, 2^12, .. 2^24, contiguous, f32 and f64
+// (register_one_system): tridiag_one_{auto,cr,bondeli}_<type>_contiguous
+// against tridiag_one_cusparse_gtsv2_nopivot_<type>_contiguous.
+//
 // all with named arguments n and batch ("tridiag_auto_f32_contiguous/n:512/
 // batch:512"). Bytes: 5 words per unknown (a, b, c, d read, x written), for
 // peers and ours alike. vs_best_peer: the median time of the fastest cuSPARSE
@@ -307,16 +318,18 @@ double check_rd_solution(tri_arrays<T> const& sys, T const* x, std::int32_t cons
   return double(solved) / double(lay.count);
 }
 
+// close: RD and CR+RD's close-values systems (their domain) instead of the
+// dominant ones; their refusals are counted either way.
 template <class T>
 void bm_ours(benchmark::State& st, std::string const& key, entry_info const& info, layout const& lay,
-             recur::tridiag_options const& opt) {
+             recur::tridiag_options const& opt, bool close) {
   tridiag_algorithm const algorithm = opt.algorithm;
+  bool const rd_like = algorithm == tridiag_algorithm::rd || algorithm == tridiag_algorithm::cr_rd;
   guarded(st, key, [&] {
     auto& c = acquire<ours_case<T>>(key, [&] {
       auto c = std::make_unique<ours_case<T>>();
       c->plan.emplace(lay, opt);
       std::size_t const sets = sets_for_systems(lay, sizeof(T));
-      bool const close = algorithm == tridiag_algorithm::rd || algorithm == tridiag_algorithm::cr_rd;
       for (std::size_t i = 0; i < sets; ++i) {
         c->sets.push_back(make_systems<T>(lay, close));
         c->x.emplace_back(std::size_t(lay.size()));
@@ -324,19 +337,18 @@ void bm_ours(benchmark::State& st, std::string const& key, entry_info const& inf
             cudaMemsetAsync(c->x.back().get(), 0xff, std::size_t(lay.size()) * sizeof(T), g_stream));  // NaN
       }
       c->workspace = dbuf<char>(c->plan->workspace_size());
-      if (close) c->info = dbuf<std::int32_t>(std::size_t(lay.count));
+      if (rd_like) c->info = dbuf<std::int32_t>(std::size_t(lay.count));
       c->prepare_eviction(sets);
       c->run(0);
       check(cudaGetLastError());
       check(cudaStreamSynchronize(g_stream));
-      if (close)
+      if (rd_like)
         c->solved = check_rd_solution(c->sets[0], c->x[0].get(), c->info.get(), lay);
       else
         check_solution(c->sets[0], c->x[0].get(), lay);
       return c;
     });
-    st.SetLabel(recur::to_string(c.plan->algorithm()) +
-                std::string(c.info.size() ? " (close-values systems)" : ""));
+    st.SetLabel(recur::to_string(c.plan->algorithm()) + std::string(close ? " (close-values systems)" : ""));
     time_calls(
         st, c.sets.size(), info, [&](std::size_t i) { c.run(i); }, [&](std::size_t) { c.evict_l2(); },
         [](std::size_t) {});
@@ -355,6 +367,7 @@ void check_sparse(cusparseStatus_t s, std::source_location loc = std::source_loc
 // One handle on the benchmark stream for the whole run (not destroyed: the
 // process ends right after the last entry).
 constexpr int gtsv2_routine = -2;
+constexpr int gtsv2_nopivot_routine = -3;
 
 cusparseHandle_t sparse_handle() {
   static cusparseHandle_t h = nullptr;
@@ -365,9 +378,9 @@ cusparseHandle_t sparse_handle() {
   return h;
 }
 
-// -2: gtsv2 (partial pivoting, one system a call) over the contiguous batch;
-// -1: gtsv2StridedBatch (contiguous); 0, 1, 2: gtsvInterleavedBatch's
-// algorithm.
+// -3: gtsv2_nopivot and -2: gtsv2 (partial pivoting), one system a call,
+// over the contiguous batch; -1: gtsv2StridedBatch (contiguous); 0, 1, 2:
+// gtsvInterleavedBatch's algorithm.
 template <class T>
 cusparseStatus_t sparse_buffer_size(int routine, int n, int batch, tri_arrays<T> const& s,
                                     std::size_t* bytes) {
@@ -377,6 +390,15 @@ cusparseStatus_t sparse_buffer_size(int routine, int n, int batch, tri_arrays<T>
       return cusparseSgtsv2_bufferSizeExt(h, n, 1, s.a.get(), s.b.get(), s.c.get(), s.d.get(), n, bytes);
     else
       return cusparseDgtsv2_bufferSizeExt(h, n, 1, s.a.get(), s.b.get(), s.c.get(), s.d.get(), n, bytes);
+  }
+  if (routine == gtsv2_nopivot_routine) {
+    cusparseHandle_t const h = sparse_handle();
+    if constexpr (std::is_same_v<T, float>)
+      return cusparseSgtsv2_nopivot_bufferSizeExt(h, n, 1, s.a.get(), s.b.get(), s.c.get(), s.d.get(), n,
+                                                  bytes);
+    else
+      return cusparseDgtsv2_nopivot_bufferSizeExt(h, n, 1, s.a.get(), s.b.get(), s.c.get(), s.d.get(), n,
+                                                  bytes);
   }
   auto const h = sparse_handle();
   if constexpr (sizeof(T) == 4) {
@@ -396,15 +418,20 @@ cusparseStatus_t sparse_buffer_size(int routine, int n, int batch, tri_arrays<T>
 
 template <class T>
 cusparseStatus_t sparse_solve(int routine, int n, int batch, tri_arrays<T> const& s, void* buffer) {
-  if (routine == gtsv2_routine) {
+  if (routine == gtsv2_routine || routine == gtsv2_nopivot_routine) {
     cusparseHandle_t const h = sparse_handle();
+    bool const pivot = routine == gtsv2_routine;
     for (i64 k = 0; k < batch; ++k) {
-      i64 const o = k * n;
+      i64 const o = k * i64(n);
+      T *const a = s.a.get() + o, *const b = s.b.get() + o, *const c = s.c.get() + o,
+               *const d = s.d.get() + o;
       cusparseStatus_t e;
       if constexpr (std::is_same_v<T, float>)
-        e = cusparseSgtsv2(h, n, 1, s.a.get() + o, s.b.get() + o, s.c.get() + o, s.d.get() + o, n, buffer);
+        e = pivot ? cusparseSgtsv2(h, n, 1, a, b, c, d, n, buffer)
+                  : cusparseSgtsv2_nopivot(h, n, 1, a, b, c, d, n, buffer);
       else
-        e = cusparseDgtsv2(h, n, 1, s.a.get() + o, s.b.get() + o, s.c.get() + o, s.d.get() + o, n, buffer);
+        e = pivot ? cusparseDgtsv2(h, n, 1, a, b, c, d, n, buffer)
+                  : cusparseDgtsv2_nopivot(h, n, 1, a, b, c, d, n, buffer);
       if (e != CUSPARSE_STATUS_SUCCESS) return e;
     }
     return CUSPARSE_STATUS_SUCCESS;
@@ -451,7 +478,7 @@ void bm_sparse(benchmark::State& st, std::string const& key, entry_info const& i
     int const n = int(lay.n), batch = int(lay.count);
     auto& c = acquire<sparse_case<T>>(key, [&] {
       auto c = std::make_unique<sparse_case<T>>();
-      c->restore_diagonals = routine >= 1 || routine == gtsv2_routine;
+      c->restore_diagonals = routine >= 1 || routine <= gtsv2_routine;  // gtsv2_nopivot: restored as gtsv2
       c->bytes = std::size_t(lay.size()) * sizeof(T);
       c->src = make_systems<T>(lay);
       std::size_t const sets = sets_for_systems(lay, sizeof(T));
@@ -643,7 +670,8 @@ void register_shape(tri_shape sh) {
       entry_info const info{bytes, role::ours, shape, key};
       recur::tridiag_options opt;
       opt.algorithm = a;
-      register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt); });
+      bool const close = a == tridiag_algorithm::rd || a == tridiag_algorithm::cr_rd;
+      register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt, close); });
     }
   }
 
@@ -675,8 +703,82 @@ void register_shape(tri_shape sh) {
       std::string const key = key_of(family);
       entry_info const info{bytes, role::ours, shape, key};
       recur::tridiag_options const opt = v.opt;
-      register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt); });
+      register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt, false); });
     }
+  }
+}
+
+// One large system, and a few (tridiag_large_*): automatic (the
+// partitioned form) and every named algorithm but Thomas (one thread a
+// system: seconds a call), contiguous, against cuSPARSE's gtsv2_nopivot and
+// gtsv2 (a call per system) of the same shape; pct_of_copy at 5 words per
+// unknown. Every entry solves the dominant systems: the partitioned form's
+// chunk elimination does not pivot, and on RD's close-values systems of
+// this length it is not stable (rd and cr_rd refuse the reduced systems
+// that leave RD's domain: solved_pct). The largest, 2^28 f64: 5 arrays of 2 GiB and the workspace
+// (ours), 8 arrays and the buffer (cuSPARSE, which solves in place and keeps
+// a pristine copy).
+constexpr tri_shape large_shapes[] = {
+    {i64(1) << 24, 1}, {i64(1) << 26, 1}, {i64(1) << 28, 1}, {i64(1) << 20, 16}, {i64(1) << 22, 4}};
+
+template <class T>
+void register_large(tri_shape sh) {
+  std::string const ty = type_name<T>;
+  std::string const shape = arg_name("tridiag_large_" + ty, {{"n", sh.n}, {"batch", sh.batch}});
+  double const bytes = 5.0 * double(sizeof(T)) * double(sh.n) * double(sh.batch);
+  layout const lay = layout::contiguous(sh.n, sh.batch);
+  auto key_of = [&](std::string const& family) {
+    return arg_name(family, {{"n", sh.n}, {"batch", sh.batch}});
+  };
+  for (int const routine : {gtsv2_nopivot_routine, gtsv2_routine}) {
+    std::string const family = std::string("tridiag_large_cusparse_") +
+                               (routine == gtsv2_routine ? "gtsv2_" : "gtsv2_nopivot_") + ty + "_contiguous";
+    std::string const key = key_of(family);
+    entry_info const info{bytes, role::peer, shape, key};
+    register_entry(family, sh, [=](benchmark::State& st) { bm_sparse<T>(st, key, info, lay, routine); });
+  }
+  std::vector<tridiag_algorithm> algorithms{tridiag_algorithm::automatic};
+  for (tridiag_algorithm a : explicit_algorithms)
+    if (a != tridiag_algorithm::thomas && accepted<T>(lay, a)) algorithms.push_back(a);
+  algorithms.push_back(tridiag_algorithm::bondeli);
+  for (tridiag_algorithm a : algorithms) {
+    std::string const family = std::string("tridiag_large_") + recur::to_string(a) + "_" + ty + "_contiguous";
+    std::string const key = key_of(family);
+    entry_info const info{bytes, role::ours, shape, key};
+    recur::tridiag_options opt;
+    opt.algorithm = a;
+    register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt, false); });
+  }
+}
+
+// One system, n = 2^10 .. 2^24 (tridiag_one_*): CR against Bondeli's
+// algorithm, the comparison of the CR-and-Bondeli paper (doc/tridiag.md),
+// beside automatic and cuSPARSE's gtsv2_nopivot; dominant systems,
+// contiguous, 5 words per unknown.
+template <class T>
+void register_one_system(i64 n) {
+  tri_shape const sh{n, 1};
+  std::string const ty = type_name<T>;
+  std::string const shape = arg_name("tridiag_one_" + ty, {{"n", sh.n}, {"batch", sh.batch}});
+  double const bytes = 5.0 * double(sizeof(T)) * double(sh.n);
+  layout const lay = layout::contiguous(sh.n, 1);
+  auto key_of = [&](std::string const& family) {
+    return arg_name(family, {{"n", sh.n}, {"batch", sh.batch}});
+  };
+  {
+    std::string const family = std::string("tridiag_one_cusparse_gtsv2_nopivot_") + ty + "_contiguous";
+    std::string const key = key_of(family);
+    entry_info const info{bytes, role::peer, shape, key};
+    register_entry(family, sh,
+                   [=](benchmark::State& st) { bm_sparse<T>(st, key, info, lay, gtsv2_nopivot_routine); });
+  }
+  for (tridiag_algorithm a : {tridiag_algorithm::automatic, tridiag_algorithm::cr, tridiag_algorithm::bondeli}) {
+    std::string const family = std::string("tridiag_one_") + recur::to_string(a) + "_" + ty + "_contiguous";
+    std::string const key = key_of(family);
+    entry_info const info{bytes, role::ours, shape, key};
+    recur::tridiag_options opt;
+    opt.algorithm = a;
+    register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt, false); });
   }
 }
 
@@ -689,6 +791,10 @@ void register_tridiag() {
   benchmark::AddCustomContext("lapack_threads", std::to_string(omp_get_max_threads()));
   for (tri_shape sh : tri_shapes) register_shape<float>(sh);
   for (tri_shape sh : tri_shapes) register_shape<double>(sh);
+  for (tri_shape sh : large_shapes) register_large<float>(sh);
+  for (tri_shape sh : large_shapes) register_large<double>(sh);
+  for (int lg = 10; lg <= 24; lg += 2) register_one_system<float>(i64(1) << lg);
+  for (int lg = 10; lg <= 24; lg += 2) register_one_system<double>(i64(1) << lg);
 }
 
 }  // namespace recur_bench

@@ -41,80 +41,28 @@ using recur_test::test_stream;
 // Where cuda_backend's arrays live; managed memory is valid for recur::cuda too.
 memory current_memory = memory::device;
 
-// The device's opt-in shared memory per block.
-std::size_t device_smem() {
-  static std::size_t const bytes = [] {
-    int dev = 0, v = 0;
-    cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
-    cuda_ok(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
-            "cudaDeviceGetAttribute");
-    return static_cast<std::size_t>(v);
-  }();
-  return bytes;
-}
-
-// The bytes of one system of n rows in shared memory: its four columns (a, b,
-// c, d), a padding word every 32 rows.
-template <class T>
-std::size_t system_bytes(std::int64_t n) {
-  return 4 * static_cast<std::size_t>(n + n / 32 + 1) * sizeof(T);
-}
-
 // What each named algorithm must run on this device (the limits
-// lib/cuda/tridiag_cuda.cuh states in its refusals), with 16 KB of the
-// block's shared memory left for the solvers' scratch:
-// - automatic, thomas, thomas_pcr: any n below 2^30;
-// - cr, cr_pcr, cr_rd, pscheme: one system in shared memory;
-// - pcr, rd, cr_packed: that, and n <= 4096;
-// - cr_split: two copies of the system (the split levels' storage) in
-//   shared memory: f64 up to n ~ 3200 on an H100;
-// - bondeli: any n below 2^30.
+// lib/cuda/tridiag_cuda.cuh states in its refusals): every algorithm any n
+// below 2^30 (a system larger than its tile runs the partitioned form, the
+// algorithm solving the reduced systems; Thomas through global memory;
+// bondeli its own form).
 template <class T>
-bool must_run_on_gpu(tridiag_algorithm alg, layout const& lay) {
-  std::int64_t const n = lay.n;
-  std::size_t const room = device_smem() - 16 * 1024;
-  switch (alg) {
-    case tridiag_algorithm::automatic:
-    case tridiag_algorithm::thomas:
-    case tridiag_algorithm::thomas_pcr:
-      return n < (std::int64_t{1} << 30);
-    case tridiag_algorithm::cr:
-    case tridiag_algorithm::cr_pcr:
-    case tridiag_algorithm::cr_rd:
-    case tridiag_algorithm::pscheme:
-      return system_bytes<T>(n) <= room;
-    case tridiag_algorithm::pcr:
-    case tridiag_algorithm::rd:
-    case tridiag_algorithm::cr_packed:
-      return system_bytes<T>(n) <= room && n <= 4096;
-    case tridiag_algorithm::cr_split:
-      return 2 * system_bytes<T>(n) <= room;
-    case tridiag_algorithm::bondeli:
-      return n < (std::int64_t{1} << 30);
-  }
-  return false;
+bool must_run_on_gpu(tridiag_algorithm, layout const& lay) {
+  return lay.n < (std::int64_t{1} << 30);
 }
 
-// Where an algorithm must refuse: one system's columns alone exceed the
-// block's shared memory, n > 4096 for pcr, rd and cr_packed, n >= 2^30 for
-// thomas_pcr. Thomas (global memory), bondeli and automatic never refuse.
+// Where an algorithm must refuse: n >= 2^30 for every algorithm but Thomas,
+// bondeli and automatic (the partitioned form's rows are int). Thomas
+// (global memory), bondeli and automatic never refuse.
 template <class T>
 bool must_refuse_on_gpu(tridiag_algorithm alg, layout const& lay) {
-  std::int64_t const n = lay.n;
-  bool const too_big = system_bytes<T>(n) > device_smem();
   switch (alg) {
     case tridiag_algorithm::automatic:
     case tridiag_algorithm::thomas:
     case tridiag_algorithm::bondeli:
       return false;
-    case tridiag_algorithm::thomas_pcr:
-      return n >= (std::int64_t{1} << 30);
-    case tridiag_algorithm::pcr:
-    case tridiag_algorithm::rd:
-    case tridiag_algorithm::cr_packed:
-      return too_big || n > 4096;
     default:
-      return too_big;
+      return lay.n >= (std::int64_t{1} << 30);
   }
 }
 
@@ -124,14 +72,8 @@ std::string refusal(tridiag_algorithm alg, std::int64_t n) {
   switch (alg) {
     case tridiag_algorithm::thomas_pcr:
       return head + " needs 4 <= n < 2^30 (n = " + std::to_string(n) + ")";
-    case tridiag_algorithm::pcr:
-    case tridiag_algorithm::rd:
-    case tridiag_algorithm::cr_packed:
-      return head + " needs one system (n = " + std::to_string(n) +
-             ") to fit in shared memory on this device and n <= 4096";
     default:
-      return head + " needs one system (n = " + std::to_string(n) +
-             ") to fit in shared memory on this device";
+      return head + " needs n < 2^30 (n = " + std::to_string(n) + ")";
   }
 }
 
@@ -206,41 +148,40 @@ void algorithm_support_of() {
                        shape << ": \"" << what << "\", documented \"" << refusal(alg, n) << "\"");
           }
         }
-  // thomas_pcr's bound on n (rows are int).
+  // The partitioned form's bound on n (rows are int).
   std::int64_t const huge = std::int64_t{1} << 30;
-  try {
-    (void)recur::resolve_tridiag_algorithm<T>(recur::cuda{test_stream()}, layout::contiguous(huge),
-                                              tridiag_algorithm::thomas_pcr);
-    BOOST_ERROR("thomas_pcr runs n = 2^30");
-  } catch (recur::invalid_argument const& e) {
-    BOOST_TEST(std::string(e.what()) == refusal(tridiag_algorithm::thomas_pcr, huge), e.what());
-  }
-  // A refused solve: the same message, nothing written (pcr: a system too
-  // large).
+  for (tridiag_algorithm const alg : {tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr}) try {
+      (void)recur::resolve_tridiag_algorithm<T>(recur::cuda{test_stream()}, layout::contiguous(huge), alg);
+      BOOST_ERROR(recur::to_string(alg) << " runs n = 2^30");
+    } catch (recur::invalid_argument const& e) {
+      BOOST_TEST(std::string(e.what()) == refusal(alg, huge), e.what());
+    }
+  // A refused solve (cr at n = 2^30, refused before the arrays are read):
+  // the same message, nothing written.
   std::int64_t const n = 5000;
   auto const coefficients = recur_test::upload(std::vector<T>(4 * n, T(1)));
   auto const x = recur_test::poisoned<T>(n);
   auto const info = recur_test::poisoned<std::int32_t>(1);
   recur_test::settle();
-  for (tridiag_algorithm const alg : {tridiag_algorithm::pcr}) {
+  for (tridiag_algorithm const alg : {tridiag_algorithm::cr}) {
     recur::tridiag_options opt;
     opt.algorithm = alg;
     opt.info = info.p;
     std::string what;
     try {
       recur::solve_batched(recur::cuda{test_stream()}, coefficients.p, coefficients.p + n,
-                           coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(n), opt);
+                           coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(huge), opt);
     } catch (recur::invalid_argument const& e) {
       what = e.what();
     }
     recur_test::finish();
-    BOOST_TEST(what == refusal(alg, n), "solve_batched says \"" << what << "\"");
+    BOOST_TEST(what == refusal(alg, huge), "solve_batched says \"" << what << "\"");
     BOOST_TEST(recur_test::all_poison(x.read()), "a refused solve wrote x");
     BOOST_TEST(recur_test::all_poison(info.read()), "a refused solve wrote info");
   }
-  // Every algorithm runs on most of these shapes; each refuses some.
+  // Every algorithm runs on every one of these shapes.
   ran.require(300);
-  BOOST_TEST(refused.skips() >= 60, "only " << refused.skips() << " refusals");
+  BOOST_TEST(refused.skips() == 0);
 }
 
 BOOST_AUTO_TEST_CASE(algorithm_support) {

@@ -103,6 +103,15 @@
 // - bondeli on recur::cuda: about 2^16 blocks of rows in all, at most
 //   sqrt(n) a system, one thread each (doc/tridiag.md); several right-hand
 //   sides are solved one after another.
+// - Large systems on the GPU (doc/tridiag.md, "Large systems on the GPU"):
+//   a system larger than an algorithm's shared-memory tile runs the
+//   partitioned form, chunks of 32 rows reduced by Thomas-PCR's elimination
+//   and the reduced systems (n / 16 rows) solved by the named algorithm
+//   (automatic, thomas_pcr: Thomas-PCR with its boundary system by Thomas),
+//   backward stable for diagonally dominant and SPD systems at every n.
+//   Every algorithm runs any n < 2^30 there (bondeli any n; thomas_pcr from
+//   n = 4 where no tile holds the system); n >= 2^30 is refused. rd and
+//   cr_rd report breakdown where the reduced systems leave RD's domain.
 // - recur::host gives each thread whole systems, except for batches of
 //   fewer systems than threads with n >= 2^15: each system is then split
 //   over the threads (automatic: the partition method, reported as

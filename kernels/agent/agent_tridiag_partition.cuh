@@ -54,6 +54,11 @@ struct tridiag_partition_params {
   unsigned* row_info;         // per system: smallest 1-based row with a bad pivot in pass 1, ~0u if none
   std::int32_t const* rinfo;  // pass 3: the reduced solve's info
   std::int32_t* info;         // pass 3: the caller's info (may be null)
+  // Pass 3 of several right-hand sides whose breakdown depends on d (the
+  // reduced systems solved by rd or cr_rd): each one's breakdown row folded
+  // in by atomicMin (starting at tridiag_no_breakdown), for
+  // tridiag_rhs_status to finish info and x; else null.
+  std::int32_t* status;
 };
 
 template <class T>
@@ -158,6 +163,9 @@ __device__ void tridiag_partition(tridiag_partition_params<T> const& p, unsigned
           unsigned const r = broken_row(k0 + k);
           p.info[k0 + k] = r == ~0u ? 0 : std::int32_t(r);
         }
+      if (p.status && p0 == 0)
+        for (int k = threadIdx.x; k < g; k += blockDim.x)
+          if (unsigned const r = broken_row(k0 + k); r != ~0u) atomicMin(p.status + k0 + k, std::int32_t(r));
       __syncthreads();
     }
   }

@@ -80,6 +80,7 @@ struct tridiag_tile_params {
                        // warps), the group scans of rd, cr_rd and pscheme, cr_split's reduced levels; else 0
   int switch_size;     // cr_pcr, cr_rd, cr_packed: PCR (RD) below this many equations
   bool rows_fast;      // the copy runs along rows (element_stride == 1)
+  bool serial_join;    // thomas_pcr: the boundary system by Thomas (warp_boundary_thomas)
 };
 
 // Dynamic shared memory of a tile: four columns per system, the systems'
@@ -197,7 +198,7 @@ struct tridiag_tile_agent {
       tridiag_rows<T> const red{buf.red + ro, buf.red + rc + ro, buf.red + 2 * rc + ro,
                                 buf.red + 3 * rc + ro};
       if constexpr (Solver == tile_solver::thomas_pcr)
-        group_thomas_pcr(sys, red, n, rank, p.group_threads, active, info);
+        group_thomas_pcr(sys, red, n, rank, p.group_threads, active, info, p.serial_join);
       else
         group_cr_split(sys, red, n, rank, p.group_threads, active, info);
     } else if constexpr (Solver == tile_solver::cr_pcr) {

@@ -487,12 +487,56 @@ __device__ __forceinline__ spike_link<T> spike_pcr_combine(spike_link<T> const& 
   return o;
 }
 
+// The same 2 * chunks boundary equations (lane p < chunks holding 2p in
+// f0 and 2p + 1 in f1, normalised) solved in order by Thomas: every lane
+// runs the same chain, equation j fetched from lane j / 2, and lane j / 2
+// keeps its eliminated equations for the backward sweep; x ends in the
+// lanes' d. 2 * chunks dependent steps instead of PCR's log2, but backward
+// stable: PCR computes each unknown by its own elimination, so its residual
+// grows with the boundary system's condition number (thousands of eps on
+// the coarse Poisson system that a large weakly dominant system reduces
+// to), while Thomas's stays a few eps. Only lane 0 reports a breakdown.
+template <class T, class RowOf>
+__device__ __forceinline__ void warp_boundary_thomas(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1, int chunks,
+                                                     int lane, int* info, RowOf row_of) {
+  int const m = 2 * chunks;
+  T cp = T(0), dp = T(0);                        // the previous equation's c' and d'
+  T c0 = T(0), d0 = T(0), c1 = T(0), d1 = T(0);  // this lane's eliminated equations
+#pragma unroll 4
+  for (int j = 0; j < m; ++j) {
+    int const src = j >> 1;
+    bool const odd = j & 1;
+    T const a = __shfl_sync(0xffffffffu, odd ? f1.a : f0.a, src);
+    T const c = __shfl_sync(0xffffffffu, odd ? f1.c : f0.c, src);
+    T const d = __shfl_sync(0xffffffffu, odd ? f1.d : f0.d, src);
+    T const ka = j > 0 ? a : T(0), kc = j + 1 < m ? c : T(0);
+    T const p = T(1) - ka * cp;
+    if (lane == 0 && !usable_pivot(p)) record_breakdown(info, row_of(j));
+    T const r = pivot_rcp(p);
+    cp = kc * r;
+    dp = (d - ka * dp) * r;
+    if (lane == src) (odd ? c1 : c0) = cp, (odd ? d1 : d0) = dp;
+  }
+  T x = T(0);
+#pragma unroll 4
+  for (int j = m - 1; j >= 0; --j) {
+    int const src = j >> 1;
+    bool const odd = j & 1;
+    T const c = __shfl_sync(0xffffffffu, odd ? c1 : c0, src);
+    T const d = __shfl_sync(0xffffffffu, odd ? d1 : d0, src);
+    x = d - c * x;
+    if (lane == src) (odd ? f1.d : f0.d) = x;
+  }
+}
+
 // One warp, one system. row_map turns a row of this system into the row
 // reported in info (the identity, or the original row when the system is a
-// reduced one).
+// reduced one). serial_join: the boundary system by warp_boundary_thomas
+// instead of PCR (the partitioned form's reduced systems, which must stay
+// backward stable however weakly dominant they are).
 template <class T, bool Regs = true, bool CrFirst = true, class RowMap = identity_rows>
 __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, bool active, int* info,
-                                RowMap row_map = {}) {
+                                RowMap row_map = {}, bool serial_join = false) {
   if (!active) return;
   if (n == 1) {
     if (lane == 0) {
@@ -518,7 +562,10 @@ __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, boo
     return row_map((j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p));
   };
   tridiag_eq3<T> f0 = e.first, f1 = e.last;
-  warp_boundary_pcr<T, 0, CrFirst>(f0, f1, chunks, lane, mine, info, row_of);
+  if (serial_join)
+    warp_boundary_thomas(f0, f1, chunks, lane, info, row_of);
+  else
+    warp_boundary_pcr<T, 0, CrFirst>(f0, f1, chunks, lane, mine, info, row_of);
   if (mine) {
     if (regs)
       chunk_substitute_regs(sys, first, len, k, f0.d, f1.d);
@@ -533,12 +580,12 @@ __device__ void warp_thomas_pcr(tridiag_rows<T> const& sys, int n, int lane, boo
 // 64 W rows in shared memory, at tridiag_pos), warp 0 of the group solves it
 // with warp_thomas_pcr, then every thread substitutes. All groups of the
 // block run this together (it has __syncthreads); inactive groups pass the
-// barriers.
+// barriers. serial_join: warp_thomas_pcr's.
 template <class T>
 __device__ void group_thomas_pcr(tridiag_rows<T> const& sys, tridiag_rows<T> const& red, int n, int rank,
-                                 int group_threads, bool active, int* info) {
+                                 int group_threads, bool active, int* info, bool serial_join = false) {
   if (group_threads == 32) {
-    warp_thomas_pcr<T, false>(sys, n, rank, active, info);
+    warp_thomas_pcr<T, false>(sys, n, rank, active, info, identity_rows{}, serial_join);
     return;
   }
   int const chunks = n >= 2 ? min(group_threads, n / 2) : 1;
@@ -554,10 +601,13 @@ __device__ void group_thomas_pcr(tridiag_rows<T> const& sys, tridiag_rows<T> con
   __syncthreads();
   if (active && rank < 32) {
     if (n >= 2)
-      warp_thomas_pcr<T, false, false>(red, 2 * chunks, rank, true, info, [split](int j) {
-        int const p = j / 2;
-        return (j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p);
-      });
+      warp_thomas_pcr<T, false, false>(
+          red, 2 * chunks, rank, true, info,
+          [split](int j) {
+            int const p = j / 2;
+            return (j & 1) ? split.first(p) + split.len(p) - 1 : split.first(p);
+          },
+          serial_join);
     else
       warp_thomas_pcr(sys, 1, rank, true, info);
   }

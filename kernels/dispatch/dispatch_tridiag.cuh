@@ -90,23 +90,26 @@ template <class T>
 std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl);
 
 // The partitioned form's workspace: the reduced batch (4 arrays of
-// 2 * chunks values per system), two ints per system, and what the reduced
-// batch's own solve needs (planned the same way; it is shorter, so the
-// recursion ends).
+// 2 * chunks values per system), two ints per system (three where the
+// breakdown depends on the right-hand side: rd and cr_rd inside), and what
+// the reduced batch's own solve needs (tridiag_plan_reduced; it is
+// shorter, so the recursion ends).
 template <class T>
 struct tridiag_partition_workspace {
   layout reduced;
   std::size_t arrays = 0, ints = 0, nested = 0;
+  bool rhs_breakdown = false;
   tridiag_launch_plan nested_plan;
   tridiag_partition_workspace(layout const& lay, tridiag_launch_plan const& pl)
-      : reduced(layout::contiguous(2 * std::int64_t(pl.chunks), lay.count)) {
+      : reduced(layout::contiguous(2 * std::int64_t(pl.chunks), lay.count)),
+        rhs_breakdown(pl.inner == tridiag_algorithm::rd || pl.inner == tridiag_algorithm::cr_rd) {
     auto up = [](std::size_t v) { return (v + 255) / 256 * 256; };
     arrays = up(std::size_t(reduced.n) * reduced.count * sizeof(T));
     ints = up(std::size_t(lay.count) * sizeof(std::int32_t));
-    nested_plan = plan_thomas_pcr<T>(reduced, pl.max_smem);
+    nested_plan = tridiag_plan_reduced<T>(reduced, pl);
     nested = tridiag_workspace_bytes<T>(reduced, nested_plan);
   }
-  std::size_t total() const { return 4 * arrays + 2 * ints + nested; }
+  std::size_t total() const { return 4 * arrays + (rhs_breakdown ? 3 : 2) * ints + nested; }
 };
 
 // What the segmented form runs where clusters of its size do not fit
@@ -278,7 +281,8 @@ cudaError_t tridiag_launch_tile(tridiag_launch_plan const& pl, void* workspace, 
                                           pl.ld,
                                           pl.red_ld,
                                           pl.switch_size,
-                                          s.lay.element_stride == 1 || s.lay.n == 1};
+                                          s.lay.element_stride == 1 || s.lay.n == 1,
+                                          pl.serial_join};
   if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_tile_kernel<T>(pl.solver), p,
                                                 p.tiles * s.nrhs, pl.threads, pl.smem, pl.max_smem, stream);
       e != cudaSuccess || !status)
@@ -301,7 +305,9 @@ cudaError_t tridiag_launch_global_thomas(tridiag_launch_plan const& pl, void* wo
 }
 
 // The partitioned form, one right-hand side at a time: reduce, solve the
-// reduced batch (its own plan), substitute.
+// reduced batch (its own plan), substitute. Where the breakdown depends on
+// the right-hand side (rd, cr_rd inside), the rows fold into a status per
+// system that tridiag_rhs_status turns into info and NaN, as the tile's.
 template <class T>
 cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                                      cudaStream_t stream) {
@@ -313,7 +319,15 @@ cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* worksp
   T* const rd = reinterpret_cast<T*>(base + 3 * ws.arrays);
   auto* const row_info = reinterpret_cast<unsigned*>(base + 4 * ws.arrays);
   auto* const rinfo = reinterpret_cast<std::int32_t*>(base + 4 * ws.arrays + ws.ints);
-  void* const nested = base + 4 * ws.arrays + 2 * ws.ints;
+  std::int32_t* const status = ws.rhs_breakdown && s.nrhs > 1
+                                   ? reinterpret_cast<std::int32_t*>(base + 4 * ws.arrays + 2 * ws.ints)
+                                   : nullptr;
+  void* const nested = base + 4 * ws.arrays + (ws.rhs_breakdown ? 3 : 2) * ws.ints;
+  if (status)
+    if (cudaError_t e =
+            cudaMemsetAsync(status, 0x7f, std::size_t(s.lay.count) * sizeof(std::int32_t), stream);
+        e != cudaSuccess)
+      return e;
   kernels::chunk_split const split{int(s.lay.n / pl.chunks), int(s.lay.n % pl.chunks)};
   std::int64_t const windows = (s.lay.count + pl.window_systems - 1) / pl.window_systems *
                                ((pl.chunks + pl.window_chunks - 1) / pl.window_chunks);
@@ -336,7 +350,8 @@ cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* worksp
                                                  rd,
                                                  row_info,
                                                  rinfo,
-                                                 r + 1 == s.nrhs ? s.info : nullptr};
+                                                 status || r + 1 < s.nrhs ? nullptr : s.info,
+                                                 status};
     if (cudaError_t e = cudaMemsetAsync(row_info, 0xff, std::size_t(s.lay.count) * sizeof(unsigned), stream);
         e != cudaSuccess)
       return e;
@@ -352,7 +367,11 @@ cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* worksp
         e != cudaSuccess)
       return e;
   }
-  return cudaSuccess;
+  if (!status) return cudaSuccess;
+  std::int64_t const blocks = std::min((s.lay.count + 255) / 256, std::int64_t(1) << 30);
+  kernels::tridiag_rhs_status_kernel<T>
+      <<<unsigned(blocks), 256, 0, stream>>>(status, s.info, s.x, s.lay, s.nrhs, s.rhs_stride);
+  return cudaGetLastError();
 }
 
 // f.template operator()<L>() for the power of two L == lanes, 2 <= L <= Max.

@@ -81,8 +81,13 @@ struct tridiag_launch_plan {
   int join = kernels::segment_join_by_thomas;
   columns_instance columns_kind = columns_instance::rows16;
   segments_instance segments_kind = segments_instance::rows16;
-  // partition
+  // partition; inner: the algorithm that solves its reduced systems
+  // (tridiag_plan_reduced)
   int chunks = 0, window_systems = 0, window_chunks = 0;
+  tridiag_algorithm inner = tridiag_algorithm::thomas_pcr;
+  // tile, thomas_pcr: the boundary system by Thomas instead of PCR
+  // (block_tridiag_thomas_pcr.cuh's warp_boundary_thomas)
+  bool serial_join = false;
   // pivot: refinement = mixed (its workspace holds float and double factors);
   // bounded: its workspace holds fewer systems than the batch
   // (tridiag_pivot_slots; pivoting = automatic)
@@ -285,12 +290,15 @@ tridiag_launch_plan tridiag_plan_thomas_pcr_tile(layout const& lay, std::size_t 
 }
 
 // The partitioned Thomas-PCR: chunks of about `chunk` rows, a thread each,
-// windows of systems x chunks per block. Any 4 <= n < 2^30.
+// windows of systems x chunks per block, the reduced systems solved by
+// `inner` (tridiag_plan_reduced). Any 4 <= n < 2^30.
 template <class T>
-tridiag_launch_plan tridiag_plan_partition(layout const& lay, std::size_t max_smem, int chunk) {
+tridiag_launch_plan tridiag_plan_partition(layout const& lay, std::size_t max_smem, int chunk,
+                                           tridiag_algorithm inner = tridiag_algorithm::thomas_pcr) {
   using namespace tridiag_detail;
   tridiag_launch_plan pl;
   pl.max_smem = max_smem;
+  pl.inner = inner;
   std::int64_t const n = lay.n;
   if (n < 4 || n >= (std::int64_t(1) << 30)) return pl;  // chunks of >= 2 rows; int row indices
   pl.chunks = int(std::max<std::int64_t>(2, n / std::max(4, chunk)));
@@ -542,6 +550,14 @@ tridiag_launch_plan tridiag_plan_columns_ranked(layout const& lay, std::size_t m
   return {};
 }
 
+// Thomas-PCR's threads a system on a tile: about thomas_pcr_rows rows
+// each, a power of two from 32 to thomas_pcr_max_threads.
+template <class P>
+int tridiag_thomas_pcr_threads(std::int64_t n) {
+  return std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / P::thomas_pcr_rows)))), 32,
+                    std::max(32, P::thomas_pcr_max_threads));
+}
+
 // Thomas-PCR on a tile of systems (from registers where the layout allows:
 // direct), or the partitioned form where a system does not fit or an
 // interleaved tile would be narrower than a 32-byte sector.
@@ -549,9 +565,7 @@ template <class T, class P = kernels::tridiag_policy_sm90<T>>
 tridiag_launch_plan tridiag_plan_thomas_pcr_tiled(layout const& lay, std::size_t max_smem) {
   using namespace tridiag_detail;
   std::int64_t const n = lay.n;
-  int const gt =
-      std::clamp(int(std::bit_floor(std::uint64_t(std::max<std::int64_t>(1, n / P::thomas_pcr_rows)))), 32,
-                 std::max(32, P::thomas_pcr_max_threads));
+  int const gt = tridiag_thomas_pcr_threads<P>(n);
   // One warp a system with chunks of 9-16 rows: registers for interleaved
   // batches (contiguous ones need the occupancy more).
   std::int64_t const chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(32, n / 2));
@@ -599,8 +613,12 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   if (n <= 0) return {};
   int const cap = kernels::pcr_items_per_thread;
   int const half = std::clamp(ceil_pow2(n / 2), 32, 512);  // CR's threads: a pair of rows each
+  // A group solver's tile, or where no tile holds one system, the
+  // partitioned form with this algorithm solving its reduced systems.
+  auto outer = [&] { return tridiag_plan_partition<T>(lay, max_smem, P::partition_chunk, alg); };
   auto group = [&](tile_solver s, int gt, int sw) {
-    return tridiag_plan_group_tile<T>(lay, max_smem, s, gt, sw, P::cr_target_threads, P::cr_smem);
+    auto const pl = tridiag_plan_group_tile<T>(lay, max_smem, s, gt, sw, P::cr_target_threads, P::cr_smem);
+    return pl.supported() ? pl : outer();
   };
   switch (alg) {
     case tridiag_algorithm::thomas: {
@@ -626,7 +644,7 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       return group(tile_solver::cr_rd, half, std::min(P::cr_rd_switch, half * kernels::rd_items_per_thread));
     case tridiag_algorithm::cr_packed: {
       std::int64_t const threads = (n + kernels::cr_packed_rows - 1) / kernels::cr_packed_rows;
-      if (threads > kernels::tile_max_threads(tile_solver::cr_packed)) return {};
+      if (threads > kernels::tile_max_threads(tile_solver::cr_packed)) return outer();
       int const gt = round32(threads);
       return group(tile_solver::cr_packed, gt, std::min(std::max(2, P::cr_packed_switch), gt * cap));
     }
@@ -637,6 +655,23 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
       return tridiag_plan_bondeli(lay, max_smem);
   }
   return {};
+}
+
+// The plan of the partitioned form pl's reduced systems (contiguous,
+// b = 1): its inner algorithm's plan; for thomas_pcr, Thomas-PCR's tile
+// with the serial join (the reduced systems of dominant and SPD systems are
+// weakly dominant coarse systems, on which PCR's join loses digits), or the
+// partitioned form again where no tile holds a system.
+template <class T, class P = kernels::tridiag_policy_sm90<T>>
+tridiag_launch_plan tridiag_plan_reduced(layout const& reduced, tridiag_launch_plan const& pl) {
+  if (pl.inner != tridiag_algorithm::thomas_pcr) return plan_tridiag<T, P>(reduced, pl.inner, pl.max_smem);
+  auto tile = tridiag_plan_thomas_pcr_tile<T>(reduced, pl.max_smem, tridiag_thomas_pcr_threads<P>(reduced.n),
+                                              P::thomas_pcr_smem, 32, false);
+  if (!tile.supported()) return tridiag_plan_partition<T>(reduced, pl.max_smem, P::partition_chunk);
+  if ((reduced.count + tile.systems - 1) / tile.systems <= P::small_batch_tiles)
+    tile.threads = std::max(tile.threads, P::small_batch_threads);
+  tile.serial_join = true;
+  return tile;
 }
 
 // What `automatic` runs for this shape: Thomas-PCR where it runs adjacent

@@ -95,21 +95,12 @@ tridiag_algorithm tridiag_cuda_resolve_as(layout const& lay, tridiag_algorithm r
     return dev.cc_major >= 9 ? device::tridiag_resolve<T, kernels::tridiag_policy_sm90<T>>(lay, dev.max_smem)
                              : device::tridiag_resolve<T, kernels::tridiag_policy_sm80<T>>(lay, dev.max_smem);
   if (device::plan_tridiag_for<T>(lay, requested, dev.max_smem, dev.cc_major).supported()) return requested;
-  std::string const n = std::to_string(lay.n);
-  switch (requested) {
-    case tridiag_algorithm::thomas_pcr:
-      throw invalid_argument("recur::solve_batched: algorithm thomas_pcr needs 4 <= n < 2^30 (n = " + n +
-                             ")");
-    case tridiag_algorithm::pcr:
-    case tridiag_algorithm::rd:
-    case tridiag_algorithm::cr_packed:
-      throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
-                             " needs one system (n = " + n +
-                             ") to fit in shared memory on this device and n <= 4096");
-    default:
-      throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) +
-                             " needs one system (n = " + n + ") to fit in shared memory on this device");
-  }
+  // Past shared memory every algorithm but Thomas runs the partitioned form
+  // (its reduced systems by the algorithm itself), whose rows are int.
+  throw invalid_argument(
+      std::string("recur::solve_batched: algorithm ") + to_string(requested) +
+      (requested == tridiag_algorithm::thomas_pcr ? " needs 4 <= n < 2^30 (n = " : " needs n < 2^30 (n = ") +
+      std::to_string(lay.n) + ")");
 }
 
 }  // namespace recur::detail
