@@ -267,6 +267,87 @@ BOOST_AUTO_TEST_CASE(automatic_scalar_s_choices) {
     }
 }
 
+// 16-bit storage, float arithmetic: inputs generated in bfloat16 and float16,
+// the result checked against the exact recurrence of those rounded inputs
+// with the float bound plus the rounding of the stored result (relative 2^-8
+// and 2^-11 of |w_i|; linrec_harness.hpp). Each agent: tiles (contiguous,
+// gaps, few interleaved sequences), lanes (interleaved batches), pipelined
+// (its 16-byte copies carry 8 elements), three kernels.
+constexpr linrec_variant all_variants[] = {linrec_variant::automatic, linrec_variant::single_pass,
+                                           linrec_variant::three_kernel, linrec_variant::pipelined};
+
+void run_low_precision(spec const& sp) {
+  auto const pb = make_problem<recur::bfloat16>(sp);
+  for (auto const v : all_variants) run_and_check(pb, v);
+  auto const ph = make_problem<recur::float16>(sp);
+  for (auto const v : all_variants) run_and_check(ph, v);
+}
+
+BOOST_AUTO_TEST_CASE(low_precision_lengths) {
+  int idx = 0;
+  for (std::int64_t const n : {0, 1, 2, 3, 7, 4095, 4096, 4097, 8193, 65536, 100003, 1000003})
+    for (direction const dir : directions) {
+      spec sp;
+      sp.lay = layout::contiguous(n);
+      sp.dir = dir;
+      sp.seed = seed_for(320, idx);
+      sp = rotated(sp, idx++);
+      run_low_precision(sp);
+    }
+  // A scalar s whose tile power underflows: automatic runs the pipelined agent.
+  for (layout const& lay : {layout::contiguous(100003), layout::contiguous(65536, 48)}) {
+    spec sp;
+    sp.lay = lay;
+    sp.s_scalar = true;
+    sp.seed = seed_for(321, idx++);
+    auto pb = make_problem<recur::bfloat16>(sp);
+    pb.s_value = recur::bfloat16(0.5f);
+    run_and_check(pb, linrec_variant::automatic);
+    auto ph = make_problem<recur::float16>(sp);
+    ph.s_value = recur::float16(-0.25f);
+    run_and_check(ph, linrec_variant::automatic);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(low_precision_batches) {
+  struct shape {
+    layout_kind kind;
+    std::int64_t count, n;
+  };
+  shape const shapes[] = {
+      {layout_kind::contiguous, 48, 100003},  {layout_kind::contiguous, 64, 65536},
+      {layout_kind::contiguous, 4096, 33},    {layout_kind::contiguous, 257, 3001},
+      {layout_kind::interleaved, 4096, 1000}, {layout_kind::interleaved, 31, 5000},
+      {layout_kind::interleaved, 129, 33},    {layout_kind::interleaved, 2, 100003},
+      {layout_kind::strided_gaps, 7, 4099},   {layout_kind::interleaved_padded, 40, 1025}};
+  int idx = 0;
+  for (auto const& sh : shapes)
+    for (direction const dir : directions) {
+      spec sp;
+      sp.lay = make_layout(sh.kind, sh.n, sh.count);
+      sp.dir = dir;
+      sp.seed = seed_for(322, idx);
+      sp = rotated(sp, idx++);
+      run_low_precision(sp);
+    }
+}
+
+// Every combination of init, final_state, scalar or array operands and in
+// place, both directions, on one shape per agent.
+BOOST_AUTO_TEST_CASE(low_precision_options) {
+  layout const shapes[] = {make_layout(layout_kind::strided_gaps, 5000, 3),
+                           make_layout(layout_kind::interleaved, 3001, 64), layout::contiguous(65537)};
+  case_count cases("linrec cuda bfloat16 and float16 options");
+  int idx = 0;
+  for (layout const& lay : shapes)
+    for (direction const dir : directions)
+      for (spec const& sp : option_combinations(lay, dir, 323, idx)) {
+        run_low_precision(sp);
+        cases.run();
+      }
+  cases.require(3 * 2 * option_combination_count);
+}
+
 // final_state == init (allowed: one array carries the state in and out).
 // The tile that writes a sequence's final state must wait until the tile
 // holding its element 0 has read init, even when its look-back stops early at
