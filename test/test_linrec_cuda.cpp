@@ -380,9 +380,11 @@ BOOST_AUTO_TEST_CASE(final_state_is_init) {
         sp.seed = seed_for(314, idx++);
         auto pf = make_problem<float>(sp);
         auto pd = make_problem<double>(sp);
-        if (s_scalar) {  // tile powers underflow: walks stop at one predecessor
+        auto pb = make_problem<recur::bfloat16>(sp);  // 16-bit storage: the same waits
+        if (s_scalar) {                               // tile powers underflow: walks stop at one predecessor
           pf.s_value = 0.5f;
           pd.s_value = 0.5;
+          pb.s_value = recur::bfloat16(0.5f);
         }
         auto const shared_check = [&](auto const& p, linrec_variant v) {
           auto const msg = check(p, run_cuda(p, v, memory::device, true));
@@ -396,6 +398,7 @@ BOOST_AUTO_TEST_CASE(final_state_is_init) {
                              linrec_variant::three_kernel, linrec_variant::pipelined}) {
           shared_check(pf, v);
           shared_check(pd, v);
+          shared_check(pb, v);
         }
       }
 }

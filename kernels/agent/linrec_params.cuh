@@ -75,12 +75,13 @@ __device__ __forceinline__ T determine(T s, T t, T w) {
   return s == T(0) ? t : fma(s, w, t);
 }
 
-// A tile's status: one word of 2 sizeof(T) bytes holding its map (a, b),
-// read and written whole. The inclusive value w_out is published as the
-// constant map (0, w_out); any map with a == 0 reads as inclusive, since it
-// is the tile's outgoing state whatever came before (a constant map ends a
-// walk, which needs no history). a's bits all ones (the 0xff memset) read as
-// nothing published; a NaN a is stored canonical, so it never collides.
+// A tile's status (T: the compute type): one word of 2 sizeof(T) bytes
+// holding its map (a, b), read and written whole. The inclusive value w_out
+// is published as the constant map (0, w_out); any map with a == 0 reads as
+// inclusive, since it is the tile's outgoing state whatever came before (a
+// constant map ends a walk, which needs no history). a's bits all ones (the
+// 0xff memset) read as nothing published; a NaN a is stored canonical, so it
+// never collides.
 template <class T>
 struct linrec_record {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8);
