@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _recur
 from ._arrays import (
+    BFLOAT16,
     backend_of,
     common_dtype,
     conform,
@@ -66,6 +67,11 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
         if backend_of(v).name != be.name:
             raise TypeError(f"{fn}: s and t are arrays of different frameworks")
     dtype = common_dtype(real_dtype(fn, be, v, n, low=True) for n, v in (("s", s), ("t", t)) if _is_array(v))
+    if be.name == "numpy" and dtype == BFLOAT16:
+        raise TypeError(
+            f"{fn}: NumPy bfloat16 arrays are not taken (NumPy has no bfloat16 of its own); "
+            "use float16, float32, or a PyTorch or JAX bfloat16 array"
+        )
     ops = [prepare_input(fn, be, v, dtype, n) if _is_array(v) else float(v) for n, v in (("s", s), ("t", t))]
     ref = next(v for v in ops if not isinstance(v, float))
     shape = tuple(ref.shape)

@@ -8,6 +8,7 @@ import scipy.signal as ss
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
+import lowp  # noqa: E402
 import recur  # noqa: E402
 import recur.linalg as rl  # noqa: E402
 import recur.signal as rs  # noqa: E402
@@ -32,3 +33,14 @@ def test_eager_calls_return_jax_arrays(rng):
 def test_jit_is_refused():
     with pytest.raises(TypeError, match="eagerly only"):
         jax.jit(lambda x: rs.lfilter([1.0], [1.0, -0.5], x))(jnp.ones(8))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_linrec_low_precision(dtype, rng):
+    """JAX bfloat16 and float16 arrays: float32 arithmetic, rounded once (lowp.py)."""
+    s = jnp.asarray(rng.uniform(-0.95, 0.95, (3, 1001)), dtype=dtype)
+    t = jnp.asarray(rng.standard_normal((3, 1001)), dtype=dtype)
+    w = recur.linrec(s, t, reverse=True)
+    assert isinstance(w, jax.Array) and w.dtype == jnp.dtype(dtype)
+    want, _, mag = lowp.reference(np.asarray(s, np.float64), np.asarray(t, np.float64), -1, True, None)
+    lowp.assert_rounded(np.asarray(w, np.float64), want, mag, dtype)

@@ -5,8 +5,8 @@ axis, strided inputs, errors."""
 import numpy as np
 import pytest
 
-import recur
 import lowp
+import recur
 
 
 def reference(s, t, axis, reverse, init):
@@ -103,3 +103,9 @@ def test_float16_only_for_linrec():
 
     with pytest.raises(TypeError, match="float32 or float64"):
         rs.lfilter([1.0], [1.0, -0.5], np.ones(4, np.float16))
+
+
+def test_numpy_bfloat16_is_refused():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    with pytest.raises(TypeError, match="NumPy bfloat16 arrays are not taken"):
+        recur.linrec(0.5, np.ones(4, ml_dtypes.bfloat16))
