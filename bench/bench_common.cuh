@@ -18,8 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -27,16 +27,18 @@
 #include <source_location>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <recur/layout/layout.hpp>
+#include <recur/storage.hpp>
 
 namespace recur_bench {
 
 using i64 = std::int64_t;
 
-constexpr i64 copy_bytes = i64(1) << 30;       // copied; read + write is twice this
+constexpr i64 copy_bytes = i64(1) << 30;  // copied; read + write is twice this
 // The spin ahead of each timed call: it must outlast the host's enqueue of
 // the call (host_us, reported per entry), or that time is measured too. 30 us
 // did not: recur::device::sosfilt takes about 50 us to enqueue, and measured
@@ -50,7 +52,10 @@ inline unsigned long long const spin_ns = [] {
 }();
 
 template <class T>
-constexpr char const* type_name = sizeof(T) == 4 ? "f32" : "f64";
+constexpr char const* type_name = std::is_same_v<T, recur::bfloat16>  ? "bf16"
+                                  : std::is_same_v<T, recur::float16> ? "f16"
+                                  : sizeof(T) == 4                    ? "f32"
+                                                                      : "f64";
 
 // ---------------------------------------------------------------------------
 // Errors: every CUDA call is checked; a failure throws, the entry is skipped

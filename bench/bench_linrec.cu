@@ -15,7 +15,10 @@
 //                       CUB's segmented form, which is also the faster CUB
 //                       formulation for one sequence
 //   linrec_...          recur: time-varying s and t, scalar s, the paper's
-//                       three-kernel form, batched contiguous and interleaved
+//                       three-kernel form, batched contiguous and interleaved;
+//                       linrec_batched_contiguous_bf16 at accelerated-scan's
+//                       shapes (bfloat16 storage, float arithmetic; bytes at
+//                       2 per element; no peer in this process)
 //   cub_scan_..., scan_...  generic scans: CUB DeviceScan (InclusiveSum for
 //                       the f32 sum, InclusiveScan otherwise) and
 //                       recur::device::scan over the same values in memory:
@@ -118,6 +121,8 @@ constexpr batch_shape batch_shapes[] = {{4096, 65536}};
 // f32 adds accelerated-scan's shape (B, C, T) = (8, 1536, 2^16) as 12288
 // lanes, and a length that is not a power of two (bench/python_bench.py).
 constexpr batch_shape batch_shapes_f32[] = {{4096, 65536}, {12288, 65536}, {4096, 60000}};
+// accelerated-scan's benchmark shapes (batch x channels sequences of 2^16).
+constexpr batch_shape batch_shapes_bf16[] = {{1536 * 8, 65536}, {4096, 65536}};
 constexpr i64 sum_size = i64(1) << 28;
 
 // Defaults handed to Google Benchmark unless the command line sets them.
@@ -134,9 +139,13 @@ constexpr double scalar_s_value = 0.95;        // scalar s
 constexpr double t_min = -1.0, t_max = 1.0;
 
 // Per-element tolerance relative to the magnitude bound m_i = |s_i| m_{i-1} + |t_i|:
-// about 1700 eps (f32) and 9000 eps (f64), far above rounding, far below a wrong element.
+// about 1700 eps (f32) and 9000 eps (f64), far above rounding, far below a wrong element;
+// 16-bit storage: about 2.5 units of the stored result's rounding (2^-8, 2^-11).
 template <class T>
-constexpr double tolerance = sizeof(T) == 4 ? 1e-4 : 1e-12;
+constexpr double tolerance = std::is_same_v<T, recur::bfloat16>  ? 1e-2
+                             : std::is_same_v<T, recur::float16> ? 1.25e-3
+                             : sizeof(T) == 4                    ? 1e-4
+                                                                 : 1e-12;
 
 // ---------------------------------------------------------------------------
 // Correctness: samples of a linrec result against a host double-precision
@@ -165,7 +174,8 @@ template <class T>
 void check_linrec(linrec_problem<T> const& p) {
   if (p.init) throw bench_failure("check_linrec: device init array not supported");
   // The benchmark layouts are dense.
-  if (any_nonfinite(p.w, p.lay.size())) throw bench_failure("wrong result: some output element is not finite (unwritten?)");
+  if (any_nonfinite(p.w, p.lay.size()))
+    throw bench_failure("wrong result: some output element is not finite (unwritten?)");
 
   for (sample const& smp : samples_for(p.lay)) {
     // Far from the start the reference begins from 0 a few thousand steps early:
@@ -732,8 +742,10 @@ void bm_scan(benchmark::State& st, std::string const& key, entry_info const& inf
       // Check the first and the last 2^12 elements (the last against a
       // double-precision fold of everything before them).
       std::vector<V> hi(static_cast<std::size_t>(n)), ho(static_cast<std::size_t>(n));
-      check(cudaMemcpyAsync(hi.data(), c->in[0].get(), hi.size() * sizeof(V), cudaMemcpyDeviceToHost, g_stream));
-      check(cudaMemcpyAsync(ho.data(), c->out.get(), ho.size() * sizeof(V), cudaMemcpyDeviceToHost, g_stream));
+      check(cudaMemcpyAsync(hi.data(), c->in[0].get(), hi.size() * sizeof(V), cudaMemcpyDeviceToHost,
+                            g_stream));
+      check(
+          cudaMemcpyAsync(ho.data(), c->out.get(), ho.size() * sizeof(V), cudaMemcpyDeviceToHost, g_stream));
       check(cudaStreamSynchronize(g_stream));
       auto acc = as_double(hi[0]);
       double mag = magnitude(acc), worst = 0;
@@ -789,16 +801,19 @@ void bm_chain3(benchmark::State& st, std::string const& key, entry_info const& i
     i64 const n = st.range(1);
     std::size_t const sets = sets_for(60 * n);
     auto call = [&](chain_case& c, void* temp, std::size_t& bytes, std::size_t k) {
-      return recur::device::matrix_chain<3, float>(temp, bytes, &c.M[k].get()->m[0][0], c.u[k].get(), c.x.get(),
-                                                   layout::contiguous(n), nullptr, nullptr, g_stream);
+      return recur::device::matrix_chain<3, float>(temp, bytes, &c.M[k].get()->m[0][0], c.u[k].get(),
+                                                   c.x.get(), layout::contiguous(n), nullptr, nullptr,
+                                                   g_stream);
     };
     auto& c = acquire<chain_case>(key, [&] {
       auto c = std::make_unique<chain_case>();
       for (std::size_t k = 0; k < sets; ++k) {
         c->M.emplace_back(std::size_t(n));
-        fill_values_kernel<<<grid_for(n), 256, 0, g_stream>>>(c->M.back().get(), n, 0x91u + k, gen_rotation{0.99});
+        fill_values_kernel<<<grid_for(n), 256, 0, g_stream>>>(c->M.back().get(), n, 0x91u + k,
+                                                              gen_rotation{0.99});
         c->u.emplace_back(std::size_t(3 * n));
-        fill_values_kernel<<<grid_for(3 * n), 256, 0, g_stream>>>(c->u.back().get(), 3 * n, 0x93u + k, gen_float{});
+        fill_values_kernel<<<grid_for(3 * n), 256, 0, g_stream>>>(c->u.back().get(), 3 * n, 0x93u + k,
+                                                                  gen_float{});
         check(cudaGetLastError());
       }
       c->x = dbuf<float>(std::size_t(3 * n));
@@ -809,7 +824,8 @@ void bm_chain3(benchmark::State& st, std::string const& key, entry_info const& i
       // The whole chain in double; the first and last 2^12 steps checked.
       std::vector<mat3f> hm(static_cast<std::size_t>(n));
       std::vector<float> hu(static_cast<std::size_t>(3 * n)), hx(static_cast<std::size_t>(3 * n));
-      check(cudaMemcpyAsync(hm.data(), c->M[0].get(), hm.size() * sizeof(mat3f), cudaMemcpyDeviceToHost, g_stream));
+      check(cudaMemcpyAsync(hm.data(), c->M[0].get(), hm.size() * sizeof(mat3f), cudaMemcpyDeviceToHost,
+                            g_stream));
       check(cudaMemcpyAsync(hu.data(), c->u[0].get(), hu.size() * 4, cudaMemcpyDeviceToHost, g_stream));
       check(cudaMemcpyAsync(hx.data(), c->x.get(), hx.size() * 4, cudaMemcpyDeviceToHost, g_stream));
       check(cudaStreamSynchronize(g_stream));
@@ -936,11 +952,13 @@ void register_lfilter() {
       };
       auto ref = [a, b](std::vector<double> const& x, std::vector<double>& y, i64 m) {
         std::vector<double> bd(b.begin(), b.end()), ad(a.begin(), a.end());
-        recur::reference::lfilter<double>(bd, ad, x.data(), y.data(), layout::contiguous(m), nullptr, nullptr);
+        recur::reference::lfilter<double>(bd, ad, x.data(), y.data(), layout::contiguous(m), nullptr,
+                                          nullptr);
       };
       finish(benchmark::RegisterBenchmark(family.c_str(),
                                           [=](benchmark::State& st) {
-                                            bm_stream_filter(st, key, info, sh.lanes, sh.n, 0x1f00u, call, ref);
+                                            bm_stream_filter(st, key, info, sh.lanes, sh.n, 0x1f00u, call,
+                                                             ref);
                                           })
                  ->Args({order, sh.lanes, sh.n})
                  ->ArgNames({"order", "lanes", "N"}));
@@ -981,7 +999,8 @@ void register_filters() {
       };
       finish(benchmark::RegisterBenchmark(family.c_str(),
                                           [=](benchmark::State& st) {
-                                            bm_stream_filter(st, key, info, sh.lanes, sh.n, 0x2f00u, call, ref);
+                                            bm_stream_filter(st, key, info, sh.lanes, sh.n, 0x2f00u, call,
+                                                             ref);
                                           })
                  ->Args({4, sh.lanes, sh.n})
                  ->ArgNames({"sections", "lanes", "N"}));
@@ -999,7 +1018,8 @@ void register_filters() {
       };
       finish(benchmark::RegisterBenchmark(family.c_str(),
                                           [=](benchmark::State& st) {
-                                            bm_stream_filter(st, key, info, sh.lanes, sh.n, 0x2f00u, call, ref);
+                                            bm_stream_filter(st, key, info, sh.lanes, sh.n, 0x2f00u, call,
+                                                             ref);
                                           })
                  ->Args({2, sh.lanes, sh.n})
                  ->ArgNames({"order", "lanes", "N"}));
@@ -1073,6 +1093,9 @@ void register_all() {
   register_peers<double>(sizes_f64, batch_shapes);
   register_ours<float>(sizes_f32, batch_shapes_f32);
   register_ours<double>(sizes_f64, batch_shapes);
+  for (batch_shape bs : batch_shapes_bf16)
+    register_batched<recur::bfloat16>("linrec", false, role::ours, bs,
+                                      recur_call<recur::bfloat16>(linrec_variant::automatic));
   register_scan<float, cuda::std::plus<>, gen_float>("sum_f32", i64(1) << 28, 1e-3);
   register_scan<recur::ops::affine<float>, recur::ops::compose, gen_affine>("affine_f32", i64(1) << 27, 1e-4);
   register_scan<mat3f, recur::ops::matrix_product, gen_rotation>("matrix3_f32", i64(1) << 24, 1e-2);

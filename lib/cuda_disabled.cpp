@@ -30,6 +30,8 @@ void linrec_cuda(linrec_problem<T> const&, CUstream_st*, linrec_variant) {
 }
 template void linrec_cuda<float>(linrec_problem<float> const&, CUstream_st*, linrec_variant);
 template void linrec_cuda<double>(linrec_problem<double> const&, CUstream_st*, linrec_variant);
+template void linrec_cuda<bfloat16>(linrec_problem<bfloat16> const&, CUstream_st*, linrec_variant);
+template void linrec_cuda<float16>(linrec_problem<float16> const&, CUstream_st*, linrec_variant);
 
 template <class T>
 void tridiag_cuda(tridiag_problem<T> const&, CUstream_st*, void*) {

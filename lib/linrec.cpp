@@ -61,7 +61,7 @@ linrec_problem<T> checked(operand<T> const& s, operand<T> const& t, T* w, layout
 
 }  // namespace
 
-template <real_value T>
+template <linrec_value T>
 void linrec(host const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* w,
             layout const& lay, linrec_options<std::type_identity_t<T>> const& opt) {
   detail::check_threads(fn, ex);
@@ -75,7 +75,7 @@ void linrec(host const& ex, operand<std::type_identity_t<T>> s, operand<std::typ
   detail::linrec_cpu(p, ex.threads);
 }
 
-template <real_value T>
+template <linrec_value T>
 void linrec(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* w,
             layout const& lay, linrec_options<std::type_identity_t<T>> const& opt) {
   detail::require_cuda(fn);
@@ -94,9 +94,17 @@ template void linrec<float>(host const&, operand<float>, operand<float>, float*,
                             linrec_options<float> const&);
 template void linrec<double>(host const&, operand<double>, operand<double>, double*, layout const&,
                              linrec_options<double> const&);
+template void linrec<bfloat16>(host const&, operand<bfloat16>, operand<bfloat16>, bfloat16*, layout const&,
+                               linrec_options<bfloat16> const&);
+template void linrec<float16>(host const&, operand<float16>, operand<float16>, float16*, layout const&,
+                              linrec_options<float16> const&);
 template void linrec<float>(cuda const&, operand<float>, operand<float>, float*, layout const&,
                             linrec_options<float> const&);
 template void linrec<double>(cuda const&, operand<double>, operand<double>, double*, layout const&,
                              linrec_options<double> const&);
+template void linrec<bfloat16>(cuda const&, operand<bfloat16>, operand<bfloat16>, bfloat16*, layout const&,
+                               linrec_options<bfloat16> const&);
+template void linrec<float16>(cuda const&, operand<float16>, operand<float16>, float16*, layout const&,
+                              linrec_options<float16> const&);
 
 }  // namespace recur

@@ -138,14 +138,67 @@ void run_and_check(problem<T> const& p, linrec_variant v, memory m = memory::dev
   BOOST_TEST(msg.empty(), "cuda " << name(v) << " " << type_name<T> << " " << p.sp.describe() << "\n" << msg);
 }
 
-// Both types, every variant given, one generated problem per type.
+// Each type given, every variant given, one generated problem per type.
+template <class... Ts>
+void run_types(spec const& sp, std::initializer_list<linrec_variant> vs) {
+  auto const one = [&]<class T>(T const*) {
+    auto const p = make_problem<T>(sp);
+    for (auto const v : vs) run_and_check(p, v);
+  };
+  (one(static_cast<Ts const*>(nullptr)), ...);
+}
+
 void run_both_types(spec const& sp, std::initializer_list<linrec_variant> vs = {linrec_variant::single_pass,
                                                                                 linrec_variant::three_kernel,
                                                                                 linrec_variant::pipelined}) {
-  auto const pf = make_problem<float>(sp);
-  for (auto const v : vs) run_and_check(pf, v);
-  auto const pd = make_problem<double>(sp);
-  for (auto const v : vs) run_and_check(pd, v);
+  run_types<float, double>(sp, vs);
+}
+
+// 16-bit storage, float arithmetic: inputs generated in bfloat16 and float16,
+// the result checked against the exact recurrence of those rounded inputs
+// with the float bound plus the rounding of the stored result (relative 2^-8
+// and 2^-11 of |w_i|; linrec_harness.hpp). Every variant.
+void run_low_precision(spec const& sp) {
+  run_types<recur::bfloat16, recur::float16>(sp, {linrec_variant::automatic, linrec_variant::single_pass,
+                                                  linrec_variant::three_kernel, linrec_variant::pipelined});
+}
+
+struct batch_shape {
+  layout_kind kind;
+  std::int64_t count, n;
+};
+
+// run(spec) on each shape in both directions, options rotated (rotated()).
+template <class Run>
+void sweep_shapes(std::initializer_list<batch_shape> shapes, std::uint64_t salt, Run&& run) {
+  int idx = 0;
+  for (auto const& sh : shapes)
+    for (direction const dir : directions) {
+      spec sp;
+      sp.lay = make_layout(sh.kind, sh.n, sh.count);
+      sp.dir = dir;
+      sp.seed = seed_for(salt, idx);
+      sp = rotated(sp, idx++);
+      run(sp);
+    }
+}
+
+// run(spec) on every combination of init, final_state, scalar or array s
+// and t, and in-place use, both directions, on one shape per agent.
+template <class Run>
+void sweep_options(char const* what, std::uint64_t salt, Run&& run) {
+  layout const shapes[] = {make_layout(layout_kind::strided_gaps, 5000, 3),  // tiles, with gaps
+                           make_layout(layout_kind::interleaved, 3001, 64),  // lanes
+                           layout::contiguous(65537)};                       // tiles, one sequence
+  case_count cases(what);
+  int idx = 0;
+  for (layout const& lay : shapes)
+    for (direction const dir : directions)
+      for (spec const& sp : option_combinations(lay, dir, salt, idx)) {
+        run(sp);
+        cases.run();
+      }
+  cases.require(3 * 2 * option_combination_count);
 }
 
 // ------------------------------------------------------- preconditions ----
@@ -176,48 +229,30 @@ BOOST_AUTO_TEST_CASE(lengths_single_sequence) {
 }
 
 BOOST_AUTO_TEST_CASE(batches_and_layouts) {
-  struct shape {
-    layout_kind kind;
-    std::int64_t count, n;
-  };
   // count x n. Interleaved with count >= 32 runs the lanes agent (128 lanes,
   // 32 or 16 rows per tile); fewer sequences, or gaps, run the tiles agent.
-  shape const shapes[] = {
-      {layout_kind::contiguous, 257, 3001},      {layout_kind::contiguous, 4096, 33},
-      {layout_kind::contiguous, 64, 65537},      {layout_kind::contiguous, 3, 1000003},
-      {layout_kind::interleaved, 4096, 1000},    {layout_kind::interleaved, 31, 5000},
-      {layout_kind::interleaved, 1000, 31},      {layout_kind::interleaved, 129, 33},
-      {layout_kind::interleaved, 32, 4097},      {layout_kind::interleaved, 128, 17},
-      {layout_kind::interleaved, 2, 100003},     {layout_kind::strided_gaps, 7, 4099},
-      {layout_kind::strided_gaps, 100, 300},     {layout_kind::interleaved_padded, 40, 1025},
-      {layout_kind::interleaved_padded, 31, 257}};
-  int idx = 0;
-  for (auto const& sh : shapes)
-    for (direction const dir : directions) {
-      spec sp;
-      sp.lay = make_layout(sh.kind, sh.n, sh.count);
-      sp.dir = dir;
-      sp.seed = seed_for(301, idx);
-      sp = rotated(sp, idx++);
-      run_both_types(sp);
-    }
+  sweep_shapes({{layout_kind::contiguous, 257, 3001},
+                {layout_kind::contiguous, 4096, 33},
+                {layout_kind::contiguous, 64, 65537},
+                {layout_kind::contiguous, 3, 1000003},
+                {layout_kind::interleaved, 4096, 1000},
+                {layout_kind::interleaved, 31, 5000},
+                {layout_kind::interleaved, 1000, 31},
+                {layout_kind::interleaved, 129, 33},
+                {layout_kind::interleaved, 32, 4097},
+                {layout_kind::interleaved, 128, 17},
+                {layout_kind::interleaved, 2, 100003},
+                {layout_kind::strided_gaps, 7, 4099},
+                {layout_kind::strided_gaps, 100, 300},
+                {layout_kind::interleaved_padded, 40, 1025},
+                {layout_kind::interleaved_padded, 31, 257}},
+               301, [](spec const& sp) { run_both_types(sp); });
 }
 
 // Every combination of init, final_state, scalar or array s and t, and
 // in-place use, both directions, on one shape per agent.
 BOOST_AUTO_TEST_CASE(options_cross_product) {
-  layout const shapes[] = {make_layout(layout_kind::strided_gaps, 5000, 3),  // tiles, with gaps
-                           make_layout(layout_kind::interleaved, 3001, 64),  // lanes
-                           layout::contiguous(65537)};                       // tiles, one sequence
-  case_count cases("linrec cuda options");
-  int idx = 0;
-  for (layout const& lay : shapes)
-    for (direction const dir : directions)
-      for (spec const& sp : option_combinations(lay, dir, 302, idx)) {
-        run_both_types(sp);
-        cases.run();
-      }
-  cases.require(3 * 2 * option_combination_count);
+  sweep_options("linrec cuda options", 302, [](spec const& sp) { run_both_types(sp); });
 }
 
 // |s| ~ 1: a step's influence spans (nearly) the whole sequence, across every
@@ -267,6 +302,53 @@ BOOST_AUTO_TEST_CASE(automatic_scalar_s_choices) {
     }
 }
 
+// 16-bit storage (run_low_precision): each agent, tiles (contiguous, gaps,
+// few interleaved sequences), lanes (interleaved batches), pipelined (its
+// 16-byte copies carry 8 elements), three kernels.
+BOOST_AUTO_TEST_CASE(low_precision_lengths) {
+  int idx = 0;
+  for (std::int64_t const n : {0, 1, 2, 3, 7, 4095, 4096, 4097, 8193, 65536, 100003, 1000003})
+    for (direction const dir : directions) {
+      spec sp;
+      sp.lay = layout::contiguous(n);
+      sp.dir = dir;
+      sp.seed = seed_for(320, idx);
+      sp = rotated(sp, idx++);
+      run_low_precision(sp);
+    }
+  // A scalar s whose tile power underflows: automatic runs the pipelined agent.
+  for (layout const& lay : {layout::contiguous(100003), layout::contiguous(65536, 48)}) {
+    spec sp;
+    sp.lay = lay;
+    sp.s_scalar = true;
+    sp.seed = seed_for(321, idx++);
+    auto pb = make_problem<recur::bfloat16>(sp);
+    pb.s_value = recur::bfloat16(0.5f);
+    run_and_check(pb, linrec_variant::automatic);
+    auto ph = make_problem<recur::float16>(sp);
+    ph.s_value = recur::float16(-0.25f);
+    run_and_check(ph, linrec_variant::automatic);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(low_precision_batches) {
+  sweep_shapes({{layout_kind::contiguous, 48, 100003},
+                {layout_kind::contiguous, 64, 65536},
+                {layout_kind::contiguous, 4096, 33},
+                {layout_kind::contiguous, 257, 3001},
+                {layout_kind::interleaved, 4096, 1000},
+                {layout_kind::interleaved, 31, 5000},
+                {layout_kind::interleaved, 129, 33},
+                {layout_kind::interleaved, 2, 100003},
+                {layout_kind::strided_gaps, 7, 4099},
+                {layout_kind::interleaved_padded, 40, 1025}},
+               322, run_low_precision);
+}
+
+BOOST_AUTO_TEST_CASE(low_precision_options) {
+  sweep_options("linrec cuda bfloat16 and float16 options", 323, run_low_precision);
+}
+
 // final_state == init (allowed: one array carries the state in and out).
 // The tile that writes a sequence's final state must wait until the tile
 // holding its element 0 has read init, even when its look-back stops early at
@@ -298,9 +380,11 @@ BOOST_AUTO_TEST_CASE(final_state_is_init) {
         sp.seed = seed_for(314, idx++);
         auto pf = make_problem<float>(sp);
         auto pd = make_problem<double>(sp);
-        if (s_scalar) {  // tile powers underflow: walks stop at one predecessor
+        auto pb = make_problem<recur::bfloat16>(sp);  // 16-bit storage: the same waits
+        if (s_scalar) {                               // tile powers underflow: walks stop at one predecessor
           pf.s_value = 0.5f;
           pd.s_value = 0.5;
+          pb.s_value = recur::bfloat16(0.5f);
         }
         auto const shared_check = [&](auto const& p, linrec_variant v) {
           auto const msg = check(p, run_cuda(p, v, memory::device, true));
@@ -314,6 +398,7 @@ BOOST_AUTO_TEST_CASE(final_state_is_init) {
                              linrec_variant::three_kernel, linrec_variant::pipelined}) {
           shared_check(pf, v);
           shared_check(pd, v);
+          shared_check(pb, v);
         }
       }
 }

@@ -145,6 +145,41 @@ BOOST_AUTO_TEST_CASE(long_memory) {
   }
 }
 
+// 16-bit storage, float arithmetic: inputs generated in the storage type,
+// checked against the exact recurrence of those rounded inputs with the
+// float bound plus the rounding of the stored result (linrec_harness.hpp).
+// Every layout kind with a batch, the options, a long sequence (P-scheme
+// chunks), both directions.
+BOOST_AUTO_TEST_CASE(low_precision) {
+  case_count cases("linrec host bfloat16 and float16");
+  auto const both = [&](spec const& sp, recur::host ex) {
+    run_and_check<recur::bfloat16>(sp, ex);
+    run_and_check<recur::float16>(sp, ex);
+    cases.run();
+  };
+  int idx = 0;
+  for (layout_kind const kind : layout_kinds)
+    for (direction const dir : directions) {
+      spec sp;
+      sp.lay = make_layout(kind, 1001, 37);
+      sp.dir = dir;
+      sp.seed = seed_for(107, idx);
+      sp = rotated(sp, idx++);
+      both(sp, recur::host{3});
+    }
+  for (direction const dir : directions) {
+    spec sp;
+    sp.lay = layout::contiguous(100003);
+    sp.dir = dir;
+    sp.dist = coef::near_one;
+    sp.seed = seed_for(108, static_cast<int>(dir));
+    both(sp, recur::host{0});
+    for (spec const& o : option_combinations(make_layout(layout_kind::strided_gaps, 129, 3), dir, 109, idx))
+      both(o, recur::host{2});
+  }
+  cases.require(4 * 2 + 2 * (1 + option_combination_count));
+}
+
 // Same input, same executor: bitwise the same output (API guarantee).
 BOOST_AUTO_TEST_CASE(deterministic) {
   auto const twice = [](auto const& p, recur::host ex) {

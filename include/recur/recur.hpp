@@ -7,6 +7,7 @@
 #include <recur/config.hpp>
 #include <recur/error.hpp>
 #include <recur/executor.hpp>
+#include <recur/storage.hpp>
 #include <recur/types.hpp>
 
 #include <recur/layout/layout.hpp>

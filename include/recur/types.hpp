@@ -17,6 +17,8 @@
 #include <optional>
 #include <string_view>
 
+#include <recur/storage.hpp>
+
 namespace recur {
 
 // ---------------------------------------------------------- value types --
@@ -24,6 +26,11 @@ namespace recur {
 // The floating-point types of every facility.
 template <class T>
 concept real_value = std::same_as<T, float> || std::same_as<T, double>;
+
+// The value types of linrec: the floating-point types, and the 16-bit
+// storage types (recur/storage.hpp) computed in float.
+template <class T>
+concept linrec_value = real_value<T> || storage16<T>;
 
 // The sample types of the integer DPCM codecs.
 template <class S>

@@ -18,7 +18,8 @@ namespace recur::kernels {
 template <class T, int Block, int Rows, int LookbackDepth>
 struct agent_linrec_lanes {
   static constexpr int block_threads = Block;
-  using map = ops::affine<T>;
+  using V = compute_t<T>;  // T is stored, V computed in (linrec_params.cuh)
+  using map = ops::affine<V>;
 
   struct temp_storage {
     map stack[LookbackDepth * Block];
@@ -33,7 +34,7 @@ struct agent_linrec_lanes {
   // One status slot per lane and chunk.
   static std::int64_t slots(std::int64_t n, std::int64_t count) { return chunks(n) * count; }
 
-  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, linrec_tile_status<T> const& st) {
+  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, linrec_tile_status<V> const& st) {
     unsigned const tid = threadIdx.x;
     if (tid == 0) ts.tile = st.next_tile();
     __syncthreads();
@@ -48,21 +49,21 @@ struct agent_linrec_lanes {
     map m[Rows];
 #pragma unroll
     for (int r = 0; r < Rows; ++r) {
-      m[r] = ops::affine_identity<T>();
+      m[r] = ops::affine_identity<V>();
       if (r < rows) m[r] = prm.step(lane, row0 + r, prm.offset(lane, row0 + r));
     }
-    map agg = ops::affine_identity<T>();
+    map agg = ops::affine_identity<V>();
 #pragma unroll
     for (int r = 0; r < Rows; ++r) agg = ops::compose_resetting{}(agg, m[r]);
 
     std::int64_t const slot = chunk * count + lane;
-    T w = T(0);
+    V w = V(0);
     if (chunk > 0) {
       st.publish(slot, lookback_aggregate, agg);
       w = st.template lookback_thread<LookbackDepth>(slot - count, count, ts.stack + tid, Block,
-                                                     linrec_fold<T, 1>{});
+                                                     linrec_fold<V, 1>{});
     }
-    st.publish(slot, lookback_inclusive, {T(0), apply_resetting(agg, w)});
+    st.publish(slot, lookback_inclusive, {V(0), apply_resetting(agg, w)});
     // final_state may be init: the lane's last chunk writes it only after
     // chunk 0 has read init (a walk from chunk 2 on may stop short of it at a
     // constant map; see init_tile_to_await).
@@ -81,7 +82,7 @@ struct agent_linrec_lanes {
 
 template <class Agent, class T>
 __global__ void __launch_bounds__(Agent::block_threads)
-    linrec_lanes_kernel(linrec_params<T> prm, linrec_tile_status<T> st) {
+    linrec_lanes_kernel(linrec_params<T> prm, linrec_tile_status<compute_t<T>> st) {
   __shared__ typename Agent::temp_storage ts;
   Agent::run(ts, prm, st);
 }

@@ -51,7 +51,7 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
-// 16 bytes of T.
+// 16 bytes of T (the storage type).
 template <class T>
 struct alignas(16) chunk {
   static constexpr int n = 16 / sizeof(T);
@@ -73,10 +73,11 @@ struct agent_linrec_pipe {
   static_assert(Items % per_chunk == 0, "a thread's run is whole 16-byte chunks");
   static_assert(chunks == 1 || chunks == 2 || chunks == 4 || chunks == 8, "chunks per thread: 1, 2, 4 or 8");
   static_assert(Stages >= 2, "at least two stages: one being worked on, one in flight");
-  using map = ops::affine<T>;
+  using V = compute_t<T>;  // T is stored (the copies), V computed in (linrec_params.cuh)
+  using map = ops::affine<V>;
   using scan = block_scan<map, Block, ops::compose_resetting>;
-  using status = linrec_tile_status<T>;
-  using fold = linrec_fold<T, 8>;
+  using status = linrec_tile_status<V>;
+  using fold = linrec_fold<V, 8>;
 
   // Slot of chunk c of owner o. Rotating each owner's chunks by o/2 puts the
   // 8 chunks that a quarter warp reads at once (owners 8q .. 8q+7, same c) in
@@ -100,7 +101,7 @@ struct agent_linrec_pipe {
     typename scan::temp_storage scan;
     typename status::template walk_storage<LookbackDepth> walk;
     std::int64_t tile[Stages];
-    T w_in;
+    V w_in;
   };
 
   static std::int64_t tiles(std::int64_t total) { return (total + tile_items - 1) / tile_items; }
@@ -175,8 +176,8 @@ struct agent_linrec_pipe {
       std::int64_t const f0 = tile * tile_items;
       stage& sg = ts.st[k];
 
-      // The owner's run, into registers.
-      T s[Items], t[Items];
+      // The owner's run, into registers, converted to V.
+      V s[Items], t[Items];
 #pragma unroll
       for (int c = 0; c < chunks; ++c) {
         int const d = slot(static_cast<int>(tid), c);
@@ -184,8 +185,8 @@ struct agent_linrec_pipe {
         chunk const ct = p.t ? sg.t[d] : chunk{};
 #pragma unroll
         for (int u = 0; u < per_chunk; ++u) {
-          s[c * per_chunk + u] = p.s ? cs.v[u] : p.s_value;
-          t[c * per_chunk + u] = p.t ? ct.v[u] : p.t_value;
+          s[c * per_chunk + u] = to_compute(p.s ? cs.v[u] : p.s_value);
+          t[c * per_chunk + u] = to_compute(p.t ? ct.v[u] : p.t_value);
         }
       }
 
@@ -206,8 +207,8 @@ struct agent_linrec_pipe {
 #pragma unroll
         for (int j = 0; j < Items; ++j) {
           if (rr == 0 && f + j < total) {
-            t[j] = fma(s[j], p.init_of(sq), t[j]);
-            s[j] = T(0);
+            t[j] = fma(s[j], prm.init_of(sq), t[j]);
+            s[j] = V(0);
           }
           last[j] = rr == n - 1;
           if (++rr == n) {
@@ -218,42 +219,42 @@ struct agent_linrec_pipe {
       }
 
       // Pre-computation.
-      map run = ops::affine_identity<T>();
+      map run = ops::affine_identity<V>();
 #pragma unroll
       for (int j = 0; j < Items; ++j) run = ops::compose_resetting{}(run, map{s[j], t[j]});
       __syncthreads();  // ts.tile[k_next] is visible
       copy_in(ts, k_next, ts.tile[k_next], p, total, n_tiles);
       map tile_map;
       map const prefix =
-          scan::exclusive(ts.scan, run, ops::affine_identity<T>(), ops::compose_resetting{}, tile_map);
+          scan::exclusive(ts.scan, run, ops::affine_identity<V>(), ops::compose_resetting{}, tile_map);
 
       // Propagation (warp 0), while the next tile's copies are in flight.
       if (tid < 32) {
         if (tile > 0 && tid == 0) st.publish(tile, lookback_aggregate, tile_map);
-        T const w_in = tile > 0
+        V const w_in = tile > 0
                            ? st.template lookback<LookbackDepth, LookbackWords>(tile, 0, ts.walk, tid, fold{})
-                           : T(0);
+                           : V(0);
         if (tid == 0) {
-          st.publish(tile, lookback_inclusive, {T(0), apply_resetting(tile_map, w_in)});
+          st.publish(tile, lookback_inclusive, {V(0), apply_resetting(tile_map, w_in)});
           if (std::int64_t const q = init_tile_to_await(p, tile, tile_items); q >= 0) st.wait_published(q);
           ts.w_in = w_in;
         }
       }
       __syncthreads();
 
-      // Determination, in registers, back to the owner's slots.
-      T w = apply_resetting(prefix, ts.w_in);
+      // Determination, in registers, back to the owner's slots (rounded to T).
+      V w = apply_resetting(prefix, ts.w_in);
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
         w = determine(s[j], t[j], w);
         t[j] = w;
-        if (last[j] && p.final_state && f + j < total) p.final_state[(f + j) / n] = w;
+        if (last[j] && p.final_state && f + j < total) p.final_state[(f + j) / n] = to_storage<T>(w);
       }
 #pragma unroll
       for (int c = 0; c < chunks; ++c) {
         chunk out;
 #pragma unroll
-        for (int u = 0; u < per_chunk; ++u) out.v[u] = t[c * per_chunk + u];
+        for (int u = 0; u < per_chunk; ++u) out.v[u] = to_storage<T>(t[c * per_chunk + u]);
         sg.t[slot(static_cast<int>(tid), c)] = out;
       }
       __syncthreads();
@@ -280,7 +281,7 @@ struct agent_linrec_pipe {
 
 template <class Agent, class T>
 __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
-    linrec_pipe_kernel(linrec_params<T> prm, linrec_tile_status<T> st) {
+    linrec_pipe_kernel(linrec_params<T> prm, linrec_tile_status<compute_t<T>> st) {
   extern __shared__ __align__(16) unsigned char linrec_pipe_smem[];
   Agent::run(*reinterpret_cast<typename Agent::temp_storage*>(linrec_pipe_smem), prm, st);
 }

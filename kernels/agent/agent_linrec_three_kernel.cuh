@@ -29,12 +29,14 @@ struct linrec_three_kernel_plan {
 };
 
 // Rearranges the flattened batch into [M][P] (in) or back (out), 32 x 32
-// tiles through shared memory so both sides coalesce.
+// tiles through shared memory so both sides coalesce. The plan's arrays hold
+// the compute type: T is converted on the way in and rounded on the way out.
 template <class T, bool In>
 __global__ void __launch_bounds__(256)
-    linrec_rearrange_kernel(linrec_params<T> prm, linrec_three_kernel_plan<T> plan) {
-  __shared__ T tile_a[32][33];
-  __shared__ T tile_b[32][33];
+    linrec_rearrange_kernel(linrec_params<T> prm, linrec_three_kernel_plan<compute_t<T>> plan) {
+  using V = compute_t<T>;
+  __shared__ V tile_a[32][33];
+  __shared__ V tile_b[32][33];
   std::int64_t const n = prm.p.lay.n;
   std::int64_t const j0 = static_cast<std::int64_t>(blockIdx.x) * 32;  // chunk offset
   std::int64_t const p0 = static_cast<std::int64_t>(blockIdx.y) * 32;  // chunk
@@ -42,7 +44,7 @@ __global__ void __launch_bounds__(256)
   if (In) {
     for (unsigned r = ty; r < 32; r += 8) {  // read along the flat order
       std::int64_t const p = p0 + r, j = j0 + tx, f = plan.flat(p, j);
-      ops::affine<T> m = ops::affine_identity<T>();
+      ops::affine<V> m = ops::affine_identity<V>();
       if (p < plan.chunks && j < plan.length && f < plan.total) {
         std::int64_t const seq = f / n, i = f - seq * n;
         m = prm.step(seq, i, prm.offset(seq, i));

@@ -31,22 +31,23 @@ struct agent_linrec_tiles {
   static constexpr int block_threads = Block;
   static constexpr int min_blocks = MinBlocks;
   static constexpr int tile_items = Block * Items;
-  using map = ops::affine<T>;
+  using V = compute_t<T>;  // T is stored, V computed in (linrec_params.cuh)
+  using map = ops::affine<V>;
   using scan = block_scan<map, Block, ops::compose_resetting>;
-  using status = linrec_tile_status<T>;
-  using fold = linrec_fold<T, 8>;
+  using status = linrec_tile_status<V>;
+  using fold = linrec_fold<V, 8>;
 
   // One pad word every 32 so a thread's contiguous run is read without bank
   // conflicts.
   static constexpr int padded(int k) { return k + k / 32; }
 
   struct temp_storage {
-    T s[padded(tile_items)];
-    T t[padded(tile_items)];  // holds w after determination
+    V s[padded(tile_items)];
+    V t[padded(tile_items)];  // holds w after determination
     typename scan::temp_storage scan;
     typename status::template walk_storage<LookbackDepth> walk;
     std::int64_t tile;
-    T w_in;
+    V w_in;
   };
 
   static std::int64_t tiles(std::int64_t total) { return (total + tile_items - 1) / tile_items; }
@@ -81,7 +82,7 @@ struct agent_linrec_tiles {
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       int const k = j * Block + tid;
-      m[j] = ops::affine_identity<T>();
+      m[j] = ops::affine_identity<V>();
       if (k < valid) {
         std::int64_t seq, i;
         locate(k, seq, i);
@@ -99,7 +100,7 @@ struct agent_linrec_tiles {
     // Pre-computation over the thread's contiguous run (m[] is reused; the
     // determination reads the run again from shared memory, which keeps the
     // registers, and so the occupancy, down).
-    map run = ops::affine_identity<T>();
+    map run = ops::affine_identity<V>();
     if constexpr (Phases != linrec_phases::load_store) {
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
@@ -110,30 +111,30 @@ struct agent_linrec_tiles {
     map tile_map = run;
     map prefix = run;
     if constexpr (Phases != linrec_phases::load_store)
-      prefix = scan::exclusive(ts.scan, run, ops::affine_identity<T>(), ops::compose_resetting{}, tile_map);
+      prefix = scan::exclusive(ts.scan, run, ops::affine_identity<V>(), ops::compose_resetting{}, tile_map);
 
     // Propagation: the tile's incoming state.
     if constexpr (Phases == linrec_phases::all || Phases == linrec_phases::propagate) {
       if (tid < 32) {
         if (tile > 0 && tid == 0) st.publish(tile, lookback_aggregate, tile_map);
-        T const w_in = tile > 0
+        V const w_in = tile > 0
                            ? st.template lookback<LookbackDepth, LookbackWords>(tile, 0, ts.walk, tid, fold{})
-                           : T(0);
+                           : V(0);
         if (tid == 0) {
-          st.publish(tile, lookback_inclusive, {T(0), apply_resetting(tile_map, w_in)});
+          st.publish(tile, lookback_inclusive, {V(0), apply_resetting(tile_map, w_in)});
           if (std::int64_t const q = init_tile_to_await(prm.p, tile, tile_items); q >= 0)
             st.wait_published(q);
           ts.w_in = w_in;
         }
       }
     } else if (tid == 0) {
-      ts.w_in = T(0);
+      ts.w_in = V(0);
     }
     __syncthreads();
 
     // Determination from the thread's incoming state.
     if constexpr (Phases == linrec_phases::all) {
-      T w = apply_resetting(prefix, ts.w_in);
+      V w = apply_resetting(prefix, ts.w_in);
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
         int const k = padded(static_cast<int>(tid) * Items + j);
@@ -160,7 +161,7 @@ struct agent_linrec_tiles {
 // dispatch raises the kernel's limit with cudaFuncSetAttribute).
 template <class Agent, class T>
 __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
-    linrec_tiles_kernel(linrec_params<T> prm, linrec_tile_status<T> st) {
+    linrec_tiles_kernel(linrec_params<T> prm, linrec_tile_status<compute_t<T>> st) {
   extern __shared__ __align__(16) unsigned char linrec_tiles_smem[];
   Agent::run(*reinterpret_cast<typename Agent::temp_storage*>(linrec_tiles_smem), prm, st);
 }

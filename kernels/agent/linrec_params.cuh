@@ -4,6 +4,11 @@
 // the constant map (0, s_0 init_k + t_0), so a batch of sequences is one scan
 // of maps whose boundaries need no flags (see ops::compose_resetting). And
 // the look-back's record and fold for the single-pass agents.
+//
+// T is the storage type of the problem's arrays and scalars, V = compute_t<T>
+// the type of every map and state (float for the 16-bit storage types): step
+// converts what it loads, store rounds what it writes, and everything between
+// (compositions, scans, look-back records, determination) is V.
 
 #include <cmath>
 #include <cstdint>
@@ -11,6 +16,7 @@
 
 #include <recur/detail/linrec_problem.hpp>
 #include <recur/ops/affine.hpp>
+#include <recur/storage.hpp>
 #include "../thread/thread_ops.cuh"
 #include "lookback.cuh"
 
@@ -18,24 +24,28 @@ namespace recur::kernels {
 
 template <class T>
 struct linrec_params {
+  using value = compute_t<T>;
   detail::linrec_problem<T> p;
 
   __device__ __forceinline__ std::int64_t offset(std::int64_t seq, std::int64_t i) const {
     return i * p.lay.element_stride + seq * p.lay.batch_stride;
   }
+  __device__ __forceinline__ value init_of(std::int64_t seq) const { return to_compute(p.init_of(seq)); }
   // Step i of sequence seq as a map, the sequence start folded in.
-  __device__ __forceinline__ ops::affine<T> step(std::int64_t seq, std::int64_t i, std::int64_t off) const {
-    T s = p.s ? p.s[off] : p.s_value;
-    T t = p.t ? p.t[off] : p.t_value;
+  __device__ __forceinline__ ops::affine<value> step(std::int64_t seq, std::int64_t i,
+                                                     std::int64_t off) const {
+    value s = to_compute(p.s ? p.s[off] : p.s_value);
+    value t = to_compute(p.t ? p.t[off] : p.t_value);
     if (i == 0) {
-      t = fma(s, p.init_of(seq), t);
-      s = T(0);
+      t = fma(s, init_of(seq), t);
+      s = value(0);
     }
     return {s, t};
   }
-  __device__ __forceinline__ void store(std::int64_t seq, std::int64_t i, std::int64_t off, T w) const {
-    p.w[off] = w;
-    if (p.final_state && i == p.lay.n - 1) p.final_state[seq] = w;
+  __device__ __forceinline__ void store(std::int64_t seq, std::int64_t i, std::int64_t off, value w) const {
+    T const v = to_storage<T>(w);
+    p.w[off] = v;
+    if (p.final_state && i == p.lay.n - 1) p.final_state[seq] = v;
   }
 };
 
@@ -65,12 +75,13 @@ __device__ __forceinline__ T determine(T s, T t, T w) {
   return s == T(0) ? t : fma(s, w, t);
 }
 
-// A tile's status: one word of 2 sizeof(T) bytes holding its map (a, b),
-// read and written whole. The inclusive value w_out is published as the
-// constant map (0, w_out); any map with a == 0 reads as inclusive, since it
-// is the tile's outgoing state whatever came before (a constant map ends a
-// walk, which needs no history). a's bits all ones (the 0xff memset) read as
-// nothing published; a NaN a is stored canonical, so it never collides.
+// A tile's status (T: the compute type): one word of 2 sizeof(T) bytes
+// holding its map (a, b), read and written whole. The inclusive value w_out
+// is published as the constant map (0, w_out); any map with a == 0 reads as
+// inclusive, since it is the tile's outgoing state whatever came before (a
+// constant map ends a walk, which needs no history). a's bits all ones (the
+// 0xff memset) read as nothing published; a NaN a is stored canonical, so it
+// never collides.
 template <class T>
 struct linrec_record {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8);

@@ -10,6 +10,8 @@
 // host API in lib/ checks arguments and mirrors reverse calls). Nothing is
 // synchronised or allocated here; every launch is graph-capturable. The
 // temporary storage must not be shared by two calls in flight at once.
+// T is the storage type (float, double, recur::bfloat16, recur::float16); the
+// agents compute in compute_t<T> (kernels/agent/linrec_params.cuh).
 
 #include <cmath>
 #include <cstddef>
@@ -41,18 +43,19 @@ using linrec_pipe_agent = agent_linrec_pipe<T, linrec_policy<T>::pipe_block, lin
                                             linrec_policy<T>::pipe_min_blocks>;
 
 // Whether every tile's composed map is provably constant (a == 0): s is one
-// scalar whose tile-length power underflows to zero in T, with a margin of
-// 10 binary orders (any association of the product gives exactly 0). Then
+// scalar whose tile-length power underflows to zero in the compute type, with
+// a margin of 10 binary orders (any association of the product gives exactly
+// 0). Then
 // each look-back ends at the predecessor, the case the pipelined agent is
 // made for, and its long-memory weakness cannot arise.
 template <class T>
 bool linrec_tiles_forget(detail::linrec_problem<T> const& p, int tile_items) {
   if (p.s) return false;
-  double const a = p.s_value < T(0) ? -double(p.s_value) : double(p.s_value);
+  double const a = std::fabs(double(to_compute(p.s_value)));
   if (!(a < 1)) return false;  // also NaN
   if (a == 0) return true;
   constexpr double limit =
-      sizeof(T) == 4 ? -149.0 - 10.0 : -1074.0 - 10.0;  // smallest subnormal, minus margin
+      sizeof(compute_t<T>) == 4 ? -149.0 - 10.0 : -1074.0 - 10.0;  // smallest subnormal, minus margin
   return tile_items * std::log2(a) < limit;
 }
 
@@ -89,12 +92,13 @@ template <class T>
 cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem<T> const& p,
                    cudaStream_t stream = 0, linrec_variant variant = linrec_variant::automatic) {
   using namespace recur::kernels;
+  using V = compute_t<T>;  // the agents compute in V, the arrays hold T
   using policy = linrec_policy<T>;
   using tiles_agent =
       agent_linrec_tiles<T, policy::block, policy::items, policy::lookback_depth, policy::min_blocks>;
   using lanes_agent =
       agent_linrec_lanes<T, policy::lanes_block, policy::lanes_rows, policy::lanes_lookback_depth>;
-  using status = linrec_tile_status<T>;
+  using status = linrec_tile_status<V>;
 
   linrec_agent const agent = choose_linrec_agent(p, variant);
   linrec_params<T> const prm{p};
@@ -166,32 +170,32 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       cudaError_t e = cudaGetDevice(&dev);
       if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
       if (e != cudaSuccess) return e;
-      linrec_three_kernel_plan<T> plan{};
+      linrec_three_kernel_plan<V> plan{};
       plan.total = total;
       std::int64_t const want =
           static_cast<std::int64_t>(sms) * policy::three_kernel_blocks_per_sm * policy::three_kernel_block;
       plan.chunks = total < want ? total : want;
       plan.length = (total + plan.chunks - 1) / plan.chunks;
       std::size_t const cells = static_cast<std::size_t>(plan.chunks) * plan.length;
-      std::size_t const b_arr = align256(sizeof(T) * cells);
-      std::size_t const b_map = align256(sizeof(ops::affine<T>) * plan.chunks);
-      std::size_t const b_in = align256(sizeof(T) * plan.chunks);
+      std::size_t const b_arr = align256(sizeof(V) * cells);
+      std::size_t const b_map = align256(sizeof(ops::affine<V>) * plan.chunks);
+      std::size_t const b_in = align256(sizeof(V) * plan.chunks);
       temp_bytes = 2 * b_arr + b_map + b_in;
       std::int64_t const gx = (plan.length + 31) / 32, gy = (plan.chunks + 31) / 32;
       if (gx > max_grid || gy > 65535) return cudaErrorInvalidValue;
       if (!d_temp) return cudaSuccess;
       auto* base = static_cast<char*>(d_temp);
-      plan.s = reinterpret_cast<T*>(base);
-      plan.t = reinterpret_cast<T*>(base + b_arr);
-      plan.chunk_map = reinterpret_cast<ops::affine<T>*>(base + 2 * b_arr);
-      plan.chunk_in = reinterpret_cast<T*>(base + 2 * b_arr + b_map);
+      plan.s = reinterpret_cast<V*>(base);
+      plan.t = reinterpret_cast<V*>(base + b_arr);
+      plan.chunk_map = reinterpret_cast<ops::affine<V>*>(base + 2 * b_arr);
+      plan.chunk_in = reinterpret_cast<V*>(base + 2 * b_arr + b_map);
       dim3 const grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), block(32, 8);
       unsigned const pb = policy::three_kernel_block;
       unsigned const pg = static_cast<unsigned>((plan.chunks + pb - 1) / pb);
       linrec_rearrange_kernel<T, true><<<grid, block, 0, stream>>>(prm, plan);
-      linrec_precompute_kernel<T><<<pg, pb, 0, stream>>>(plan);
-      linrec_propagate_kernel<T><<<1, 1, 0, stream>>>(plan);
-      linrec_determine_kernel<T><<<pg, pb, 0, stream>>>(plan);
+      linrec_precompute_kernel<V><<<pg, pb, 0, stream>>>(plan);
+      linrec_propagate_kernel<V><<<1, 1, 0, stream>>>(plan);
+      linrec_determine_kernel<V><<<pg, pb, 0, stream>>>(plan);
       linrec_rearrange_kernel<T, false><<<grid, block, 0, stream>>>(prm, plan);
       return cudaGetLastError();
     }

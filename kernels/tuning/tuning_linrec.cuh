@@ -3,6 +3,8 @@
 // for sm_80 and sm_90. The figures are bench/tune_linrec_tiles's (2^28 f32
 // or 2^27 f64 elements, one sequence, |s| <= 0.99) on the H100.
 
+#include <recur/storage.hpp>
+
 namespace recur::kernels {
 
 template <class T>
@@ -31,6 +33,15 @@ struct linrec_policy<double> {
   // Three kernels: the paper's T and G, as for float
   static constexpr int three_kernel_block = 128, three_kernel_blocks_per_sm = 2;
 };
+
+// 16-bit storage computed in float: float's policy (the agents' shared memory
+// and look-back hold float; the pipelined agent's 16-byte copies carry 8
+// elements, so pipe_items stays a multiple of 8). Untuned for the halved
+// traffic.
+template <>
+struct linrec_policy<bfloat16> : linrec_policy<float> {};
+template <>
+struct linrec_policy<float16> : linrec_policy<float> {};
 
 // The lanes agent needs enough sequences side by side to fill a warp's loads.
 inline constexpr long long linrec_lanes_min_count = 32;

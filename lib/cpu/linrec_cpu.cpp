@@ -1,5 +1,7 @@
 // CPU backend of linrec: the P-scheme on threads (lib/cpu/pscheme.hpp) over
 // affine maps, and interleaved batches by blocks of adjacent sequences.
+// Values stored as T are computed in compute_t<T> (float for the 16-bit
+// storage types): converted when loaded, rounded to T when stored.
 //
 // An interleaved batch advances blocks of adjacent sequences row by row. A
 // batch with at least as many sequences as threads runs one sequence per
@@ -30,28 +32,29 @@ T step(T s, T t, T x) {
 // composition of its affine steps.
 template <class T>
 struct linrec_policy {
-  using state = T;
-  using map = ops::affine<T>;
+  using V = compute_t<T>;
+  using state = V;
+  using map = ops::affine<V>;
   linrec_problem<T> const& p;
 
-  T s(std::int64_t i, std::int64_t k) const { return p.s ? p.s[p.lay.offset(i, k)] : p.s_value; }
-  T t(std::int64_t i, std::int64_t k) const { return p.t ? p.t[p.lay.offset(i, k)] : p.t_value; }
-  state init(std::int64_t k) const { return p.init_of(k); }
+  V s(std::int64_t i, std::int64_t k) const { return to_compute(p.s ? p.s[p.lay.offset(i, k)] : p.s_value); }
+  V t(std::int64_t i, std::int64_t k) const { return to_compute(p.t ? p.t[p.lay.offset(i, k)] : p.t_value); }
+  state init(std::int64_t k) const { return to_compute(p.init_of(k)); }
   map reduce(std::int64_t k, std::int64_t b, std::int64_t e) const {
-    auto m = ops::affine_identity<T>();
-    for (std::int64_t i = b; i < e; ++i) m = ops::compose_resetting{}(m, ops::affine<T>{s(i, k), t(i, k)});
+    auto m = ops::affine_identity<V>();
+    for (std::int64_t i = b; i < e; ++i) m = ops::compose_resetting{}(m, map{s(i, k), t(i, k)});
     return m;
   }
   state apply(map const& m, state x) const { return step(m.a, m.b, x); }
   state run(std::int64_t k, std::int64_t b, std::int64_t e, state x) const {
     for (std::int64_t i = b; i < e; ++i) {
       x = step(s(i, k), t(i, k), x);
-      p.w[p.lay.offset(i, k)] = x;
+      p.w[p.lay.offset(i, k)] = to_storage<T>(x);
     }
     return x;
   }
   void finish(std::int64_t k, state x) const {
-    if (p.final_state) p.final_state[k] = x;
+    if (p.final_state) p.final_state[k] = to_storage<T>(x);
   }
 };
 
@@ -67,19 +70,18 @@ void linrec_lane_blocks(linrec_problem<T> const& p, int threads) {
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (std::int64_t b = 0; b < blocks; ++b) {
     std::int64_t const k0 = b * lanes, m = std::min(lanes, count - k0);
-    T x[lanes];
-    for (std::int64_t j = 0; j < m; ++j) x[j] = p.init_of(k0 + j);
+    compute_t<T> x[lanes];
+    for (std::int64_t j = 0; j < m; ++j) x[j] = to_compute(p.init_of(k0 + j));
     for (std::int64_t i = 0; i < n; ++i) {
       std::int64_t const row = i * es + k0;
       for (std::int64_t j = 0; j < m; ++j) {
-        T const s = p.s ? p.s[row + j] : p.s_value;
-        T const t = p.t ? p.t[row + j] : p.t_value;
-        x[j] = step(s, t, x[j]);
-        p.w[row + j] = x[j];
+        x[j] = step(to_compute(p.s ? p.s[row + j] : p.s_value), to_compute(p.t ? p.t[row + j] : p.t_value),
+                    x[j]);
+        p.w[row + j] = to_storage<T>(x[j]);
       }
     }
     if (p.final_state)
-      for (std::int64_t j = 0; j < m; ++j) p.final_state[k0 + j] = x[j];
+      for (std::int64_t j = 0; j < m; ++j) p.final_state[k0 + j] = to_storage<T>(x[j]);
   }
 }
 
@@ -96,5 +98,7 @@ void linrec_cpu(linrec_problem<T> const& p, int threads) {
 
 template void linrec_cpu<float>(linrec_problem<float> const&, int);
 template void linrec_cpu<double>(linrec_problem<double> const&, int);
+template void linrec_cpu<bfloat16>(linrec_problem<bfloat16> const&, int);
+template void linrec_cpu<float16>(linrec_problem<float16> const&, int);
 
 }  // namespace recur::detail

@@ -21,6 +21,22 @@ __all__ = ["backend_of", "resolve_stream"]
 _REAL = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _bfloat16():
+    """NumPy's name for bfloat16: ml_dtypes' dtype (JAX's) where installed,
+    else a 2-byte stand-in that only this module's backends interpret."""
+    try:
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    except ImportError:
+        return np.dtype([("bfloat16", np.uint16)])
+
+
+BFLOAT16 = _bfloat16()
+# The 16-bit storage types linrec takes (computed in float32).
+_LOW = (np.dtype(np.float16), BFLOAT16)
+
+
 def _mod(name):
     """The framework's module when the caller has imported it, else None."""
     return sys.modules.get(name)
@@ -91,12 +107,16 @@ class _Torch(_NumPy):
         return isinstance(x, self.t.Tensor)
 
     def dtype(self, x):
+        if x.dtype == self.t.bfloat16:
+            return BFLOAT16
         try:
             return np.dtype(str(x.dtype).replace("torch.", ""))
         except TypeError:
-            return np.dtype("V")  # no NumPy equivalent (bfloat16, ...): not computable
+            return np.dtype("V")  # no NumPy equivalent: not computable
 
     def _tdtype(self, dtype):
+        if np.dtype(dtype) == BFLOAT16:
+            return self.t.bfloat16
         return getattr(self.t, np.dtype(dtype).name)
 
     def astype(self, x, dtype):
@@ -300,16 +320,27 @@ def resolve_stream(stream):
     )
 
 
-def real_dtype(fn, be, x, name="x"):
+def real_dtype(fn, be, x, name="x", low=False):
     """The dtype recur computes x in: float32 and float64 as they are,
     integers and bool as float64 (as scipy does; JAX without
-    jax_enable_x64: float32, its widest); anything else a TypeError."""
+    jax_enable_x64: float32, its widest); with ``low`` (linrec) also float16
+    and bfloat16, kept as the storage type; anything else a TypeError."""
     dt = be.dtype(x)
-    if dt in _REAL:
+    if dt in _REAL or (low and dt in _LOW):
         return dt
     if dt.kind in "biu":
         return be.integer_compute_dtype()
-    raise TypeError(f"{fn}: {name} has dtype {getattr(x, 'dtype', dt)}; recur computes in float32 or float64")
+    also = " (linrec also float16 and bfloat16)" if low else ""
+    raise TypeError(f"{fn}: {name} has dtype {getattr(x, 'dtype', dt)}; recur computes in float32 or float64{also}")
+
+
+def common_dtype(dtypes):
+    """The dtype of a call on arrays of these dtypes: the widest, and float32
+    for float16 with bfloat16 (neither holds the other)."""
+    dtypes = list(dtypes)
+    if all(d in _LOW for d in dtypes) and len(set(dtypes)) > 1:
+        return np.dtype(np.float32)
+    return max(dtypes, key=lambda d: d.itemsize)
 
 
 def host_coefficients(fn, name, v, dtype, ndim=1):

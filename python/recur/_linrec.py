@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from . import _recur
-from ._arrays import backend_of, conform, prepare_input, real_dtype, state_in, state_order, state_out
+from ._arrays import (
+    BFLOAT16,
+    backend_of,
+    common_dtype,
+    conform,
+    prepare_input,
+    real_dtype,
+    state_in,
+    state_order,
+    state_out,
+)
 
 __all__ = ["linrec"]
 
@@ -25,8 +35,12 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
     ``return_final``, ``final`` the last w of each sequence (batch shape).
 
     Computed in float32 or float64 (the arrays' precision; integers as
-    float64). PyTorch tensors that require grad are differentiable in s, t
-    and init (recur.torch).
+    float64). float16 and bfloat16 arrays (PyTorch tensors, CuPy and NumPy
+    float16, JAX arrays) are storage only: each element is converted to
+    float32, the recurrence runs in float32, and w and the final value are
+    rounded to the arrays' dtype once when stored (scalars and init are
+    rounded to that dtype first). PyTorch tensors that require grad are
+    differentiable in s, t and init (recur.torch), in these dtypes too.
 
     >>> import numpy as np, recur
     >>> recur.linrec(0.5, np.ones(4))
@@ -34,6 +48,8 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
     >>> w, last = recur.linrec(np.full((2, 3), 2.0), np.ones((2, 3)), init=np.array([0.0, 1.0]), return_final=True)
     >>> last
     array([ 7., 15.])
+    >>> recur.linrec(0.5, np.ones(4, np.float16))  # float16 storage, float32 arithmetic
+    array([1.   , 1.5  , 1.75 , 1.875], dtype=float16)
     """
     fn = "recur.linrec"
     arrays = [v for v in (s, t) if _is_array(v)]
@@ -50,7 +66,12 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
     for v in arrays[1:]:
         if backend_of(v).name != be.name:
             raise TypeError(f"{fn}: s and t are arrays of different frameworks")
-    dtype = max((real_dtype(fn, be, v, n) for n, v in (("s", s), ("t", t)) if _is_array(v)), key=lambda d: d.itemsize)
+    dtype = common_dtype(real_dtype(fn, be, v, n, low=True) for n, v in (("s", s), ("t", t)) if _is_array(v))
+    if be.name == "numpy" and dtype == BFLOAT16:
+        raise TypeError(
+            f"{fn}: NumPy bfloat16 arrays are not taken (NumPy has no bfloat16 of its own); "
+            "use float16, float32, or a PyTorch or JAX bfloat16 array"
+        )
     ops = [prepare_input(fn, be, v, dtype, n) if _is_array(v) else float(v) for n, v in (("s", s), ("t", t))]
     ref = next(v for v in ops if not isinstance(v, float))
     shape = tuple(ref.shape)

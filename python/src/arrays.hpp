@@ -22,6 +22,23 @@
 
 #include <recur/executor.hpp>
 #include <recur/layout/layout.hpp>
+#include <recur/storage.hpp>
+
+// recur's 16-bit storage types as DLPack dtypes (float16: NumPy's, CuPy's
+// and PyTorch's float16; bfloat16: PyTorch's and JAX's bfloat16), so that
+// nb::dtype<T>() names them.
+namespace nanobind::detail {
+template <>
+struct dtype_traits<recur::float16> {
+  static constexpr dlpack::dtype value{static_cast<std::uint8_t>(dlpack::dtype_code::Float), 16, 1};
+  static constexpr auto name = const_name("float16");
+};
+template <>
+struct dtype_traits<recur::bfloat16> {
+  static constexpr dlpack::dtype value{static_cast<std::uint8_t>(dlpack::dtype_code::Bfloat), 16, 1};
+  static constexpr auto name = const_name("bfloat16");
+};
+}  // namespace nanobind::detail
 
 namespace recur::python {
 
@@ -165,6 +182,21 @@ void with_real_type(char const* fn, char const* name, array const& x, F&& f) {
   else
     type_error(std::string(fn) + ": " + name + " has dtype " + dtype_name(x.dtype()) +
                "; expected float32 or float64");
+}
+
+// with_real_type, and also T = recur::bfloat16 or recur::float16 (16-bit
+// storage computed in float: linrec).
+template <class F>
+void with_linrec_type(char const* fn, char const* name, array const& x, F&& f) {
+  if (has_dtype<bfloat16>(x))
+    f(bfloat16{});
+  else if (has_dtype<float16>(x))
+    f(float16{});
+  else if (has_dtype<float>(x) || has_dtype<double>(x))
+    with_real_type(fn, name, x, f);
+  else
+    type_error(std::string(fn) + ": " + name + " has dtype " + dtype_name(x.dtype()) +
+               "; expected float32, float64, float16 or bfloat16");
 }
 
 // The batch of an input and its output, which must share one layout (the

@@ -55,7 +55,7 @@ void bind_linrec_tridiag(nb::module_& m) {
                        {"init", given(init)},
                        {"final_state", given(final_state)}});
         auto const bt = one_batch(fn, "w", w, axis, {{"s", array_of(s)}, {"t", array_of(t)}});
-        with_real_type(fn, "w", w, [&](auto z) {
+        with_linrec_type(fn, "w", w, [&](auto z) {
           using T = decltype(z);
           check_same_dtype(fn, w,
                            {{"s", array_of(s)},

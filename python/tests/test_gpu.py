@@ -15,6 +15,7 @@ import recur.dpcm as dpcm
 import recur.linalg as rl
 import recur.signal as rs
 from filters import DESIGNS, design
+import lowp
 
 pytestmark = pytest.mark.gpu
 
@@ -290,3 +291,46 @@ def test_wrong_device_is_refused(rng):
         recur.linrec(x, torch.randn(100))
     with pytest.raises(ValueError, match="order 9"):
         rs.lfilter(np.ones(10) / 10, [1.0], x)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_linrec_low_precision_torch(dtype, reverse, axis, rng):
+    """bfloat16 and float16 CUDA tensors, float32 arithmetic: a batch of odd
+    length 10^5 + 3 along either axis (contiguous and interleaved sequences)
+    against the float64 recurrence of the rounded inputs, and the result and
+    gradients against the float32 call's rounded (lowp.py)."""
+    torch = pytest.importorskip("torch")
+    shape = (4, 100003) if axis == -1 else (100003, 4)
+    tdtype = getattr(torch, dtype)
+    s = torch.as_tensor(rng.uniform(-0.95, 0.95, shape).astype(np.float32), device="cuda").to(tdtype)
+    t = torch.as_tensor(rng.standard_normal(shape).astype(np.float32), device="cuda").to(tdtype)
+    init = torch.as_tensor(rng.standard_normal(4).astype(np.float32), device="cuda").to(tdtype)
+    w, final = recur.linrec(s, t, axis=axis, reverse=reverse, init=init, return_final=True)
+    assert w.dtype == tdtype and final.dtype == tdtype and w.device.type == "cuda"
+    host = [v.double().cpu().numpy() for v in (s, t, init)]
+    want, _, mag = lowp.reference(*host[:2], axis, reverse, host[2])
+    lowp.assert_rounded(w.double().cpu().numpy(), want, mag, dtype)
+    last = w.select(axis, 0 if reverse else shape[axis] - 1)
+    assert torch.equal(final, last)
+    lowp.torch_against_float32(torch, "cuda", dtype, (48, 4099) if axis == -1 else (4099, 48), axis, reverse, rng)
+
+
+def test_linrec_low_precision_accelerated_scan_shape(rng):
+    """accelerated-scan's layout (batch, channels, 2^16) in bfloat16: the
+    result and the gradients against the float32 call's."""
+    torch = pytest.importorskip("torch")
+    lowp.torch_against_float32(torch, "cuda", "bfloat16", (2, 16, 65536), -1, False, rng)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_linrec_float16_cupy(reverse, rng):
+    cupy = pytest.importorskip("cupy")
+    shape = (3, 100003)
+    s = rng.uniform(-0.95, 0.95, shape).astype(np.float16)
+    t = rng.standard_normal(shape).astype(np.float16)
+    w = recur.linrec(cupy.asarray(s), cupy.asarray(t).T.copy().T, reverse=reverse)  # t: a strided copy
+    assert isinstance(w, cupy.ndarray) and w.dtype == np.float16
+    want, _, mag = lowp.reference(s, t, -1, reverse, None)
+    lowp.assert_rounded(cupy.asnumpy(w), want, mag, "float16")

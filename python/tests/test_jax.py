@@ -8,6 +8,7 @@ import scipy.signal as ss
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
+import lowp  # noqa: E402
 import recur  # noqa: E402
 import recur.linalg as rl  # noqa: E402
 import recur.signal as rs  # noqa: E402
@@ -57,3 +58,14 @@ def test_integer_signals_compute_in_the_widest_float(x64):
             assert isinstance(got, jax.Array) and got.dtype == want
         np.testing.assert_allclose(np.asarray(rs.lfilter(b, a, x)), ss.lfilter(b, a, ints), rtol=1e-5 if not x64 else 1e-12,
                                    atol=1e-4 if not x64 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_linrec_low_precision(dtype, rng):
+    """JAX bfloat16 and float16 arrays: float32 arithmetic, rounded once (lowp.py)."""
+    s = jnp.asarray(rng.uniform(-0.95, 0.95, (3, 1001)), dtype=dtype)
+    t = jnp.asarray(rng.standard_normal((3, 1001)), dtype=dtype)
+    w = recur.linrec(s, t, reverse=True)
+    assert isinstance(w, jax.Array) and w.dtype == jnp.dtype(dtype)
+    want, _, mag = lowp.reference(np.asarray(s, np.float64), np.asarray(t, np.float64), -1, True, None)
+    lowp.assert_rounded(np.asarray(w, np.float64), want, mag, dtype)

@@ -5,6 +5,7 @@ axis, strided inputs, errors."""
 import numpy as np
 import pytest
 
+import lowp
 import recur
 
 
@@ -66,3 +67,45 @@ def test_errors():
         recur.linrec(np.ones(3, complex), 1.0)
     with pytest.raises(ValueError, match="init has shape"):
         recur.linrec(0.5, np.ones((2, 3)), init=np.ones(3))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.parametrize("form", ["arrays", "scalar_s"])
+def test_float16_storage(reverse, axis, form, rng):
+    """NumPy float16 on the CPU: float32 arithmetic, the result rounded once
+    (lowp.py), odd lengths, a batch along either axis (contiguous and
+    interleaved sequences), init and the final value in float16."""
+    shape = (3, 1001)
+    s = rng.uniform(-0.95, 0.95, shape).astype(np.float16) if form == "arrays" else 0.9
+    t = rng.standard_normal(shape).astype(np.float16)
+    bshape = shape[: axis % 2] + shape[axis % 2 + 1 :]
+    init = rng.standard_normal(bshape).astype(np.float16)
+    w, final = recur.linrec(s, t, axis=axis, reverse=reverse, init=init, return_final=True)
+    assert w.dtype == np.float16 and final.dtype == np.float16 and w.shape == shape
+    s_used = s if form == "arrays" else np.float16(s)  # a scalar is rounded to the arrays' dtype
+    want, _, mag = lowp.reference(s_used, t, axis, reverse, init)
+    lowp.assert_rounded(w, want, mag, "float16")
+    last = np.take(w, 0 if reverse else shape[axis] - 1, axis=axis)
+    np.testing.assert_array_equal(final, last)
+
+
+def test_float16_mixed_with_float32_computes_in_float32(rng):
+    s = rng.uniform(-0.9, 0.9, 50).astype(np.float16)
+    t = rng.standard_normal(50).astype(np.float32)
+    w = recur.linrec(s, t)
+    assert w.dtype == np.float32
+    np.testing.assert_allclose(w, reference(s, t, -1, False, None)[0], rtol=1e-5, atol=1e-5)
+
+
+def test_float16_only_for_linrec():
+    import recur.signal as rs
+
+    with pytest.raises(TypeError, match="float32 or float64"):
+        rs.lfilter([1.0], [1.0, -0.5], np.ones(4, np.float16))
+
+
+def test_numpy_bfloat16_is_refused():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    with pytest.raises(TypeError, match="NumPy bfloat16 arrays are not taken"):
+        recur.linrec(0.5, np.ones(4, ml_dtypes.bfloat16))

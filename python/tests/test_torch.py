@@ -9,6 +9,7 @@ import scipy.signal as ss
 
 torch = pytest.importorskip("torch")
 
+import lowp  # noqa: E402
 import recur  # noqa: E402
 import recur.linalg as rl  # noqa: E402
 import recur.signal as rs  # noqa: E402
@@ -170,3 +171,17 @@ def test_torch_compile(rng):
     loss(x, b, a).backward()
     torch.testing.assert_close(got, loss(x, b, a))
     torch.testing.assert_close(g_compiled, x.grad)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_linrec_low_precision_against_float32(dtype, reverse, axis, rng):
+    """bfloat16 and float16 CPU tensors: the result and the gradients in the
+    tensors' dtype, the float32 call's rounded (lowp.py)."""
+    lowp.torch_against_float32(torch, "cpu", dtype, (5, 1001), axis, reverse, rng)
+
+
+def test_linrec_bfloat16_not_for_filters():
+    with pytest.raises(TypeError, match="float32 or float64"):
+        rs.lfilter([1.0], [1.0, -0.5], torch.ones(4, dtype=torch.bfloat16))

@@ -7,15 +7,20 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <boost/test/unit_test.hpp>
+#include <recur/storage.hpp>
 
 namespace recur_test {
 
 // The value type in a case's description.
 template <class T>
-inline constexpr char const* type_name = sizeof(T) == 4 ? "f32" : "f64";
+inline constexpr char const* type_name = std::is_same_v<T, recur::bfloat16>  ? "bf16"
+                                         : std::is_same_v<T, recur::float16> ? "f16"
+                                         : sizeof(T) == 4                    ? "f32"
+                                                                             : "f64";
 
 struct case_count {
   std::string what;

@@ -21,6 +21,13 @@
 // vanish. For long-memory sequences (|s| ~ 1) E_i ~ n sum|t| and the bound is
 // that of summation, as loose as it honestly has to be.
 //
+// Values stored in a 16-bit type (recur::bfloat16, recur::float16) are
+// computed in float and rounded once when stored: the bound above with
+// float's eps, then the rounding of the stored result, its unit roundoff u_T
+// (2^-8 bfloat16, 2^-11 float16) times |w_i| (plus half T's smallest
+// subnormal, which float16 reaches below 2^-14). The inputs are generated in
+// T, so the exact recurrence is that of the rounded inputs.
+//
 // Big cases are generated and checked on every core: inputs come from a
 // counter-based generator (a value depends on the seed and its position only),
 // and the check splits long sequences into chunks whose exact incoming states
@@ -329,17 +336,35 @@ buffer<T> const& w_start(problem<T> const& p) {
 inline constexpr long double c_dist = 4.0L;
 inline constexpr long double c_log = 4.0L;
 
-// The error allowed in w_i of a sequence of n elements (see the top).
+// The rounding of a result stored in T (see the top): unit roundoff and half
+// the smallest subnormal; none when T is its own compute type.
+template <class T>
+inline constexpr long double store_unit = 0;
+template <>
+inline constexpr long double store_unit<recur::bfloat16> = 0x1p-8L;
+template <>
+inline constexpr long double store_unit<recur::float16> = 0x1p-11L;
+template <class T>
+inline constexpr long double store_tiny = 0;
+template <>
+inline constexpr long double store_tiny<recur::bfloat16> = 0x1p-134L;
+template <>
+inline constexpr long double store_tiny<recur::float16> = 0x1p-25L;
+
+// The error allowed in w_i of a sequence of n elements (see the top), x the
+// exact w_i.
 template <class T>
 struct tolerance {
-  long double eps = std::numeric_limits<T>::epsilon();
+  using V = recur::compute_t<T>;
+  long double eps = std::numeric_limits<V>::epsilon();
   long double log_term;
   explicit tolerance(std::int64_t n)
       : log_term(c_log * (std::log2(static_cast<long double>(std::max<std::int64_t>(n, 1))) + 2)) {}
-  long double operator()(long double E, long double M) const {
+  long double operator()(long double E, long double M, long double x) const {
     // The last term covers underflow of long products (gradual or flushed).
-    return eps * (c_dist * E + log_term * M) +
-           16.0L * static_cast<long double>(std::numeric_limits<T>::min()) * (1 + M);
+    long double const computed = eps * (c_dist * E + log_term * M) +
+                                 16.0L * static_cast<long double>(std::numeric_limits<V>::min()) * (1 + M);
+    return computed * (1 + store_unit<T>)+store_unit<T> * std::fabs(x) + store_tiny<T>;
   }
 };
 
@@ -402,7 +427,7 @@ std::string check(problem<T> const& p, outputs<T> const& out) {
     if (!is_poison(out.w[static_cast<std::size_t>(b)]))
       serial.add([&] {
         return fmt::format("buffer element {} (layout offset {}) outside the layout was written: {}", b,
-                           b - g, out.w[static_cast<std::size_t>(b)]);
+                           b - g, static_cast<double>(out.w[static_cast<std::size_t>(b)]));
       });
   };
   for (std::int64_t b = 0; b < g; ++b) {
@@ -438,12 +463,12 @@ std::string check(problem<T> const& p, outputs<T> const& out) {
     q.x = flush(si * q.x + ti);
     T const got = w[o];
     long double const err = std::fabs(static_cast<long double>(got) - q.x);
-    long double const tol = tol_of(q.E, q.M);
+    long double const tol = tol_of(q.E, q.M, q.x);
     if (!(err <= tol))
       f.add([&] {
         return fmt::format(
             "sequence {} element {}: got {:.9g}, exact {:.17g}, error {:.3g} > tolerance {:.3g}", k,
-            rev ? lay.n - 1 - j : j, got, q.x, err, tol);
+            rev ? lay.n - 1 - j : j, static_cast<double>(got), q.x, err, tol);
       });
   };
   // Walks a task's elements in memory order, calling visit(state index, k, j).
@@ -505,7 +530,8 @@ std::string check(problem<T> const& p, outputs<T> const& out) {
         T const want = lay.n > 0 ? w[offset_of(k, lay.n - 1)] : p.init_of(k);
         if (!same_bits(f, want))
           serial.add([&] {
-            return fmt::format("final_state[{}] = {:.9g}, expected {:.9g} ({})", k, f, want,
+            return fmt::format("final_state[{}] = {:.9g}, expected {:.9g} ({})", k, static_cast<double>(f),
+                               static_cast<double>(want),
                                lay.n > 0 ? "the last w written, bit for bit" : "init, n == 0");
           });
       }
