@@ -112,6 +112,8 @@ struct batch_shape {
   i64 lanes, n;
 };
 constexpr batch_shape batch_shapes[] = {{4096, 65536}};
+// f32 contiguous only: accelerated-scan's (8, 1536, 2^16), 8 x 1536 sequences.
+constexpr batch_shape wide_batch_shapes_f32[] = {{8 * 1536, 65536}};
 constexpr i64 sum_size = i64(1) << 28;
 
 // Defaults handed to Google Benchmark unless the command line sets them.
@@ -560,6 +562,9 @@ void register_peers(std::span<i64 const> sizes) {
     register_batched<T>("cub_affine_linrec", true, role::peer, bs, cub_reset_peer<T, true>);
     register_batched<T>("cub_affine_by_key_linrec", true, role::peer, bs, cub_by_key_peer<T, true>);
   }
+  if constexpr (sizeof(T) == 4)
+    for (batch_shape bs : wide_batch_shapes_f32)
+      register_batched<T>("cub_affine_linrec", false, role::peer, bs, cub_reset_peer<T, false>);
 }
 
 template <class T>
@@ -590,6 +595,9 @@ void register_ours(std::span<i64 const> sizes) {
     register_batched<T>("linrec", false, role::ours, bs, recur_call<T>(linrec_variant::automatic));
     register_batched<T>("linrec", true, role::ours, bs, recur_call<T>(linrec_variant::automatic));
   }
+  if constexpr (sizeof(T) == 4)
+    for (batch_shape bs : wide_batch_shapes_f32)
+      register_batched<T>("linrec", false, role::ours, bs, recur_call<T>(linrec_variant::automatic));
   // The opt-in pipelined variant (dense contiguous layouts); on this
   // benchmark's data (|s| <= 0.99, every tile forgets) it is at its best.
   for (i64 n : sizes)

@@ -148,6 +148,14 @@ void run_both_types(spec const& sp, std::initializer_list<linrec_variant> vs = {
   for (auto const v : vs) run_and_check(pd, v);
 }
 
+// The device's SM count (the rows agent's threshold is a multiple of it).
+int sm_count() {
+  int dev = 0, sms = 0;
+  cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+  cuda_ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+  return sms;
+}
+
 // ------------------------------------------------------- preconditions ----
 
 constexpr double gib(double elements, int arrays, std::size_t bytes_per_element) {
@@ -316,6 +324,75 @@ BOOST_AUTO_TEST_CASE(final_state_is_init) {
           shared_check(pd, v);
         }
       }
+}
+
+// ------------------------------------------------------------- rows ----
+// `automatic` on batches of sequences contiguous in memory that fill the
+// device runs one block per whole sequence, without a look-back (the rows
+// agent). Its threshold is count >= a multiple of the SM count
+// (rows_min_waves x rows_min_blocks of kernels/tuning/tuning_linrec.cuh, 8
+// by default, at most 16 for these cases to reach it), with n at least one
+// rows tile (at most 4096 elements); below, the tiles agent runs. Odd
+// lengths and strides leave partial 16-byte chunks at both ends of a
+// sequence, and the reverse direction runs over the mirrored view (element
+// stride -1).
+
+BOOST_AUTO_TEST_CASE(rows_counts_around_threshold) {
+  int const sms = sm_count();
+  int idx = 0;
+  for (std::int64_t const m : {4, 8, 12, 16})
+    for (std::int64_t const dc : {-1, 0, 3}) {
+      spec sp;
+      sp.lay = layout::contiguous(4099, m * sms + dc);
+      sp.dir = idx % 2 ? direction::reverse : direction::forward;
+      sp.seed = seed_for(320, idx);
+      sp = rotated(sp, idx++);
+      run_both_types(sp, {linrec_variant::automatic});
+    }
+}
+
+// Every combination of init, final_state, scalar or array s and t, and in
+// place use, alternating the direction, on a contiguous batch and on one
+// with gaps between its sequences (element stride 1, batch stride n + 5).
+BOOST_AUTO_TEST_CASE(rows_options) {
+  std::int64_t const count = 16 * std::int64_t{sm_count()} + 1;
+  case_count cases("linrec cuda rows options");
+  int idx = 0;
+  for (layout const& lay : {layout::contiguous(4097, count), layout::strided(4103, count, 1, 4103 + 5)})
+    for (spec sp : option_combinations(lay, direction::forward, 321, idx)) {
+      sp.dir = cases.ran % 2 ? direction::reverse : direction::forward;
+      run_both_types(sp, {linrec_variant::automatic});
+      cases.run();
+    }
+  cases.require(2 * option_combination_count);
+}
+
+// A long odd length (10^5 + 3, which accelerated-scan's kernel cannot take),
+// both directions and types, then the same call twice: bitwise the same.
+BOOST_AUTO_TEST_CASE(rows_odd_length_deterministic,
+                     *boost::unit_test::precondition(enough_memory{gib(2.2e8, 4, sizeof(double)) + 1,
+                                                                   gib(2.2e8, 6, sizeof(double)) + 1})) {
+  auto const twice = [](auto const& p) {
+    auto const a = run_cuda(p, linrec_variant::automatic), b = run_cuda(p, linrec_variant::automatic);
+    BOOST_TEST((same_bytes(a.w, b.w) && same_bytes(a.final_state, b.final_state)),
+               "cuda automatic (rows) run twice: " << p.sp.describe());
+  };
+  int idx = 0;
+  for (direction const dir : directions) {
+    spec sp;
+    sp.lay = layout::contiguous(100003, 16 * std::int64_t{sm_count()} + 3);
+    sp.dir = dir;
+    sp.dist = coef::near_one;
+    sp.seed = seed_for(322, idx++);
+    auto const pf = make_problem<float>(sp);
+    run_and_check(pf, linrec_variant::automatic);
+    auto const pd = make_problem<double>(sp);
+    run_and_check(pd, linrec_variant::automatic);
+    if (dir == direction::reverse)
+      twice(pd);
+    else
+      twice(pf);
+  }
 }
 
 // Same input, device and build: bitwise the same output (API guarantee).

@@ -1,7 +1,14 @@
 #pragma once
 // Tuning policies for linrec, one constexpr struct per value type, the same
 // for sm_80 and sm_90. The figures are bench/tune_linrec_tiles's (2^28 f32
-// or 2^27 f64 elements, one sequence, |s| <= 0.99) on the H100.
+// or 2^27 f64 elements, one sequence, |s| <= 0.99) on the H100, the rows
+// policy's bench/tune_linrec_rows's (batches of 2^16-element sequences).
+//
+// Rows (agent_linrec_rows) runs where count >= rows_min_waves x SMs x
+// rows_min_blocks (the device's SM count) and n >= one rows tile: then at
+// most one wave in rows_min_waves + 1 is partly idle. Its stages are sized
+// by Little's law: bytes in flight per SM >= bandwidth x latency / SMs,
+// about 25 KB on the H100 and 36 KB on the H200.
 
 namespace recur::kernels {
 
@@ -18,6 +25,9 @@ struct linrec_policy<float> {
   static constexpr int lanes_block = 128, lanes_rows = 32, lanes_lookback_depth = 8;
   // Three kernels: the paper's T = 128 threads per block, P = 256 threads per SM
   static constexpr int three_kernel_block = 128, three_kernel_blocks_per_sm = 2;
+  // Rows, untuned design (bench/tune_linrec_rows): 16 KB stages, 3 in flight x 2 blocks = 96 KB per SM
+  static constexpr int rows_block = 256, rows_items = 8, rows_stages = 4, rows_min_blocks = 2,
+                       rows_min_waves = 4;
 };
 
 template <>
@@ -30,6 +40,9 @@ struct linrec_policy<double> {
   static constexpr int lanes_block = 128, lanes_rows = 16, lanes_lookback_depth = 8;
   // Three kernels: the paper's T and G, as for float
   static constexpr int three_kernel_block = 128, three_kernel_blocks_per_sm = 2;
+  // Rows, untuned design (bench/tune_linrec_rows): 16 KB stages, 3 in flight x 2 blocks = 96 KB per SM
+  static constexpr int rows_block = 256, rows_items = 4, rows_stages = 4, rows_min_blocks = 2,
+                       rows_min_waves = 4;
 };
 
 // The lanes agent needs enough sequences side by side to fill a warp's loads.
