@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <boost/test/unit_test.hpp>
+#include <recur/kernels/tuning/tuning_linrec.cuh>
 #include <recur/linrec.hpp>
 
 #include "common/cases.hpp"
@@ -154,6 +155,18 @@ int sm_count() {
   cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
   cuda_ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
   return sms;
+}
+
+// Sequences and length from which `automatic` runs the rows agent on this
+// device for both value types.
+struct rows_reach {
+  std::int64_t count, n;
+};
+rows_reach rows_reach_both() {
+  using namespace recur::kernels;
+  int const sms = sm_count();
+  return {std::max(linrec_rows_min_count<float>(sms), linrec_rows_min_count<double>(sms)),
+          std::max(linrec_rows_min_n<float>(), linrec_rows_min_n<double>())};
 }
 
 // ------------------------------------------------------- preconditions ----
@@ -329,26 +342,37 @@ BOOST_AUTO_TEST_CASE(final_state_is_init) {
 // ------------------------------------------------------------- rows ----
 // `automatic` on batches of sequences contiguous in memory that fill the
 // device runs one block per whole sequence, without a look-back (the rows
-// agent). Its threshold is count >= a multiple of the SM count
-// (rows_min_waves x rows_min_blocks of kernels/tuning/tuning_linrec.cuh, 8
-// by default, at most 16 for these cases to reach it), with n at least one
-// rows tile (at most 4096 elements); below, the tiles agent runs. Odd
-// lengths and strides leave partial 16-byte chunks at both ends of a
-// sequence, and the reverse direction runs over the mirrored view (element
-// stride -1).
+// agent), from linrec_rows_min_count(SMs) sequences of at least
+// linrec_rows_min_n() elements (kernels/tuning/tuning_linrec.cuh); below,
+// the tiles agent. Odd lengths and strides leave partial 16-byte chunks at
+// both ends of a sequence, and the reverse direction runs over the mirrored
+// view (element stride -1).
 
-BOOST_AUTO_TEST_CASE(rows_counts_around_threshold) {
-  int const sms = sm_count();
-  int idx = 0;
-  for (std::int64_t const m : {4, 8, 12, 16})
-    for (std::int64_t const dc : {-1, 0, 3}) {
+// Counts and lengths just below, at and above the threshold.
+template <class T>
+void rows_threshold_cases(int& idx) {
+  std::int64_t const c = recur::kernels::linrec_rows_min_count<T>(sm_count());
+  std::int64_t const m = recur::kernels::linrec_rows_min_n<T>();
+  struct shape {
+    std::int64_t count, n;
+  };
+  shape const shapes[] = {{c - 1, m + 3}, {c, m + 3},     {c + 1, m - 1},
+                          {c + 1, m},     {c + 5, m + 1}, {2 * c + 3, m + 7}};
+  for (shape const& sh : shapes)
+    for (direction const dir : directions) {
       spec sp;
-      sp.lay = layout::contiguous(4099, m * sms + dc);
-      sp.dir = idx % 2 ? direction::reverse : direction::forward;
+      sp.lay = layout::contiguous(sh.n, sh.count);
+      sp.dir = dir;
       sp.seed = seed_for(320, idx);
       sp = rotated(sp, idx++);
-      run_both_types(sp, {linrec_variant::automatic});
+      run_and_check(make_problem<T>(sp), linrec_variant::automatic);
     }
+}
+
+BOOST_AUTO_TEST_CASE(rows_counts_around_threshold) {
+  int idx = 0;
+  rows_threshold_cases<float>(idx);
+  rows_threshold_cases<double>(idx);
 }
 
 // Every combination of init, final_state, scalar or array s and t, and in
@@ -357,8 +381,9 @@ BOOST_AUTO_TEST_CASE(rows_counts_around_threshold) {
 // from one combination to the next, the other way round on the second
 // batch, so each combination runs in both directions.
 BOOST_AUTO_TEST_CASE(rows_options) {
-  std::int64_t const count = 16 * std::int64_t{sm_count()} + 1;
-  layout const shapes[] = {layout::contiguous(4097, count), layout::strided(4103, count, 1, 4103 + 5)};
+  rows_reach const r = rows_reach_both();
+  std::int64_t const count = r.count + 1, m = r.n;
+  layout const shapes[] = {layout::contiguous(m + 1, count), layout::strided(m + 7, count, 1, m + 7 + 5)};
   case_count cases("linrec cuda rows options");
   int idx = 0;
   for (int b = 0; b < 2; ++b) {
@@ -385,7 +410,7 @@ BOOST_AUTO_TEST_CASE(rows_odd_length_deterministic,
   int idx = 0;
   for (direction const dir : directions) {
     spec sp;
-    sp.lay = layout::contiguous(100003, 16 * std::int64_t{sm_count()} + 3);
+    sp.lay = layout::contiguous(100003, rows_reach_both().count + 3);
     sp.dir = dir;
     sp.dist = coef::near_one;
     sp.seed = seed_for(322, idx++);

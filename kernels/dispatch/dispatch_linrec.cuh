@@ -49,9 +49,7 @@ using linrec_rows_agent = agent_linrec_rows<T, linrec_policy<T>::rows_block, lin
 // block each, rows_min_waves times over, and the rows agent serves it.
 template <class T>
 bool linrec_rows_fill(detail::linrec_problem<T> const& p, int sms) {
-  using policy = linrec_policy<T>;
-  std::int64_t const slots = static_cast<std::int64_t>(sms) * policy::rows_min_blocks;
-  return p.lay.count >= policy::rows_min_waves * slots && p.lay.n >= linrec_rows_agent<T>::tile_items &&
+  return p.lay.count >= linrec_rows_min_count<T>(sms) && p.lay.n >= linrec_rows_min_n<T>() &&
          linrec_rows_agent<T>::serves(p);
 }
 
