@@ -159,15 +159,21 @@ struct agent_linrec_rows {
         reverse(s);
         reverse(t);
       }
+      // The run's positions of the sequence's elements 0 and n - 1 (-1 if
+      // not in it), and its window of positions inside the sequence.
       std::int64_t const i = sp.i0 + tid * Items;  // element index of the run's first position
+      int const at_first = i <= 0 && -i < Items ? static_cast<int>(-i) : -1;
+      int const at_last = p.final_state && i <= p.lay.n - 1 && p.lay.n - 1 - i < Items
+                              ? static_cast<int>(p.lay.n - 1 - i)
+                              : -1;
+      int const lo = sp.lo - tid * Items, hi = sp.hi - tid * Items;
       map run = ops::affine_identity<T>();
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
-        int const l = tid * Items + j;
-        if (l < sp.lo || l >= sp.hi) {
+        if (j < lo || j >= hi) {
           s[j] = T(1);
           t[j] = T(0);
-        } else if (i + j == 0) {
+        } else if (j == at_first) {
           t[j] = fma(s[j], p.init_of(cur.seq), t[j]);
           s[j] = T(0);
         }
@@ -182,7 +188,7 @@ struct agent_linrec_rows {
       for (int j = 0; j < Items; ++j) {
         w = determine(s[j], t[j], w);
         t[j] = w;
-        if (p.final_state && i + j == p.lay.n - 1) p.final_state[cur.seq] = w;
+        if (j == at_last) p.final_state[cur.seq] = w;
       }
       carry = apply_resetting(tile_map, carry);
       if (reversed) reverse(t);

@@ -182,7 +182,7 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
     }
     case linrec_agent::rows: {
       using agent = linrec_rows_agent<T>;
-      temp_bytes = 1;
+      temp_bytes = 1;  // no workspace (a nonzero size, as for `none`: the caller's second call launches)
       if (!d_temp) return cudaSuccess;
       constexpr int smem = sizeof(typename agent::temp_storage);
       auto const kernel = linrec_rows_kernel<agent, T>;
