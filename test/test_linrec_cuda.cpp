@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <boost/test/unit_test.hpp>
+#include <recur/kernels/tuning/tuning_linrec.cuh>
 #include <recur/linrec.hpp>
 
 #include "common/cases.hpp"
@@ -199,6 +200,26 @@ void sweep_options(char const* what, std::uint64_t salt, Run&& run) {
         cases.run();
       }
   cases.require(3 * 2 * option_combination_count);
+}
+
+// The device's SM count (the rows agent's threshold is a multiple of it).
+int sm_count() {
+  int dev = 0, sms = 0;
+  cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+  cuda_ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+  return sms;
+}
+
+// Sequences and length from which `automatic` runs the rows agent on this
+// device for both value types.
+struct rows_reach {
+  std::int64_t count, n;
+};
+rows_reach rows_reach_both() {
+  using namespace recur::kernels;
+  int const sms = sm_count();
+  return {std::max(linrec_rows_min_count<float>(sms), linrec_rows_min_count<double>(sms)),
+          std::max(linrec_rows_min_n<float>(), linrec_rows_min_n<double>())};
 }
 
 // ------------------------------------------------------- preconditions ----
@@ -401,6 +422,92 @@ BOOST_AUTO_TEST_CASE(final_state_is_init) {
           shared_check(pb, v);
         }
       }
+}
+
+// ------------------------------------------------------------- rows ----
+// `automatic` on batches of sequences contiguous in memory that fill the
+// device runs one block per whole sequence, without a look-back (the rows
+// agent), from linrec_rows_min_count(SMs) sequences of at least
+// linrec_rows_min_n() elements (kernels/tuning/tuning_linrec.cuh); below,
+// the tiles agent. Odd lengths and strides leave partial 16-byte chunks at
+// both ends of a sequence, and the reverse direction runs over the mirrored
+// view (element stride -1).
+
+// Counts and lengths just below, at and above the threshold.
+template <class T>
+void rows_threshold_cases(int& idx) {
+  std::int64_t const c = recur::kernels::linrec_rows_min_count<T>(sm_count());
+  std::int64_t const m = recur::kernels::linrec_rows_min_n<T>();
+  struct shape {
+    std::int64_t count, n;
+  };
+  shape const shapes[] = {{c - 1, m + 3}, {c, m + 3},     {c + 1, m - 1},
+                          {c + 1, m},     {c + 5, m + 1}, {2 * c + 3, m + 7}};
+  for (shape const& sh : shapes)
+    for (direction const dir : directions) {
+      spec sp;
+      sp.lay = layout::contiguous(sh.n, sh.count);
+      sp.dir = dir;
+      sp.seed = seed_for(320, idx);
+      sp = rotated(sp, idx++);
+      run_and_check(make_problem<T>(sp), linrec_variant::automatic);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(rows_counts_around_threshold) {
+  int idx = 0;
+  rows_threshold_cases<float>(idx);
+  rows_threshold_cases<double>(idx);
+}
+
+// Every combination of init, final_state, scalar or array s and t, and in
+// place use, on a contiguous batch and on one with gaps between its
+// sequences (element stride 1, batch stride n + 5); the direction alternates
+// from one combination to the next, the other way round on the second
+// batch, so each combination runs in both directions.
+BOOST_AUTO_TEST_CASE(rows_options) {
+  rows_reach const r = rows_reach_both();
+  std::int64_t const count = r.count + 1, m = r.n;
+  layout const shapes[] = {layout::contiguous(m + 1, count), layout::strided(m + 7, count, 1, m + 7 + 5)};
+  case_count cases("linrec cuda rows options");
+  int idx = 0;
+  for (int b = 0; b < 2; ++b) {
+    int k = b;
+    for (spec sp : option_combinations(shapes[b], direction::forward, 321, idx)) {
+      sp.dir = k++ % 2 ? direction::reverse : direction::forward;
+      run_both_types(sp, {linrec_variant::automatic});
+      cases.run();
+    }
+  }
+  cases.require(2 * option_combination_count);
+}
+
+// A long odd length (10^5 + 3, which accelerated-scan's kernel cannot take),
+// both directions and types, then the same call twice: bitwise the same.
+BOOST_AUTO_TEST_CASE(rows_odd_length_deterministic,
+                     *boost::unit_test::precondition(enough_memory{gib(2.2e8, 4, sizeof(double)) + 1,
+                                                                   gib(2.2e8, 6, sizeof(double)) + 1})) {
+  auto const twice = [](auto const& p) {
+    auto const a = run_cuda(p, linrec_variant::automatic), b = run_cuda(p, linrec_variant::automatic);
+    BOOST_TEST((same_bytes(a.w, b.w) && same_bytes(a.final_state, b.final_state)),
+               "cuda automatic (rows) run twice: " << p.sp.describe());
+  };
+  int idx = 0;
+  for (direction const dir : directions) {
+    spec sp;
+    sp.lay = layout::contiguous(100003, rows_reach_both().count + 3);
+    sp.dir = dir;
+    sp.dist = coef::near_one;
+    sp.seed = seed_for(322, idx++);
+    auto const pf = make_problem<float>(sp);
+    run_and_check(pf, linrec_variant::automatic);
+    auto const pd = make_problem<double>(sp);
+    run_and_check(pd, linrec_variant::automatic);
+    if (dir == direction::reverse)
+      twice(pd);
+    else
+      twice(pf);
+  }
 }
 
 // Same input, device and build: bitwise the same output (API guarantee).

@@ -56,8 +56,11 @@ enum class direction { forward, reverse };
 // Which GPU algorithm runs linrec (recur::host ignores it). All are the
 // P-scheme (doc/pscheme.md); doc/performance.md compares them.
 enum class linrec_variant {
-  automatic,     // single_pass; pipelined when s is a scalar whose power over one tile's length
-                 // lies far below the smallest subnormal, so that every tile provably forgets
+  automatic,     // single_pass; on batches of sequences contiguous in memory wide enough to fill
+                 // the device, one block per whole sequence and no look-back (bitwise
+                 // reproducible, not the same bits as single_pass); pipelined when s is a scalar
+                 // whose power over one tile's length lies far below the smallest subnormal, so
+                 // that every tile provably forgets
   single_pass,   // a tile on chip, decoupled look-back: memory read once, written once
   three_kernel,  // the paper's literal form: transposed arrays in global memory, 3 kernels
   // One pass by a persistent grid that keeps the next tile's loads in flight

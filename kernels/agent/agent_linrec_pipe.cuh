@@ -12,8 +12,8 @@
 //
 // Per tile (Block threads x Items elements; thread x owns the contiguous run
 // x*Items .. x*Items+Items-1, the paper's rearrangement):
-//   copy:            16-byte chunks, striped over the threads (coalesced),
-//                    each placed in shared memory at a swizzled slot, so that
+//   copy:            staged_tile.cuh: 16-byte chunks, striped over the
+//                    threads (coalesced), each at a swizzled slot, so that
 //                    the owner later reads its run with 16-byte loads and no
 //                    bank conflicts;
 //   pre-computation: the owner composes its run; a block scan gives prefixes
@@ -30,35 +30,9 @@
 
 #include "../block/block_scan.cuh"
 #include "linrec_params.cuh"
+#include "staged_tile.cuh"
 
 namespace recur::kernels {
-
-namespace detail_pipe {
-
-__device__ __forceinline__ unsigned smem_addr(void const* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// 16 bytes global -> shared, asynchronous; bytes past `src_bytes` (0..16)
-// are zero-filled and not read.
-__device__ __forceinline__ void cp_async16(void* dst, void const* src, unsigned src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
-}
-
-// 16 bytes of T (the storage type).
-template <class T>
-struct alignas(16) chunk {
-  static constexpr int n = 16 / sizeof(T);
-  T v[n];
-};
-
-}  // namespace detail_pipe
 
 template <class T, int Block, int Items, int Stages, int LookbackDepth, int MinBlocks = 1,
           int LookbackWords = 1>
@@ -66,12 +40,7 @@ struct agent_linrec_pipe {
   static constexpr int block_threads = Block;
   static constexpr int min_blocks = MinBlocks;
   static constexpr int tile_items = Block * Items;
-  using chunk = detail_pipe::chunk<T>;
-  static constexpr int per_chunk = chunk::n;
-  static constexpr int chunks = Items / per_chunk;  // per thread
-  static constexpr int tile_chunks = Block * chunks;
-  static_assert(Items % per_chunk == 0, "a thread's run is whole 16-byte chunks");
-  static_assert(chunks == 1 || chunks == 2 || chunks == 4 || chunks == 8, "chunks per thread: 1, 2, 4 or 8");
+  using staged = staged_tile<T, Block, Items>;
   static_assert(Stages >= 2, "at least two stages: one being worked on, one in flight");
   using V = compute_t<T>;  // T is stored (the copies), V computed in (linrec_params.cuh)
   using map = ops::affine<V>;
@@ -79,25 +48,8 @@ struct agent_linrec_pipe {
   using status = linrec_tile_status<V>;
   using fold = linrec_fold<V, 8>;
 
-  // Slot of chunk c of owner o. Rotating each owner's chunks by o/2 puts the
-  // 8 chunks that a quarter warp reads at once (owners 8q .. 8q+7, same c) in
-  // 8 different 16-byte bank groups; the striped copies and stores touch 8
-  // consecutive chunks of two owners, also 8 different groups.
-  __device__ static constexpr int slot(int o, int c) {
-    if constexpr (chunks == 1) {
-      return o;
-    } else {
-      constexpr int rot_div = chunks >= 8 ? 1 : 8 / chunks;  // owners per quarter warp sharing a rotation
-      return o * chunks + ((c + o / rot_div) & (chunks - 1));
-    }
-  }
-
-  struct stage {
-    chunk s[tile_chunks];
-    chunk t[tile_chunks];  // holds w after determination
-  };
   struct temp_storage {
-    stage st[Stages];
+    typename staged::storage st[Stages];
     typename scan::temp_storage scan;
     typename status::template walk_storage<LookbackDepth> walk;
     std::int64_t tile[Stages];
@@ -122,22 +74,10 @@ struct agent_linrec_pipe {
                                  std::int64_t n_tiles) {
     if (tile < n_tiles) {
       std::int64_t const f0 = tile * tile_items;
-      std::int64_t const valid = total - f0 < tile_items ? total - f0 : tile_items;
-#pragma unroll
-      for (int j = 0; j < chunks; ++j) {
-        int const g = j * Block + static_cast<int>(threadIdx.x);
-        std::int64_t const e = static_cast<std::int64_t>(g) * per_chunk;
-        std::int64_t const left = valid - e;
-        unsigned const bytes = left >= per_chunk ? 16u
-                               : left > 0        ? static_cast<unsigned>(left * sizeof(T))
-                                                 : 0u;
-        std::int64_t const src = bytes ? f0 + e : f0;  // nothing is read when bytes == 0
-        int const d = slot(g / chunks, g % chunks);
-        if (p.s) detail_pipe::cp_async16(&ts.st[k].s[d], p.s + src, bytes);
-        if (p.t) detail_pipe::cp_async16(&ts.st[k].t[d], p.t + src, bytes);
-      }
+      int const valid = static_cast<int>(total - f0 < tile_items ? total - f0 : tile_items);
+      staged::copy_in(ts.st[k], p.s, p.t, f0, 0, valid);
     }
-    detail_pipe::cp_async_commit();
+    detail_async::cp_async_commit();
   }
 
   __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, status const& st) {
@@ -163,7 +103,7 @@ struct agent_linrec_pipe {
       // This thread's copies of tile `it` have landed (later tiles may still
       // be in flight); the barrier makes everyone's visible, and ends every
       // read of stage k_next by tile it - 1.
-      detail_pipe::cp_async_wait<Stages - 2>();
+      detail_async::cp_async_wait<Stages - 2>();
       __syncthreads();
       std::int64_t const tile = ts.tile[k];
       if (tile >= n_tiles) break;  // uniform: read after the barrier
@@ -174,21 +114,11 @@ struct agent_linrec_pipe {
       if (tid == 0) ts.tile[k_next] = st.next_tile();
 
       std::int64_t const f0 = tile * tile_items;
-      stage& sg = ts.st[k];
+      typename staged::storage& sg = ts.st[k];
 
       // The owner's run, into registers, converted to V.
       V s[Items], t[Items];
-#pragma unroll
-      for (int c = 0; c < chunks; ++c) {
-        int const d = slot(static_cast<int>(tid), c);
-        chunk const cs = p.s ? sg.s[d] : chunk{};
-        chunk const ct = p.t ? sg.t[d] : chunk{};
-#pragma unroll
-        for (int u = 0; u < per_chunk; ++u) {
-          s[c * per_chunk + u] = to_compute(p.s ? cs.v[u] : p.s_value);
-          t[c * per_chunk + u] = to_compute(p.t ? ct.v[u] : p.t_value);
-        }
-      }
+      staged::read_run(sg, static_cast<int>(tid), p.s != nullptr, p.s_value, p.t != nullptr, p.t_value, s, t);
 
       // Sequence starts inside the run: element 0 of a sequence becomes the
       // constant map (0, s_0 init + t_0).
@@ -250,32 +180,13 @@ struct agent_linrec_pipe {
         t[j] = w;
         if (last[j] && p.final_state && f + j < total) p.final_state[(f + j) / n] = to_storage<T>(w);
       }
-#pragma unroll
-      for (int c = 0; c < chunks; ++c) {
-        chunk out;
-#pragma unroll
-        for (int u = 0; u < per_chunk; ++u) out.v[u] = to_storage<T>(t[c * per_chunk + u]);
-        sg.t[slot(static_cast<int>(tid), c)] = out;
-      }
+      staged::write_run(sg, static_cast<int>(tid), t);
       __syncthreads();
 
       // Stores, striped and coalesced.
-      std::int64_t const valid = total - f0 < tile_items ? total - f0 : tile_items;
-#pragma unroll
-      for (int j = 0; j < chunks; ++j) {
-        int const g = j * Block + static_cast<int>(tid);
-        std::int64_t const e = static_cast<std::int64_t>(g) * per_chunk;
-        chunk const out = sg.t[slot(g / chunks, g % chunks)];
-        if (e + per_chunk <= valid) {
-          *reinterpret_cast<chunk*>(p.w + f0 + e) = out;
-        } else {
-#pragma unroll
-          for (int u = 0; u < per_chunk; ++u)
-            if (e + u < valid) p.w[f0 + e + u] = out.v[u];
-        }
-      }
+      staged::store(sg, p.w, f0, 0, static_cast<int>(total - f0 < tile_items ? total - f0 : tile_items));
     }
-    detail_pipe::cp_async_wait<0>();
+    detail_async::cp_async_wait<0>();
   }
 };
 

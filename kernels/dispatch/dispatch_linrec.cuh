@@ -22,6 +22,7 @@
 #include <recur/types.hpp>
 #include "../agent/agent_linrec_lanes.cuh"
 #include "../agent/agent_linrec_pipe.cuh"
+#include "../agent/agent_linrec_rows.cuh"
 #include "../agent/agent_linrec_three_kernel.cuh"
 #include "../agent/agent_linrec_tiles.cuh"
 #include "../tuning/tuning_linrec.cuh"
@@ -35,12 +36,24 @@ __global__ void linrec_copy_init_kernel(detail::linrec_problem<T> p) {
   if (k < p.lay.count) p.final_state[k] = p.init_of(k);
 }
 
-enum class linrec_agent { none, tiles, pipe, lanes, three_kernel };
+enum class linrec_agent { none, tiles, pipe, lanes, rows, three_kernel };
 
 template <class T>
 using linrec_pipe_agent = agent_linrec_pipe<T, linrec_policy<T>::pipe_block, linrec_policy<T>::pipe_items,
                                             linrec_policy<T>::pipe_stages, linrec_policy<T>::lookback_depth,
                                             linrec_policy<T>::pipe_min_blocks>;
+
+template <class T>
+using linrec_rows_agent = agent_linrec_rows<T, linrec_policy<T>::rows_block, linrec_policy<T>::rows_items,
+                                            linrec_policy<T>::rows_stages, linrec_policy<T>::rows_min_blocks>;
+
+// Whether the batch fills a device of `sms` SMs with whole sequences, one
+// block each, rows_min_waves times over, and the rows agent serves it.
+template <class T>
+bool linrec_rows_fill(detail::linrec_problem<T> const& p, int sms) {
+  return p.lay.count >= linrec_rows_min_count<T>(sms) && p.lay.n >= linrec_rows_min_n<T>() &&
+         linrec_rows_agent<T>::serves(p);
+}
 
 // Whether every tile's composed map is provably constant (a == 0): s is one
 // scalar whose tile-length power underflows to zero in the compute type, with
@@ -64,17 +77,21 @@ bool linrec_tiles_forget(detail::linrec_problem<T> const& p, int tile_items) {
 //   three_kernel  asked for (linrec_variant::three_kernel)
 //   lanes         interleaved batches of linrec_lanes_min_count sequences or
 //                 more: one sequence per thread
+//   rows          automatic, on batches of sequences contiguous in memory
+//                 that fill the device (linrec_rows_fill; `sms`, its SM
+//                 count): one block per sequence, no look-back
 //   pipe          asked for (pipelined), or automatic when every tile's map
 //                 provably forgets (linrec_tiles_forget), on a dense
 //                 contiguous 16-byte-aligned batch; it loses to the tiles
 //                 agent when walks go far back
 //   tiles         otherwise
 template <class T>
-linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_variant v) {
+linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_variant v, int sms) {
   if (p.lay.n == 0 || p.lay.count == 0) return linrec_agent::none;
   if (v == linrec_variant::three_kernel) return linrec_agent::three_kernel;
   if (p.lay.count >= linrec_lanes_min_count && p.lay.batch_stride == 1 && p.lay.n > 1)
     return linrec_agent::lanes;
+  if (v == linrec_variant::automatic && linrec_rows_fill(p, sms)) return linrec_agent::rows;
   if ((v == linrec_variant::pipelined ||
        (v == linrec_variant::automatic && linrec_tiles_forget(p, linrec_pipe_agent<T>::tile_items))) &&
       linrec_pipe_agent<T>::serves(p))
@@ -100,7 +117,12 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       agent_linrec_lanes<T, policy::lanes_block, policy::lanes_rows, policy::lanes_lookback_depth>;
   using status = linrec_tile_status<V>;
 
-  linrec_agent const agent = choose_linrec_agent(p, variant);
+  int dev = 0, sms = 0;
+  if (cudaError_t const e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  if (cudaError_t const e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+      e != cudaSuccess)
+    return e;
+  linrec_agent const agent = choose_linrec_agent(p, variant, sms);
   linrec_params<T> const prm{p};
   std::int64_t const total = p.lay.n * p.lay.count;
   constexpr std::int64_t max_grid = 0x7fffffff;
@@ -136,10 +158,7 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       std::int64_t const tiles = agent::tiles(total);
       temp_bytes = status::bytes(tiles);
       if (!d_temp) return cudaSuccess;
-      int dev = 0, sms = 0;
-      cudaError_t e = cudaGetDevice(&dev);
-      if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-      if (e == cudaSuccess) e = cudaMemsetAsync(d_temp, status::fill, status::bytes(tiles), stream);
+      cudaError_t e = cudaMemsetAsync(d_temp, status::fill, status::bytes(tiles), stream);
       if (e != cudaSuccess) return e;
       constexpr int smem = sizeof(typename agent::temp_storage);
       auto const kernel = linrec_pipe_kernel<agent, T>;
@@ -165,11 +184,26 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
           prm, status::carve(d_temp, slots));
       return cudaGetLastError();
     }
-    case linrec_agent::three_kernel: {
-      int dev = 0, sms = 0;
-      cudaError_t e = cudaGetDevice(&dev);
-      if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    case linrec_agent::rows: {
+      using agent = linrec_rows_agent<T>;
+      temp_bytes = 1;  // no workspace (a nonzero size, as for `none`: the caller's second call launches)
+      if (!d_temp) return cudaSuccess;
+      constexpr int smem = sizeof(typename agent::temp_storage);
+      auto const kernel = linrec_rows_kernel<agent, T>;
+      cudaError_t e = cudaSuccess;
+      if (smem > 48 * 1024)
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+      // Persistent: as many blocks as are resident at once on this device.
+      int per_sm = 0;
+      if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, agent::block_threads, smem);
       if (e != cudaSuccess) return e;
+      std::int64_t const want = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
+      unsigned const grid = static_cast<unsigned>(p.lay.count < want ? p.lay.count : want);
+      kernel<<<grid, agent::block_threads, smem, stream>>>(prm);
+      return cudaGetLastError();
+    }
+    case linrec_agent::three_kernel: {
       linrec_three_kernel_plan<V> plan{};
       plan.total = total;
       std::int64_t const want =

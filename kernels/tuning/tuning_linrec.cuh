@@ -1,7 +1,15 @@
 #pragma once
 // Tuning policies for linrec, one constexpr struct per value type, the same
 // for sm_80 and sm_90. The figures are bench/tune_linrec_tiles's (2^28 f32
-// or 2^27 f64 elements, one sequence, |s| <= 0.99) on the H100.
+// or 2^27 f64 elements, one sequence, |s| <= 0.99) on the H100, the rows
+// policy's bench/tune_linrec_rows's (batches of 2^16-element sequences).
+//
+// Rows (agent_linrec_rows) runs where count >= rows_min_waves x SMs x
+// rows_min_blocks (the device's SM count; the last wave, partly idle, is
+// then at most one in rows_min_waves + 1) and n >= rows_min_tiles tiles (so
+// that the partial tiles at a sequence's two ends cost little). Its stages
+// are sized by Little's law: bytes in flight per SM >= bandwidth x latency /
+// SMs, about 25 KB on the H100 and 36 KB on the H200.
 
 #include <recur/storage.hpp>
 
@@ -20,6 +28,9 @@ struct linrec_policy<float> {
   static constexpr int lanes_block = 128, lanes_rows = 32, lanes_lookback_depth = 8;
   // Three kernels: the paper's T = 128 threads per block, P = 256 threads per SM
   static constexpr int three_kernel_block = 128, three_kernel_blocks_per_sm = 2;
+  // Rows, untuned design (bench/tune_linrec_rows): 16 KB stages, 3 in flight x 2 blocks = 96 KB per SM
+  static constexpr int rows_block = 256, rows_items = 8, rows_stages = 4, rows_min_blocks = 2,
+                       rows_min_waves = 4, rows_min_tiles = 2;
 };
 
 template <>
@@ -32,6 +43,9 @@ struct linrec_policy<double> {
   static constexpr int lanes_block = 128, lanes_rows = 16, lanes_lookback_depth = 8;
   // Three kernels: the paper's T and G, as for float
   static constexpr int three_kernel_block = 128, three_kernel_blocks_per_sm = 2;
+  // Rows, untuned design (bench/tune_linrec_rows): 16 KB stages, 3 in flight x 2 blocks = 96 KB per SM
+  static constexpr int rows_block = 256, rows_items = 4, rows_stages = 4, rows_min_blocks = 2,
+                       rows_min_waves = 4, rows_min_tiles = 2;
 };
 
 // 16-bit storage computed in float: float's policy (the agents' shared memory
@@ -45,5 +59,18 @@ struct linrec_policy<float16> : linrec_policy<float> {};
 
 // The lanes agent needs enough sequences side by side to fill a warp's loads.
 inline constexpr long long linrec_lanes_min_count = 32;
+
+// The rows agent's reach (see above): at least this many sequences on a
+// device of `sms` SMs, each at least linrec_rows_min_n() long.
+template <class T>
+constexpr long long linrec_rows_min_count(int sms) {
+  using policy = linrec_policy<T>;
+  return static_cast<long long>(policy::rows_min_waves) * policy::rows_min_blocks * sms;
+}
+template <class T>
+constexpr long long linrec_rows_min_n() {
+  using policy = linrec_policy<T>;
+  return static_cast<long long>(policy::rows_min_tiles) * policy::rows_block * policy::rows_items;
+}
 
 }  // namespace recur::kernels

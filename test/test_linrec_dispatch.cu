@@ -1,0 +1,65 @@
+// Which agent recur::device::linrec runs (choose_linrec_agent), host logic
+// only: `automatic` takes the rows agent from linrec_rows_min_count(SMs)
+// sequences of at least linrec_rows_min_n() elements, each contiguous in
+// memory (element stride 1, or -1 for a mirrored reverse call; any batch
+// stride), with s, t and w congruent modulo 16 bytes; the look-back forms
+// everywhere else. The problems' arrays are addresses only, never read.
+#include <cstdint>
+
+#include <boost/test/unit_test.hpp>
+#include <recur/kernels/dispatch/dispatch_linrec.cuh>
+
+namespace {
+
+using recur::layout;
+using recur::linrec_variant;
+using recur::detail::linrec_problem;
+namespace k = recur::kernels;
+
+// s, t and w at 1 MiB boundaries, w shifted by `w_shift` bytes.
+template <class T>
+linrec_problem<T> at(layout lay, std::uintptr_t w_shift = 0) {
+  linrec_problem<T> p;
+  p.s = reinterpret_cast<T const*>(std::uintptr_t{1} << 20);
+  p.t = reinterpret_cast<T const*>(std::uintptr_t{2} << 20);
+  p.w = reinterpret_cast<T*>((std::uintptr_t{3} << 20) + w_shift);
+  p.lay = lay;
+  return p;
+}
+
+template <class T>
+void rows_reach() {
+  for (int const sms : {78, 108, 114, 132}) {
+    std::int64_t const c = k::linrec_rows_min_count<T>(sms), m = k::linrec_rows_min_n<T>();
+    auto const agent = [&](linrec_problem<T> const& p, linrec_variant v = linrec_variant::automatic) {
+      return k::choose_linrec_agent(p, v, sms);
+    };
+    auto const rows = k::linrec_agent::rows;
+    BOOST_TEST((agent(at<T>(layout::contiguous(m, c))) == rows));
+    BOOST_TEST((agent(at<T>(layout::contiguous(m + 3, 2 * c + 1))) == rows));
+    BOOST_TEST((agent(at<T>(layout::contiguous(m, c - 1))) == k::linrec_agent::tiles));
+    BOOST_TEST((agent(at<T>(layout::contiguous(m - 1, c))) == k::linrec_agent::tiles));
+    BOOST_TEST((agent(at<T>(layout::strided(m + 1, c, 1, m + 6))) == rows));                    // gaps
+    BOOST_TEST((agent(recur::detail::mirrored(at<T>(layout::contiguous(m + 1, c)))) == rows));  // reverse
+    BOOST_TEST((agent(at<T>(layout::strided(m, c, 2, 2 * m))) == k::linrec_agent::tiles));
+    BOOST_TEST((agent(at<T>(layout::contiguous(m, c), sizeof(T))) == k::linrec_agent::tiles));  // w's phase
+    BOOST_TEST((agent(at<T>(layout::contiguous(m, c), 16)) == rows));
+    auto scalar_s = at<T>(layout::contiguous(m, c));
+    scalar_s.s = nullptr;
+    scalar_s.s_value = T(0.5);
+    BOOST_TEST((agent(scalar_s) == rows));
+    BOOST_TEST(
+        (agent(at<T>(layout::contiguous(m, c)), linrec_variant::single_pass) == k::linrec_agent::tiles));
+    BOOST_TEST((agent(at<T>(layout::contiguous(m, c)), linrec_variant::pipelined) == k::linrec_agent::pipe));
+    BOOST_TEST((agent(at<T>(layout::interleaved(m, c))) == k::linrec_agent::lanes));
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(linrec_dispatch)
+
+BOOST_AUTO_TEST_CASE(rows_reach_f32) { rows_reach<float>(); }
+BOOST_AUTO_TEST_CASE(rows_reach_f64) { rows_reach<double>(); }
+
+BOOST_AUTO_TEST_SUITE_END()
