@@ -156,29 +156,6 @@ void algorithm_support_of() {
     } catch (recur::invalid_argument const& e) {
       BOOST_TEST(std::string(e.what()) == refusal(alg, huge), e.what());
     }
-  // A refused solve (cr at n = 2^30, refused before the arrays are read):
-  // the same message, nothing written.
-  std::int64_t const n = 5000;
-  auto const coefficients = recur_test::upload(std::vector<T>(4 * n, T(1)));
-  auto const x = recur_test::poisoned<T>(n);
-  auto const info = recur_test::poisoned<std::int32_t>(1);
-  recur_test::settle();
-  for (tridiag_algorithm const alg : {tridiag_algorithm::cr}) {
-    recur::tridiag_options opt;
-    opt.algorithm = alg;
-    opt.info = info.p;
-    std::string what;
-    try {
-      recur::solve_batched(recur::cuda{test_stream()}, coefficients.p, coefficients.p + n,
-                           coefficients.p + 2 * n, coefficients.p + 3 * n, x.p, layout::contiguous(huge), opt);
-    } catch (recur::invalid_argument const& e) {
-      what = e.what();
-    }
-    recur_test::finish();
-    BOOST_TEST(what == refusal(alg, huge), "solve_batched says \"" << what << "\"");
-    BOOST_TEST(recur_test::all_poison(x.read()), "a refused solve wrote x");
-    BOOST_TEST(recur_test::all_poison(info.read()), "a refused solve wrote info");
-  }
   // Every algorithm runs on every one of these shapes.
   ran.require(300);
   BOOST_TEST(refused.skips() == 0);
