@@ -138,9 +138,14 @@ poisson_result solve_plain(Space const& space, poisson_problem const& p, std::sp
   return m.result(whole_grid(space, p, u));
 }
 
-// Defect correction in double around V-cycles in float. The defect is
-// scaled to norm 1 before it is rounded to float, and the correction scaled
-// back, so that a small defect keeps float's relative precision.
+// Defect correction in double around V-cycles in float: each outer step
+// forms the defect r = f - A u in double and rounds it to float in the same
+// pass, runs opt.inner_cycles float V-cycles on A c = d from c = 0, and adds
+// the correction to u in double. The defect is scaled before it is rounded,
+// by 1 / ||r|| in the first step and by 1 / (the previous defect's norm)
+// after it (the norm of the defect being rounded is known only once the pass
+// that rounds it is done), so d's norm is 1, then the previous step's
+// reduction: float's range, whatever the scale of f.
 template <class Space>
 poisson_result solve_mixed(Space const& space, poisson_problem const& p, std::span<double const> f_host,
                            std::span<double const> u0_host, poisson_options const& opt,
@@ -150,27 +155,24 @@ poisson_result solve_mixed(Space const& space, poisson_problem const& p, std::sp
   multigrid<float, Space> mg(space, g, opt.smooth, opt.pre_steps, opt.post_steps);
   buffer<double, Space> const f = upload(space, interior<double>(p, f_host));
   buffer<double, Space> u = upload(space, interior<double>(p, u0_host));
-  buffer<double, Space> r(space, static_cast<std::size_t>(n));
   buffer<float, Space> d(space, static_cast<std::size_t>(n)), c(space, static_cast<std::size_t>(n));
-  auto const defect = [&] {
-    residual(space, g, u.data(), f.data(), r.data());
-    return std::sqrt(sum_squares(space, n, r.data()));
+  // d = (f - A u) / scale; returns ||f - A u||.
+  auto const form_defect = [&](double scale) {
+    return std::sqrt(defect(space, g, u.data(), f.data(), 1 / scale, d.data()));
   };
   monitor m(opt, progress);
-  double norm = defect();
+  double norm = form_defect(1);
   m.start(norm);
   if (m.solved()) return m.result(whole_grid(space, p, u));
+  double scale = norm;
+  form_defect(scale);
   for (;;) {
-    scale_copy(space, n, 1 / norm, r.data(), d.data());
-    fill(space, n, 0.0f, c.data());
-    int inner = 0;  // d has norm 1: the inner cycles stop at residual inner_reduction
-    do {
-      mg.cycle(c.data(), d.data());
-      ++inner;
-    } while (inner < opt.max_inner_cycles && mg.residual_norm(c.data(), d.data()) > opt.inner_reduction);
-    axpy(space, n, norm, c.data(), u.data());
-    norm = defect();
-    if (!m.record(norm, inner)) break;
+    mg.cycle_from_zero(c.data(), d.data());
+    for (int k = 1; k < opt.inner_cycles; ++k) mg.cycle(c.data(), d.data());
+    axpy(space, n, scale, c.data(), u.data());
+    scale = norm;
+    norm = form_defect(scale);
+    if (!m.record(norm, opt.inner_cycles)) break;
   }
   return m.result(whole_grid(space, p, u));
 }

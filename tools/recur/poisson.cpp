@@ -63,7 +63,7 @@ int run_poisson(arguments const& args) {
   opt.pre_steps = opt.post_steps = int_option(args, "--steps", opt.pre_steps);
   opt.tol = real_option(args, "--tol", opt.tol);
   opt.max_cycles = int_option(args, "--max-cycles", opt.max_cycles);
-  opt.inner_reduction = real_option(args, "--inner-reduction", opt.inner_reduction);
+  opt.inner_cycles = int_option(args, "--inner-cycles", opt.inner_cycles);
   std::string const guess = args.value_or("--guess", "zero");
   if (guess != "zero" && guess != "random")
     usage_error("--guess", fmt::format("must be zero or random, not '{}'", guess));
@@ -74,7 +74,7 @@ int run_poisson(arguments const& args) {
                     {"pre_steps", "--steps"},
                     {"tol", "--tol"},
                     {"max_cycles", "--max-cycles"},
-                    {"inner_reduction", "--inner-reduction"}},
+                    {"inner_cycles", "--inner-cycles"}},
                    "--n", [&] { ex::check_poisson(p, opt); });
 
   std::vector<double> const f = ex::manufactured_rhs(p);
@@ -108,17 +108,9 @@ int run_poisson(arguments const& args) {
   return r.result == ex::outcome::converged ? exit_ok : exit_not_converged;
 }
 
-constexpr option_spec poisson_options[] = {{"--n"},
-                                           {"--ny"},
-                                           {"--eps"},
-                                           {"--smoother"},
-                                           {"--precision"},
-                                           {"--steps"},
-                                           {"--tol"},
-                                           {"--max-cycles"},
-                                           {"--inner-reduction"},
-                                           {"--guess"},
-                                           {"--output", true, "-o"}};
+constexpr option_spec poisson_options[] = {
+    {"--n"},   {"--ny"},         {"--eps"},          {"--smoother"}, {"--precision"},         {"--steps"},
+    {"--tol"}, {"--max-cycles"}, {"--inner-cycles"}, {"--guess"},    {"--output", true, "-o"}};
 
 }  // namespace
 
@@ -147,8 +139,8 @@ command const poisson_command{
     "  --tol T             stop when the residual is T times the initial one (default 1e-9; in\n"
     "                      double it cannot fall much below 1.5e-10 on 4097 x 4097 points)\n"
     "  --max-cycles N      stop after N V-cycles (default 50)\n"
-    "  --inner-reduction R mixed precision: each outer step's single-precision V-cycles reduce\n"
-    "                      their residual R times (default 0.01, two digits)\n"
+    "  --inner-cycles N    mixed precision: single-precision V-cycles per outer step (default 1;\n"
+    "                      float's rounding of the correction limits what more can gain)\n"
     "  --guess G           the initial guess: zero (default) or random (uniform in [-1, 1], all\n"
     "                      frequencies: the asymptotic convergence rate)\n"
     "  -o, --output U      where to write the solution (default: not written)\n",
