@@ -848,6 +848,27 @@ BOOST_AUTO_TEST_CASE(converges_to_the_manufactured_solution) {
   BOOST_TEST(max_difference(load<double>("inner2.npy", {17, 33}), u[0]) < 1e-7);
 }
 
+// --profile: the finest grid's x-line and y-line solves timed (4 + 4 per
+// V-cycle with the alternating smoother, as many x as y) against a copy of
+// their bytes (4 values per unknown).
+BOOST_AUTO_TEST_CASE(profile) {
+  auto const r = run("poisson --n 33 --precision double --tol 1e-6 --profile -o prof.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(r.out.find("\nfinest-grid line solves (double, 31 x 31 unknowns; 0.0 MB") != std::string::npos,
+             r.out);
+  int const cycles = std::stoi(r.out.substr(r.out.find("converged: ") + 11));
+  for (char const* what : {"  x-lines ", "  y-lines "}) {
+    auto const at = r.out.find(what);
+    BOOST_TEST_REQUIRE(at != std::string::npos, r.out);
+    std::string const rest = r.out.substr(at);
+    char count[32];
+    std::snprintf(count, sizeof count, "(median of %3d)", 2 * cycles);
+    BOOST_TEST(rest.find(count) < rest.find('\n'), rest);
+    BOOST_TEST(rest.find("% of copy") < rest.find('\n'), rest);
+  }
+  BOOST_TEST(r.out.find("\n  copy ") != std::string::npos, r.out);
+}
+
 // Not converged within --max-cycles: status 3, the solution written anyway.
 BOOST_AUTO_TEST_CASE(not_converged) {
   auto const r =

@@ -54,6 +54,10 @@ void cuda_space::to_host(void* host, void const* src, std::size_t bytes) const {
   synchronize();
 }
 
+void cuda_space::copy(void* dst, void const* src, std::size_t bytes) const {
+  if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpyAsync");
+}
+
 void cuda_space::synchronize() const { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
 
 }  // namespace recur_examples

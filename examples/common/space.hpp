@@ -21,6 +21,8 @@ struct host_space {
   void deallocate(void* p) const noexcept;
   void to_space(void* dst, void const* host, std::size_t bytes) const;
   void to_host(void* host, void const* src, std::size_t bytes) const;
+  // Within the space's memory, spread over the OpenMP threads.
+  void copy(void* dst, void const* src, std::size_t bytes) const;
   void synchronize() const {}
 };
 
@@ -40,6 +42,7 @@ class cuda_space {
   void deallocate(void* p) const noexcept;
   void to_space(void* dst, void const* host, std::size_t bytes) const;
   void to_host(void* host, void const* src, std::size_t bytes) const;
+  void copy(void* dst, void const* src, std::size_t bytes) const;  // device to device, queued
   void synchronize() const;
 
   // Device memory for the partial sums of reductions (sum_squares).

@@ -19,6 +19,7 @@
 // the same ratio cy / cx, so one array of -1 and one diagonal array per
 // direction, of the finest grid's size, serve every level.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -65,6 +66,11 @@ class line_solver<T, cuda_space> {
   recur::tridiag_plan<T> plan_;
 };
 
+// The seconds of the finest grid's line solves, one entry per solve.
+struct line_solve_times {
+  std::vector<double> x, y;
+};
+
 template <class T, class Space>
 class multigrid {
  public:
@@ -98,6 +104,10 @@ class multigrid {
   void cycle(T* u, T const* f) { vcycle(0, u, f, false); }
   // One V-cycle from the initial guess u = 0: u is written, not read.
   void cycle_from_zero(T* u, T const* f) { vcycle(0, u, f, true); }
+
+  // From now on, the seconds of every finest-grid line solve go to *t (null:
+  // none are timed).
+  void time_line_solves(line_solve_times* t) { times_ = t; }
 
   // ||f - A u||_2 on the finest grid (waits for the queued work).
   double residual_norm(T const* u, T const* f) {
@@ -156,11 +166,13 @@ class multigrid {
       case step::point:
         break;
       case step::x:
-        l.x_lines.solve(space_, off_.data(), diag_x_.data(), source, r, workspace_.data());
+        timed(l, times_ ? &times_->x : nullptr,
+              [&] { l.x_lines.solve(space_, off_.data(), diag_x_.data(), source, r, workspace_.data()); });
         scale = omega / l.g.cx;
         break;
       case step::y:
-        l.y_lines.solve(space_, off_.data(), diag_y_.data(), source, r, workspace_.data());
+        timed(l, times_ ? &times_->y : nullptr,
+              [&] { l.y_lines.solve(space_, off_.data(), diag_y_.data(), source, r, workspace_.data()); });
         scale = omega / l.g.cy;
         break;
     }
@@ -171,7 +183,23 @@ class multigrid {
       axpy(space_, n, scale, correction, u);
   }
 
+  // Runs solve; on the finest grid, with times set, appends its seconds to
+  // *times (waiting for the queued work before and after it).
+  template <class Solve>
+  void timed(level const& l, std::vector<double>* times, Solve&& solve) {
+    if (!times || &l != &levels_.front()) {
+      solve();
+      return;
+    }
+    space_.synchronize();
+    auto const start = std::chrono::steady_clock::now();
+    solve();
+    space_.synchronize();
+    times->push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+
   Space const& space_;
+  line_solve_times* times_ = nullptr;
   smoother kind_;
   int pre_, post_;
   double omega_;

@@ -57,6 +57,10 @@ struct poisson_options {
   // One V-cycle (a reduction of about 0.15) stays above it, and the outer
   // steps then reduce the residual as double V-cycles do.
   int inner_cycles = 1;
+  // Time every line solve of the finest grid and a copy of the same bytes
+  // (poisson_result::profile). The solves are timed between waits for the
+  // device, which the iteration's time then includes.
+  bool profile = false;
 };
 
 // After each V-cycle (mixed: each outer step), for progress lines.
@@ -74,12 +78,26 @@ enum class outcome {
   stalled,     // three cycles (mixed: outer steps) in a row did not reduce the residual
 };
 
+// The finest grid's line solves against a copy (poisson_options::profile),
+// in the precision of the V-cycles (mixed: float).
+struct line_solve_profile {
+  int value_bytes = 0;  // sizeof the V-cycles' type
+  // What one solve of all lines of a direction reads and writes: the
+  // off-diagonal (one array, passed as both a and c), the diagonal, the
+  // right-hand side, the solution; 4 values per unknown.
+  double bytes = 0;
+  int x_solves = 0, y_solves = 0, copies = 0;  // solves and copies timed
+  double x_seconds = 0, y_seconds = 0;         // the solves' medians
+  double copy_seconds = 0;  // the copies' median, each of bytes / 2 (bytes read and written)
+};
+
 struct poisson_result {
   std::vector<double> u;  // ny x nx, the boundary included (zero)
   outcome result = outcome::converged;
   int cycles = 0, outer = 0;
-  double residual = 1;  // as in cycle_report
-  double seconds = 0;   // the iteration's time, without setup and the copies to and from the device
+  double residual = 1;         // as in cycle_report
+  double seconds = 0;          // the iteration's time, without setup and the copies to and from the device
+  line_solve_profile profile;  // with poisson_options::profile
 };
 
 // Solves -div(K grad u) = f from the initial guess u0 (empty: zero), f and
