@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <recur/tridiag.hpp>
@@ -101,9 +102,14 @@ class multigrid {
   }
 
   // One V-cycle for A u = f on the finest grid; u and f in the space's memory.
-  void cycle(T* u, T const* f) { vcycle(0, u, f, false); }
+  void cycle(T* u, T const* f) { run(u, f, false); }
   // One V-cycle from the initial guess u = 0: u is written, not read.
-  void cycle_from_zero(T* u, T const* f) { vcycle(0, u, f, true); }
+  void cycle_from_zero(T* u, T const* f) { run(u, f, true); }
+
+  // On the GPU, from now on: each kind of cycle (from u or from zero) is
+  // recorded once as a CUDA graph and launched as one, recorded again when
+  // u or f change (not while line solves are timed).
+  void use_graphs(bool on) { graphs_on_ = on; }
 
   // From now on, the seconds of every finest-grid line solve go to *t (null:
   // none are timed).
@@ -124,6 +130,22 @@ class multigrid {
     buffer<T, Space> r;     // the residual, overwritten by the line solves' corrections
     line_solver<T, Space> x_lines, y_lines;
   };
+
+  void run(T* u, T const* f, bool zero) {
+    if constexpr (std::is_same_v<Space, cuda_space>) {
+      if (graphs_on_ && !times_) {
+        recording& r = recordings_[zero ? 1 : 0];
+        if (r.graph.empty() || r.u != u || r.f != f) {
+          space_.capture(r.graph, [&] { vcycle(0, u, f, zero); });
+          r.u = u;
+          r.f = f;
+        }
+        space_.launch(r.graph);
+        return;
+      }
+    }
+    vcycle(0, u, f, zero);
+  }
 
   // Every coarse grid starts from zero, and so may the finest (zero): the
   // first smoothing step then needs neither the residual (it is f) nor u.
@@ -198,8 +220,17 @@ class multigrid {
     times->push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
 
+  // A recorded V-cycle and the arrays it works on (on the CPU, never used).
+  struct recording {
+    std::conditional_t<std::is_same_v<Space, cuda_space>, cuda_graph, int> graph{};
+    T* u = nullptr;
+    T const* f = nullptr;
+  };
+
   Space const& space_;
   line_solve_times* times_ = nullptr;
+  bool graphs_on_ = false;
+  recording recordings_[2];  // from u, from zero
   smoother kind_;
   int pre_, post_;
   double omega_;

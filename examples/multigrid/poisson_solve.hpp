@@ -166,6 +166,7 @@ poisson_result solve_plain(Space const& space, poisson_problem const& p, std::sp
   multigrid<T, Space> mg(space, finest_grid(p), opt.smooth, opt.pre_steps, opt.post_steps);
   line_solve_times times;
   if (opt.profile) mg.time_line_solves(&times);
+  mg.use_graphs(opt.cuda_graphs);
   buffer<T, Space> const f = upload(space, interior<T>(p, f_host));
   buffer<T, Space> u = upload(space, interior<T>(p, u0_host));
   monitor m(opt, progress);
@@ -196,6 +197,7 @@ poisson_result solve_mixed(Space const& space, poisson_problem const& p, std::sp
   multigrid<float, Space> mg(space, g, opt.smooth, opt.pre_steps, opt.post_steps);
   line_solve_times times;
   if (opt.profile) mg.time_line_solves(&times);
+  mg.use_graphs(opt.cuda_graphs);
   buffer<double, Space> const f = upload(space, interior<double>(p, f_host));
   buffer<double, Space> u = upload(space, interior<double>(p, u0_host));
   buffer<float, Space> d(space, static_cast<std::size_t>(n)), c(space, static_cast<std::size_t>(n));

@@ -83,6 +83,7 @@ int run_poisson(arguments const& args) {
   opt.max_cycles = int_option(args, "--max-cycles", opt.max_cycles);
   opt.inner_cycles = int_option(args, "--inner-cycles", opt.inner_cycles);
   opt.profile = args.has("--profile");
+  opt.cuda_graphs = args.has("--cuda-graphs");
   std::string const guess = args.value_or("--guess", "zero");
   if (guess != "zero" && guess != "random")
     usage_error("--guess", fmt::format("must be zero or random, not '{}'", guess));
@@ -139,6 +140,7 @@ constexpr option_spec poisson_options[] = {{"--n"},
                                            {"--inner-cycles"},
                                            {"--guess"},
                                            {"--profile", false},
+                                           {"--cuda-graphs", false},
                                            {"--output", true, "-o"}};
 
 }  // namespace
@@ -176,6 +178,8 @@ command const poisson_command{
     "                      before and after each, which the iteration's time then includes) and a\n"
     "                      device-to-device copy of as many bytes; print their medians, GB/s and\n"
     "                      the solves' speed as a percentage of the copy's\n"
+    "  --cuda-graphs       GPU: launch each V-cycle as one recorded CUDA graph (the coarse grids'\n"
+    "                      kernels without the launch overhead; not with --profile)\n"
     "  -o, --output U      where to write the solution (default: not written)\n",
     "recur poisson --n 1025 --eps 1e-3 --smoother alternating --precision mixed -o u.npy",
     "  0  converged, U written\n"
