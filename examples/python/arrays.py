@@ -12,16 +12,21 @@ from types import SimpleNamespace
 import numpy as np
 
 
-def _numpy():
+def _like_numpy(xp, to_numpy, synchronize):
+    """NumPy or CuPy (the same calls)."""
     return SimpleNamespace(
-        name="numpy",
-        zeros=lambda shape, t: np.zeros(shape, dtype=t),
-        from_numpy=lambda a, t: np.asarray(a, dtype=t),
+        name=xp.__name__,
+        zeros=lambda shape, t: xp.zeros(shape, dtype=t),
+        from_numpy=lambda a, t: xp.asarray(a, dtype=t),
         cast=lambda a, t: a.astype(t),
-        to_numpy=np.asarray,
-        roll=np.roll,
-        synchronize=lambda: None,
+        to_numpy=to_numpy,
+        roll=xp.roll,
+        synchronize=synchronize,
     )
+
+
+def _numpy():
+    return _like_numpy(np, np.asarray, lambda: None)
 
 
 def _cupy():
@@ -29,15 +34,7 @@ def _cupy():
 
     if cp.cuda.runtime.getDeviceCount() == 0:
         raise RuntimeError("no CUDA device")
-    return SimpleNamespace(
-        name="cupy",
-        zeros=lambda shape, t: cp.zeros(shape, dtype=t),
-        from_numpy=lambda a, t: cp.asarray(a, dtype=t),
-        cast=lambda a, t: a.astype(t),
-        to_numpy=cp.asnumpy,
-        roll=cp.roll,
-        synchronize=lambda: cp.cuda.get_current_stream().synchronize(),
-    )
+    return _like_numpy(cp, cp.asnumpy, lambda: cp.cuda.get_current_stream().synchronize())
 
 
 def _torch():
