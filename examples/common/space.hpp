@@ -87,7 +87,7 @@ class cuda_space {
   }
   void launch(cuda_graph const& g) const;
 
-  // Device memory for the partial sums of reductions (sum_squares).
+  // Device memory for the partial sums of reductions (defect).
   static constexpr int scratch_values = 1024;
   double* scratch() const { return scratch_; }
 

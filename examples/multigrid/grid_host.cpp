@@ -1,7 +1,6 @@
 // The grid operations of grid.hpp on the CPU: loops over rows, the rows
 // spread over OpenMP threads. Each value is computed by one thread in a
 // fixed order, so results do not depend on the thread count.
-#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <type_traits>
