@@ -22,7 +22,7 @@ ERROR = re.compile(r"max \|u - u_exact\| = (\S+)")
 
 def solve(args, n, device, precision):
     cmd = [args.recur, "poisson", "--n", str(n), "--eps", args.eps, "--smoother", args.smoother,
-           "--precision", precision, "--tol", args.tol, "--device", device]
+           "--precision", precision, "--tol", args.tol, "--device", device, *args.recur_args.split()]
     best = None
     for _ in range(args.repeat):
         run = subprocess.run(cmd, capture_output=True, text=True)
@@ -48,6 +48,7 @@ def main():
     ap.add_argument("--smoother", default="alternating")
     ap.add_argument("--tol", default="1e-9")
     ap.add_argument("--repeat", type=int, default=3, help="runs per case; the fastest counts")
+    ap.add_argument("--recur-args", default="", help="more options for every run, e.g. '--cuda-graphs'")
     ap.add_argument("--out", default="", help="the PNG to write (empty: none)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -59,7 +60,8 @@ def main():
             for p in ("double", "mixed"):
                 results[d, n, p] = solve(args, n, d, p)
 
-    print(f"recur poisson, eps = {args.eps}, {args.smoother} smoother, tol {args.tol}; fastest of {args.repeat}")
+    extra = f", {args.recur_args}" if args.recur_args else ""
+    print(f"recur poisson, eps = {args.eps}, {args.smoother} smoother, tol {args.tol}{extra}; fastest of {args.repeat}")
     for d in devices:
         print(f"- {d}: {results[d, sizes[0], 'double']['where']}")
     print("\n| device | points | double: s (cycles) | mixed: s (cycles, outer) | speedup | error double | error mixed |")

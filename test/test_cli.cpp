@@ -812,7 +812,7 @@ double max_difference(std::vector<double> const& a, std::vector<double> const& b
 // Converged solutions within the discretisation error of the exact one
 // (about 1.5 h^2 max |u| for this u: below 5e-3 at 33 points), double and
 // mixed precision the same to far less than that; one progress line per
-// V-cycle, one per outer step for mixed.
+// V-cycle, one per outer step for mixed (one float V-cycle each by default).
 BOOST_AUTO_TEST_CASE(converges_to_the_manufactured_solution) {
   std::vector<double> const exact = poisson_exact(33, 17);
   std::vector<double> u[2];
@@ -826,13 +826,38 @@ BOOST_AUTO_TEST_CASE(converges_to_the_manufactured_solution) {
         r.out.find("33 x 17 points (465 unknowns), eps = 0.01, alternating smoother") != std::string::npos,
         r.out);
     BOOST_TEST(r.out.find("\nconverged: ") != std::string::npos, r.out);
-    BOOST_TEST(r.out.find(k == 0 ? "\ncycle    1  residual " : "\ncycle    2  outer   1  residual ") !=
+    BOOST_TEST(r.out.find(k == 0 ? "\ncycle    1  residual " : "\ncycle    1  outer   1  residual ") !=
                    std::string::npos,
                r.out);
     u[k] = load<double>(out, {17, 33});
     BOOST_TEST(max_difference(u[k], exact) < 5e-3, precisions[k]);
   }
   BOOST_TEST(max_difference(u[0], u[1]) < 1e-7);
+  auto const r = run("poisson --n 33 --ny 17 --eps 0.01 --precision mixed --inner-cycles 2 -o inner2.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(r.out.find("\ncycle    2  outer   1  residual ") != std::string::npos, r.out);
+  BOOST_TEST(max_difference(load<double>("inner2.npy", {17, 33}), u[0]) < 1e-7);
+}
+
+// --profile: the finest grid's x-line and y-line solves timed (4 + 4 per
+// V-cycle with the alternating smoother, as many x as y) against a copy of
+// their bytes (4 values per unknown).
+BOOST_AUTO_TEST_CASE(profile) {
+  auto const r = run("poisson --n 33 --precision double --tol 1e-6 --profile -o prof.npy");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(r.out.find("\nfinest-grid line solves (double, 31 x 31 unknowns; 0.0 MB") != std::string::npos,
+             r.out);
+  int const cycles = std::stoi(r.out.substr(r.out.find("converged: ") + 11));
+  for (char const* what : {"  x-lines ", "  y-lines "}) {
+    auto const at = r.out.find(what);
+    BOOST_TEST_REQUIRE(at != std::string::npos, r.out);
+    std::string const rest = r.out.substr(at);
+    char count[32];
+    std::snprintf(count, sizeof count, "(median of %3d)", 2 * cycles);
+    BOOST_TEST(rest.find(count) < rest.find('\n'), rest);
+    BOOST_TEST(rest.find("% of copy") < rest.find('\n'), rest);
+  }
+  BOOST_TEST(r.out.find("\n  copy ") != std::string::npos, r.out);
 }
 
 // Not converged within --max-cycles: status 3, the solution written anyway.
@@ -977,7 +1002,7 @@ BOOST_AUTO_TEST_CASE(errors) {
       {"poisson --n 33 --tol 2 -o OUT", 1, "--tol: tol = 2"},
       {"poisson --n 33 --max-cycles 0 -o OUT", 1, "--max-cycles: max_cycles = 0"},
       {"poisson --n 33 --guess one -o OUT", 2, "--guess: must be zero or random, not 'one'"},
-      {"poisson --n 33 --inner-reduction 1 -o OUT", 1, "--inner-reduction: inner_reduction = 1"},
+      {"poisson --n 33 --inner-cycles 0 -o OUT", 1, "--inner-cycles: inner_cycles = 0"},
       {"poisson extra -o OUT", 2, "extra: unexpected argument"},
       {"heat --nx 2 -o OUT", 1, "--nx: nx = 2: the periodic direction needs at least 3 points"},
       {"heat --ny 2 -o OUT", 1, "--ny: ny = 2: needs at least 3 points"},

@@ -113,6 +113,23 @@ BOOST_AUTO_TEST_CASE(manufactured_solution_second_order) {
   }
 }
 
+// Mixed precision costs at most one V-cycle more than double: each outer
+// step's one float V-cycle reduces the double residual as a double V-cycle
+// does (about 0.15), as long as float's floor for the step (the rounding of
+// the correction, poisson.hpp: about 1e-3 of the defect at 513^2) stays
+// below that. Outer steps that ran float cycles until they gained two
+// digits took 10 cycles here against double's 8, and at 2049^2, where the floor is
+// 2e-2, 24 against double's 10.
+BOOST_AUTO_TEST_CASE(mixed_needs_the_cycles_of_double) {
+  ex::poisson_problem const p{513, 513, 1e-3};
+  ex::poisson_result const d = solve_manufactured(examples_backend, p, ex::precision::f64, 1e-9);
+  ex::poisson_result const m = solve_manufactured(examples_backend, p, ex::precision::mixed, 1e-9);
+  BOOST_TEST_REQUIRE((d.result == ex::outcome::converged && m.result == ex::outcome::converged));
+  BOOST_TEST_MESSAGE("513 x 513, eps 1e-3: " << d.cycles << " double V-cycles, " << m.cycles << " mixed");
+  BOOST_TEST(m.cycles <= d.cycles + 1);
+  BOOST_TEST(m.outer == m.cycles);
+}
+
 // The alternating line smoother converges at a rate below 0.2 per V-cycle
 // for every anisotropy, from K or from the cells' aspect ratio, whichever
 // direction is the strong one, in double and in float. Local Fourier
@@ -193,6 +210,7 @@ BOOST_AUTO_TEST_CASE(argument_errors) {
   expect({33, 33, 1}, with([](auto& o) { o.pre_steps = o.post_steps = 0; }), 1089,
          "pre_steps = 0, post_steps = 0");
   expect({33, 33, 1}, with([](auto& o) { o.max_cycles = 0; }), 1089, "max_cycles = 0");
+  expect({33, 33, 1}, with([](auto& o) { o.inner_cycles = 0; }), 1089, "inner_cycles = 0");
 }
 
 // The GPU's solves against the CPU's: the same cycles, the residual history
@@ -233,6 +251,32 @@ BOOST_AUTO_TEST_CASE(gpu_agrees_with_cpu,
       // Mixed precision's u holds the inner float cycles' rounding.
       BOOST_TEST(max_abs_difference(r[0].u, r[1].u) <= (f64 ? 1e-9 : 1e-5) * scale, what);
     }
+}
+
+// V-cycles launched as recorded CUDA graphs run the same kernels in the same
+// order as launched one by one: the same residuals and solution, bit for
+// bit. Mixed precision with two inner cycles uses both recordings (the
+// cycle from zero and the cycle from c). Runs with --device gpu only.
+BOOST_AUTO_TEST_CASE(cuda_graphs_change_nothing,
+                     *utf::precondition([](utf::test_unit_id) { return recur_test::examples_on_gpu(); })) {
+  ex::poisson_problem const p{257, 129, 1e-3};
+  std::vector<double> const f = ex::manufactured_rhs(p);
+  for (ex::precision const prec : {ex::precision::f64, ex::precision::mixed}) {
+    ex::poisson_options opt;
+    opt.prec = prec;
+    opt.tol = 1e-300;
+    opt.max_cycles = 8;
+    opt.inner_cycles = 2;
+    std::vector<double> history[2];
+    ex::poisson_result r[2];
+    for (int k = 0; k < 2; ++k) {
+      opt.cuda_graphs = k == 1;
+      r[k] = ex::solve_poisson(ex::backend::gpu, p, f, {}, opt,
+                               [&](ex::cycle_report const& c) { history[k].push_back(c.residual); });
+    }
+    BOOST_TEST(history[1] == history[0], boost::test_tools::per_element());
+    BOOST_TEST(max_abs_difference(r[0].u, r[1].u) == 0.0, ex::to_string(prec));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -54,6 +54,34 @@ void cuda_space::to_host(void* host, void const* src, std::size_t bytes) const {
   synchronize();
 }
 
+void cuda_space::copy(void* dst, void const* src, std::size_t bytes) const {
+  if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpyAsync");
+}
+
+void cuda_space::begin_capture() const {
+  // Relaxed: the library's calls may ask the runtime about pointers
+  // (cudaPointerGetAttributes) while the stream records.
+  check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
+}
+
+void cuda_space::end_capture(cuda_graph* g) const {
+  cudaGraph_t graph = nullptr;
+  cudaError_t e = cudaStreamEndCapture(stream_, &graph);
+  cudaGraphExec_t exec = nullptr;
+  if (e == cudaSuccess && g) e = cudaGraphInstantiate(&exec, graph, 0);
+  if (graph) cudaGraphDestroy(graph);
+  check(e, g ? "recording a CUDA graph" : "cudaStreamEndCapture");
+  if (g) *g = cuda_graph(exec);
+}
+
+void cuda_space::launch(cuda_graph const& g) const {
+  check(cudaGraphLaunch(g.exec_, stream_), "cudaGraphLaunch");
+}
+
+cuda_graph::~cuda_graph() {
+  if (exec_) cudaGraphExecDestroy(exec_);
+}
+
 void cuda_space::synchronize() const { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
 
 }  // namespace recur_examples

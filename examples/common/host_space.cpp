@@ -1,4 +1,6 @@
 // host_space (space.hpp): the CPU's memory, aligned for vector loads.
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -20,6 +22,16 @@ void host_space::to_space(void* dst, void const* host, std::size_t bytes) const 
 
 void host_space::to_host(void* host, void const* src, std::size_t bytes) const {
   if (bytes) std::memcpy(host, src, bytes);
+}
+
+void host_space::copy(void* dst, void const* src, std::size_t bytes) const {
+  // Chunks of 1 MiB, each copied by one thread.
+  constexpr std::int64_t chunk = 1 << 20;
+  auto const total = static_cast<std::int64_t>(bytes);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t at = 0; at < total; at += chunk)
+    std::memcpy(static_cast<char*>(dst) + at, static_cast<char const*>(src) + at,
+                static_cast<std::size_t>(std::min(chunk, total - at)));
 }
 
 }  // namespace recur_examples

@@ -13,7 +13,32 @@
 
 #include <recur/executor.hpp>
 
+struct CUgraphExec_st;  // cudaGraphExec_t is CUgraphExec_st*
+
 namespace recur_examples {
+
+class cuda_space;
+
+// Work recorded from a cuda_space's stream once and launched as one CUDA
+// graph after (cuda_space::capture): a graph's kernels start without the
+// host's launch overhead, which dominates the small kernels of a V-cycle's
+// coarse grids. Empty until captured.
+class cuda_graph {
+ public:
+  cuda_graph() = default;
+  ~cuda_graph();
+  cuda_graph(cuda_graph&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
+  cuda_graph& operator=(cuda_graph&& o) noexcept {
+    std::swap(exec_, o.exec_);
+    return *this;
+  }
+  bool empty() const { return exec_ == nullptr; }
+
+ private:
+  friend class cuda_space;
+  explicit cuda_graph(CUgraphExec_st* exec) : exec_(exec) {}
+  CUgraphExec_st* exec_ = nullptr;
+};
 
 struct host_space {
   recur::host executor() const { return {}; }
@@ -21,6 +46,8 @@ struct host_space {
   void deallocate(void* p) const noexcept;
   void to_space(void* dst, void const* host, std::size_t bytes) const;
   void to_host(void* host, void const* src, std::size_t bytes) const;
+  // Within the space's memory, spread over the OpenMP threads.
+  void copy(void* dst, void const* src, std::size_t bytes) const;
   void synchronize() const {}
 };
 
@@ -40,13 +67,34 @@ class cuda_space {
   void deallocate(void* p) const noexcept;
   void to_space(void* dst, void const* host, std::size_t bytes) const;
   void to_host(void* host, void const* src, std::size_t bytes) const;
+  void copy(void* dst, void const* src, std::size_t bytes) const;  // device to device, queued
   void synchronize() const;
 
-  // Device memory for the partial sums of reductions (sum_squares).
+  // g = the work that queue() queues on the stream, recorded (not run);
+  // launch(g) queues it. The recorded kernels keep their arguments: the
+  // same pointers every launch. What queue() calls must queue work only
+  // (no waits, no copies to the host).
+  template <class Queue>
+  void capture(cuda_graph& g, Queue&& queue) const {
+    begin_capture();
+    try {
+      queue();
+    } catch (...) {
+      end_capture(nullptr);
+      throw;
+    }
+    end_capture(&g);
+  }
+  void launch(cuda_graph const& g) const;
+
+  // Device memory for the partial sums of reductions (defect).
   static constexpr int scratch_values = 1024;
   double* scratch() const { return scratch_; }
 
  private:
+  void begin_capture() const;
+  void end_capture(cuda_graph* g) const;  // null: discard the recording
+
   CUstream_st* stream_ = nullptr;
   double* scratch_ = nullptr;
 };

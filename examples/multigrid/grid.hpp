@@ -54,13 +54,22 @@ struct grid {
 };
 
 // Every operation is queued on the space (cuda_space: its stream) except
-// sum_squares, which waits for its result. T is float or double.
+// defect, which waits for its result. T is float or double.
 
 // r = f - A u.
 template <class T>
 void residual(host_space const&, grid const& g, T const* u, T const* f, T* r);
 template <class T>
 void residual(cuda_space const&, grid const& g, T const* u, T const* f, T* r);
+
+// d = s (f - A u), the residual computed in T and rounded to U after the
+// scaling (the mixed-precision scheme's defect: double to float in one
+// pass); returns sum (f - A u)^2, accumulated in double in an order that
+// depends only on the grid: the same bits from run to run.
+template <class T, class U>
+double defect(host_space const&, grid const& g, T const* u, T const* f, double s, U* d);
+template <class T, class U>
+double defect(cuda_space const&, grid const& g, T const* u, T const* f, double s, U* d);
 
 // fc = R r, full weighting (1/16 [1 2 1; 2 4 2; 1 2 1]) onto g.coarse().
 template <class T>
@@ -75,12 +84,12 @@ void prolongate_add(host_space const&, grid const& fine, T const* ec, T* u);
 template <class T>
 void prolongate_add(cuda_space const&, grid const& fine, T const* ec, T* u);
 
-// y = a x (x and y may differ in type: the mixed-precision scheme's
-// conversions), y += a x, y = v.
-template <class T, class U>
-void scale_copy(host_space const&, std::int64_t n, double a, T const* x, U* y);
-template <class T, class U>
-void scale_copy(cuda_space const&, std::int64_t n, double a, T const* x, U* y);
+// y = a x; y += a x (x and y may differ in type: the mixed-precision
+// scheme's correction, float, added to u, double); y = v.
+template <class T>
+void scale_copy(host_space const&, std::int64_t n, double a, T const* x, T* y);
+template <class T>
+void scale_copy(cuda_space const&, std::int64_t n, double a, T const* x, T* y);
 template <class T, class U>
 void axpy(host_space const&, std::int64_t n, double a, T const* x, U* y);
 template <class T, class U>
@@ -90,31 +99,23 @@ void fill(host_space const&, std::int64_t n, T v, T* y);
 template <class T>
 void fill(cuda_space const&, std::int64_t n, T v, T* y);
 
-// sum x_k^2, accumulated in double in an order that depends only on n: the
-// same bits from run to run.
-template <class T>
-double sum_squares(host_space const&, std::int64_t n, T const* x);
-template <class T>
-double sum_squares(cuda_space const&, std::int64_t n, T const* x);
-
 // The explicit instantiations of every operation on Space, for the file
-// that defines them: float and double, and the four type pairs of
-// scale_copy and axpy.
+// that defines them: float and double, and the type pairs of defect and
+// axpy.
 #define RECUR_EXAMPLES_GRID_OPS_(Space, T)                                           \
   template void residual<T>(Space const&, grid const&, T const*, T const*, T*);      \
   template void restrict_full_weighting<T>(Space const&, grid const&, T const*, T*); \
   template void prolongate_add<T>(Space const&, grid const&, T const*, T*);          \
-  template void fill<T>(Space const&, std::int64_t, T, T*);                          \
-  template double sum_squares<T>(Space const&, std::int64_t, T const*);
-#define RECUR_EXAMPLES_VECTOR_OPS_(Space, T, U)                                     \
-  template void scale_copy<T, U>(Space const&, std::int64_t, double, T const*, U*); \
-  template void axpy<T, U>(Space const&, std::int64_t, double, T const*, U*);
-#define RECUR_EXAMPLES_GRID_INSTANCES(Space)        \
-  RECUR_EXAMPLES_GRID_OPS_(Space, float)            \
-  RECUR_EXAMPLES_GRID_OPS_(Space, double)           \
-  RECUR_EXAMPLES_VECTOR_OPS_(Space, float, float)   \
-  RECUR_EXAMPLES_VECTOR_OPS_(Space, double, double) \
-  RECUR_EXAMPLES_VECTOR_OPS_(Space, float, double)  \
-  RECUR_EXAMPLES_VECTOR_OPS_(Space, double, float)
+  template void scale_copy<T>(Space const&, std::int64_t, double, T const*, T*);     \
+  template void fill<T>(Space const&, std::int64_t, T, T*);
+#define RECUR_EXAMPLES_MIXED_OPS_(Space, T, U)                                             \
+  template double defect<T, U>(Space const&, grid const&, T const*, T const*, double, U*); \
+  template void axpy<U, T>(Space const&, std::int64_t, double, U const*, T*);
+#define RECUR_EXAMPLES_GRID_INSTANCES(Space)       \
+  RECUR_EXAMPLES_GRID_OPS_(Space, float)           \
+  RECUR_EXAMPLES_GRID_OPS_(Space, double)          \
+  RECUR_EXAMPLES_MIXED_OPS_(Space, float, float)   \
+  RECUR_EXAMPLES_MIXED_OPS_(Space, double, double) \
+  RECUR_EXAMPLES_MIXED_OPS_(Space, double, float)
 
 }  // namespace recur_examples

@@ -37,17 +37,6 @@ __device__ std::int64_t first_index() {
 __device__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
 
 template <class T>
-__global__ void residual_kernel(std::int64_t mx, std::int64_t my, T cx, T cy, T const* u, T const* f, T* r) {
-  for (std::int64_t k = first_index(); k < mx * my; k += grid_stride()) {
-    std::int64_t const j = k / mx, i = k - j * mx;
-    T const w = i > 0 ? u[k - 1] : T(0), e = i + 1 < mx ? u[k + 1] : T(0);
-    T const s = j > 0 ? u[k - mx] : T(0), n = j + 1 < my ? u[k + mx] : T(0);
-    T const c = u[k];
-    r[k] = f[k] - (cx * ((c - w) - (e - c)) + cy * ((c - s) - (n - c)));
-  }
-}
-
-template <class T>
 __global__ void restrict_kernel(std::int64_t mx, std::int64_t cmx, std::int64_t cmy, T const* r, T* fc) {
   for (std::int64_t k = first_index(); k < cmx * cmy; k += grid_stride()) {
     std::int64_t const J = k / cmx, I = k - J * cmx, i = 2 * I + 1;
@@ -78,11 +67,9 @@ __global__ void prolongate_kernel(std::int64_t mx, std::int64_t my, std::int64_t
   }
 }
 
-template <class T, class U>
-__global__ void scale_copy_kernel(std::int64_t n, std::common_type_t<T, U> a, T const* x, U* y) {
-  using W = std::common_type_t<T, U>;
-  for (std::int64_t k = first_index(); k < n; k += grid_stride())
-    y[k] = static_cast<U>(a * static_cast<W>(x[k]));
+template <class T>
+__global__ void scale_copy_kernel(std::int64_t n, T a, T const* x, T* y) {
+  for (std::int64_t k = first_index(); k < n; k += grid_stride()) y[k] = a * x[k];
 }
 
 template <class T, class U>
@@ -112,13 +99,26 @@ __device__ double block_sum(double v) {
   return s[0];
 }
 
-template <class T>
-__global__ void sum_squares_kernel(std::int64_t n, T const* x, double* partial) {
+// d = s (f - A u) rounded to U; with Sum, each block's share of sum (f - A
+// u)^2 in partial[blockIdx.x].
+template <bool Sum, class T, class U>
+__global__ void residual_kernel(std::int64_t mx, std::int64_t my, T cx, T cy, T const* u, T const* f,
+                                std::common_type_t<T, U> s, U* d, double* partial) {
+  using W = std::common_type_t<T, U>;
   double acc = 0;
-  for (std::int64_t k = first_index(); k < n; k += grid_stride())
-    acc += static_cast<double>(x[k]) * static_cast<double>(x[k]);
-  double const s = block_sum(acc);
-  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+  for (std::int64_t k = first_index(); k < mx * my; k += grid_stride()) {
+    std::int64_t const j = k / mx, i = k - j * mx;
+    T const w = i > 0 ? u[k - 1] : T(0), e = i + 1 < mx ? u[k + 1] : T(0);
+    T const so = j > 0 ? u[k - mx] : T(0), n = j + 1 < my ? u[k + mx] : T(0);
+    T const c = u[k];
+    T const r = f[k] - (cx * ((c - w) - (e - c)) + cy * ((c - so) - (n - c)));
+    d[k] = static_cast<U>(s * static_cast<W>(r));
+    if constexpr (Sum) acc += static_cast<double>(r) * static_cast<double>(r);
+  }
+  if constexpr (Sum) {
+    double const total = block_sum(acc);
+    if (threadIdx.x == 0) partial[blockIdx.x] = total;
+  }
 }
 
 __global__ void sum_partials_kernel(int blocks, double* partial) {
@@ -132,9 +132,23 @@ __global__ void sum_partials_kernel(int blocks, double* partial) {
 
 template <class T>
 void residual(cuda_space const& sp, grid const& g, T const* u, T const* f, T* r) {
-  residual_kernel<<<blocks_for(g.size()), block_threads, 0, sp.stream()>>>(g.mx, g.my, static_cast<T>(g.cx),
-                                                                           static_cast<T>(g.cy), u, f, r);
+  residual_kernel<false, T, T><<<blocks_for(g.size()), block_threads, 0, sp.stream()>>>(
+      g.mx, g.my, static_cast<T>(g.cx), static_cast<T>(g.cy), u, f, T(1), r, nullptr);
   check_launch("residual_kernel");
+}
+
+template <class T, class U>
+double defect(cuda_space const& sp, grid const& g, T const* u, T const* f, double s, U* d) {
+  unsigned const blocks = std::min<unsigned>(blocks_for(g.size()), cuda_space::scratch_values - 1);
+  residual_kernel<true, T, U><<<blocks, block_threads, 0, sp.stream()>>>(
+      g.mx, g.my, static_cast<T>(g.cx), static_cast<T>(g.cy), u, f, static_cast<std::common_type_t<T, U>>(s),
+      d, sp.scratch());
+  check_launch("residual_kernel");
+  sum_partials_kernel<<<1, block_threads, 0, sp.stream()>>>(static_cast<int>(blocks), sp.scratch());
+  check_launch("sum_partials_kernel");
+  double sum = 0;
+  sp.to_host(&sum, sp.scratch() + blocks, sizeof sum);
+  return sum;
 }
 
 template <class T>
@@ -152,11 +166,10 @@ void prolongate_add(cuda_space const& sp, grid const& fine, T const* ec, T* u) {
   check_launch("prolongate_kernel");
 }
 
-template <class T, class U>
-void scale_copy(cuda_space const& sp, std::int64_t n, double a, T const* x, U* y) {
+template <class T>
+void scale_copy(cuda_space const& sp, std::int64_t n, double a, T const* x, T* y) {
   if (n == 0) return;
-  scale_copy_kernel<T, U>
-      <<<blocks_for(n), block_threads, 0, sp.stream()>>>(n, static_cast<std::common_type_t<T, U>>(a), x, y);
+  scale_copy_kernel<<<blocks_for(n), block_threads, 0, sp.stream()>>>(n, static_cast<T>(a), x, y);
   check_launch("scale_copy_kernel");
 }
 
@@ -173,19 +186,6 @@ void fill(cuda_space const& sp, std::int64_t n, T v, T* y) {
   if (n == 0) return;
   fill_kernel<<<blocks_for(n), block_threads, 0, sp.stream()>>>(n, v, y);
   check_launch("fill_kernel");
-}
-
-template <class T>
-double sum_squares(cuda_space const& sp, std::int64_t n, T const* x) {
-  if (n == 0) return 0;
-  unsigned const blocks = std::min<unsigned>(blocks_for(n), cuda_space::scratch_values - 1);
-  sum_squares_kernel<<<blocks, block_threads, 0, sp.stream()>>>(n, x, sp.scratch());
-  check_launch("sum_squares_kernel");
-  sum_partials_kernel<<<1, block_threads, 0, sp.stream()>>>(static_cast<int>(blocks), sp.scratch());
-  check_launch("sum_partials_kernel");
-  double s = 0;
-  sp.to_host(&s, sp.scratch() + blocks, sizeof s);
-  return s;
 }
 
 RECUR_EXAMPLES_GRID_INSTANCES(cuda_space)

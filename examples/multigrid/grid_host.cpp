@@ -1,7 +1,6 @@
 // The grid operations of grid.hpp on the CPU: loops over rows, the rows
 // spread over OpenMP threads. Each value is computed by one thread in a
 // fixed order, so results do not depend on the thread count.
-#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <type_traits>
@@ -12,22 +11,46 @@
 
 namespace recur_examples {
 
-template <class T>
-void residual(host_space const&, grid const& g, T const* u, T const* f, T* r) {
+namespace {
+
+// d = s (f - A u) rounded to U, row by row; with Sum, returns sum (f - A
+// u)^2 (each row's sum by one thread, the rows' sums added in order).
+template <bool Sum, class T, class U>
+double residual_rows(grid const& g, T const* u, T const* f, double s, U* d) {
+  using W = std::common_type_t<T, U>;
   T const cx = static_cast<T>(g.cx), cy = static_cast<T>(g.cy);
+  W const sw = static_cast<W>(s);
   std::int64_t const mx = g.mx, my = g.my;
+  std::vector<double> rows(Sum ? static_cast<std::size_t>(my) : 0);
 #pragma omp parallel for schedule(static)
   for (std::int64_t j = 0; j < my; ++j) {
     T const* const row = u + j * mx;
     T const* const below = j > 0 ? row - mx : nullptr;
     T const* const above = j + 1 < my ? row + mx : nullptr;
+    double acc = 0;
     for (std::int64_t i = 0; i < mx; ++i) {
       T const w = i > 0 ? row[i - 1] : T(0), e = i + 1 < mx ? row[i + 1] : T(0);
-      T const s = below ? below[i] : T(0), n = above ? above[i] : T(0);
+      T const so = below ? below[i] : T(0), n = above ? above[i] : T(0);
       T const c = row[i];
-      r[j * mx + i] = f[j * mx + i] - (cx * ((c - w) - (e - c)) + cy * ((c - s) - (n - c)));
+      T const r = f[j * mx + i] - (cx * ((c - w) - (e - c)) + cy * ((c - so) - (n - c)));
+      d[j * mx + i] = static_cast<U>(sw * static_cast<W>(r));
+      if constexpr (Sum) acc += static_cast<double>(r) * static_cast<double>(r);
     }
+    if constexpr (Sum) rows[static_cast<std::size_t>(j)] = acc;
   }
+  return std::accumulate(rows.begin(), rows.end(), 0.0);
+}
+
+}  // namespace
+
+template <class T>
+void residual(host_space const&, grid const& g, T const* u, T const* f, T* r) {
+  residual_rows<false>(g, u, f, 1.0, r);
+}
+
+template <class T, class U>
+double defect(host_space const&, grid const& g, T const* u, T const* f, double s, U* d) {
+  return residual_rows<true>(g, u, f, s, d);
 }
 
 template <class T>
@@ -76,12 +99,11 @@ void prolongate_add(host_space const&, grid const& fine, T const* ec, T* u) {
   }
 }
 
-template <class T, class U>
-void scale_copy(host_space const&, std::int64_t n, double a, T const* x, U* y) {
-  using W = std::common_type_t<T, U>;
-  W const aw = static_cast<W>(a);
+template <class T>
+void scale_copy(host_space const&, std::int64_t n, double a, T const* x, T* y) {
+  T const at = static_cast<T>(a);
 #pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n; ++k) y[k] = static_cast<U>(aw * static_cast<W>(x[k]));
+  for (std::int64_t k = 0; k < n; ++k) y[k] = at * x[k];
 }
 
 template <class T, class U>
@@ -97,22 +119,6 @@ template <class T>
 void fill(host_space const&, std::int64_t n, T v, T* y) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < n; ++k) y[k] = v;
-}
-
-template <class T>
-double sum_squares(host_space const&, std::int64_t n, T const* x) {
-  // Fixed chunks, each summed by one thread, the chunk sums added in order.
-  constexpr std::int64_t chunk = 4096;
-  std::int64_t const chunks = (n + chunk - 1) / chunk;
-  std::vector<double> partial(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    double s = 0;
-    for (std::int64_t k = c * chunk; k < std::min(n, (c + 1) * chunk); ++k)
-      s += static_cast<double>(x[k]) * static_cast<double>(x[k]);
-    partial[static_cast<std::size_t>(c)] = s;
-  }
-  return std::accumulate(partial.begin(), partial.end(), 0.0);
 }
 
 RECUR_EXAMPLES_GRID_INSTANCES(host_space)

@@ -19,9 +19,11 @@
 // the same ratio cy / cx, so one array of -1 and one diagonal array per
 // direction, of the finest grid's size, serve every level.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <recur/tridiag.hpp>
@@ -65,6 +67,11 @@ class line_solver<T, cuda_space> {
   recur::tridiag_plan<T> plan_;
 };
 
+// The seconds of the finest grid's line solves, one entry per solve.
+struct line_solve_times {
+  std::vector<double> x, y;
+};
+
 template <class T, class Space>
 class multigrid {
  public:
@@ -95,13 +102,23 @@ class multigrid {
   }
 
   // One V-cycle for A u = f on the finest grid; u and f in the space's memory.
-  void cycle(T* u, T const* f) { vcycle(0, u, f); }
+  void cycle(T* u, T const* f) { run(u, f, false); }
+  // One V-cycle from the initial guess u = 0: u is written, not read.
+  void cycle_from_zero(T* u, T const* f) { run(u, f, true); }
+
+  // On the GPU, from now on: each kind of cycle (from u or from zero) is
+  // recorded once as a CUDA graph and launched as one, recorded again when
+  // u or f change (not while line solves are timed).
+  void use_graphs(bool on) { graphs_on_ = on; }
+
+  // From now on, the seconds of every finest-grid line solve go to *t (null:
+  // none are timed).
+  void time_line_solves(line_solve_times* t) { times_ = t; }
 
   // ||f - A u||_2 on the finest grid (waits for the queued work).
   double residual_norm(T const* u, T const* f) {
     level& l = levels_.front();
-    residual(space_, l.g, u, f, l.r.data());
-    return std::sqrt(sum_squares(space_, l.g.size(), l.r.data()));
+    return std::sqrt(defect(space_, l.g, u, f, 1.0, l.r.data()));
   }
 
  private:
@@ -114,54 +131,106 @@ class multigrid {
     line_solver<T, Space> x_lines, y_lines;
   };
 
-  void vcycle(std::size_t k, T* u, T const* f) {
+  void run(T* u, T const* f, bool zero) {
+    if constexpr (std::is_same_v<Space, cuda_space>) {
+      if (graphs_on_ && !times_) {
+        recording& r = recordings_[zero ? 1 : 0];
+        if (r.graph.empty() || r.u != u || r.f != f) {
+          space_.capture(r.graph, [&] { vcycle(0, u, f, zero); });
+          r.u = u;
+          r.f = f;
+        }
+        space_.launch(r.graph);
+        return;
+      }
+    }
+    vcycle(0, u, f, zero);
+  }
+
+  // Every coarse grid starts from zero, and so may the finest (zero): the
+  // first smoothing step then needs neither the residual (it is f) nor u.
+  void vcycle(std::size_t k, T* u, T const* f, bool zero) {
     level& l = levels_[k];
     if (l.g.coarsest()) {  // one line: a line step with omega = 1 is the exact solve
-      relax(l, u, f, l.g.my == 1 ? step::x : step::y, 1.0);
+      relax(l, u, f, l.g.my == 1 ? step::x : step::y, 1.0, zero);
       return;
     }
-    smooth(l, u, f, pre_);
+    smooth(l, u, f, pre_, zero);
     level& c = levels_[k + 1];
     residual(space_, l.g, u, f, l.r.data());
     restrict_full_weighting(space_, l.g, l.r.data(), c.f.data());
-    fill(space_, c.g.size(), T(0), c.u.data());
-    vcycle(k + 1, c.u.data(), c.f.data());
+    vcycle(k + 1, c.u.data(), c.f.data(), true);
     prolongate_add(space_, l.g, c.u.data(), u);
-    smooth(l, u, f, post_);
+    smooth(l, u, f, post_, false);
   }
 
-  void smooth(level& l, T* u, T const* f, int steps) {
+  void smooth(level& l, T* u, T const* f, int steps, bool zero) {
+    if (zero && steps == 0) fill(space_, l.g.size(), T(0), u);
     for (int s = 0; s < steps; ++s) {
       step const d = kind_ == smoother::jacobi    ? step::point
                      : kind_ == smoother::x_lines ? step::x
                      : kind_ == smoother::y_lines ? step::y
                      : s % 2 == 0                 ? step::x
                                                   : step::y;
-      relax(l, u, f, d, omega_);
+      relax(l, u, f, d, omega_, zero && s == 0);
     }
   }
 
-  // u += omega M^-1 (f - A u), M = D or the lines' part of A.
-  void relax(level& l, T* u, T const* f, step d, double omega) {
+  // u += omega M^-1 (f - A u), M = D or the lines' part of A; from u = 0
+  // (zero) u = omega M^-1 f, u not read.
+  void relax(level& l, T* u, T const* f, step d, double omega, bool zero) {
     T* const r = l.r.data();
     std::int64_t const n = l.g.size();
-    residual(space_, l.g, u, f, r);
+    T const* const source = zero ? f : r;
+    if (!zero) residual(space_, l.g, u, f, r);
+    double scale = omega / l.g.diagonal();
     switch (d) {
       case step::point:
-        axpy(space_, n, omega / l.g.diagonal(), r, u);
-        return;
+        break;
       case step::x:
-        l.x_lines.solve(space_, off_.data(), diag_x_.data(), r, r, workspace_.data());
-        axpy(space_, n, omega / l.g.cx, r, u);
-        return;
+        timed(l, times_ ? &times_->x : nullptr,
+              [&] { l.x_lines.solve(space_, off_.data(), diag_x_.data(), source, r, workspace_.data()); });
+        scale = omega / l.g.cx;
+        break;
       case step::y:
-        l.y_lines.solve(space_, off_.data(), diag_y_.data(), r, r, workspace_.data());
-        axpy(space_, n, omega / l.g.cy, r, u);
-        return;
+        timed(l, times_ ? &times_->y : nullptr,
+              [&] { l.y_lines.solve(space_, off_.data(), diag_y_.data(), source, r, workspace_.data()); });
+        scale = omega / l.g.cy;
+        break;
     }
+    T const* const correction = d == step::point ? source : r;
+    if (zero)
+      scale_copy(space_, n, scale, correction, u);
+    else
+      axpy(space_, n, scale, correction, u);
   }
 
+  // Runs solve; on the finest grid, with times set, appends its seconds to
+  // *times (waiting for the queued work before and after it).
+  template <class Solve>
+  void timed(level const& l, std::vector<double>* times, Solve&& solve) {
+    if (!times || &l != &levels_.front()) {
+      solve();
+      return;
+    }
+    space_.synchronize();
+    auto const start = std::chrono::steady_clock::now();
+    solve();
+    space_.synchronize();
+    times->push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+
+  // A recorded V-cycle and the arrays it works on (on the CPU, never used).
+  struct recording {
+    std::conditional_t<std::is_same_v<Space, cuda_space>, cuda_graph, int> graph{};
+    T* u = nullptr;
+    T const* f = nullptr;
+  };
+
   Space const& space_;
+  line_solve_times* times_ = nullptr;
+  bool graphs_on_ = false;
+  recording recordings_[2];  // from u, from zero
   smoother kind_;
   int pre_, post_;
   double omega_;

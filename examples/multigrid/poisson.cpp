@@ -31,10 +31,7 @@ void check_poisson(poisson_problem const& p, poisson_options const& opt) {
         ": neither may be negative, and one must be positive");
   if (!(opt.tol > 0) || !(opt.tol < 1)) bad("tol = " + str(opt.tol) + ": must lie in (0, 1)");
   if (opt.max_cycles < 1) bad("max_cycles = " + str(opt.max_cycles) + ": must be at least 1");
-  if (!(opt.inner_reduction > 0) || !(opt.inner_reduction < 1))
-    bad("inner_reduction = " + str(opt.inner_reduction) + ": must lie in (0, 1)");
-  if (opt.max_inner_cycles < 1)
-    bad("max_inner_cycles = " + str(opt.max_inner_cycles) + ": must be at least 1");
+  if (opt.inner_cycles < 1) bad("inner_cycles = " + str(opt.inner_cycles) + ": must be at least 1");
 }
 
 poisson_result solve_poisson(backend where, poisson_problem const& p, std::span<double const> f,

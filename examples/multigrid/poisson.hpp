@@ -49,11 +49,23 @@ struct poisson_options {
   // small it can get (grid.hpp): in double about 1.5e-10 on 4097 x 4097.
   double tol = 1e-9;
   int max_cycles = 50;  // V-cycles in all (mixed: the inner cycles summed)
-  // mixed: each outer step runs float V-cycles until they reduce their
-  // residual by this factor (the paper's "gain two digits"), at most
-  // max_inner_cycles of them.
-  double inner_reduction = 1e-2;
-  int max_inner_cycles = 16;
+  // mixed: float V-cycles per outer step. A float correction c is rounded
+  // to about 6e-8 |c|, and A times that rounding, about 6e-8 |A| |c|, is a
+  // floor under the defect an outer step can leave: relative to a smooth
+  // defect d (|c| ~ |d| / lambda_min) it is 5e-3 on 1025 x 1025 points
+  // (eps = 1e-3) and 4 times more per halving of h, 7.5e-2 on 4097 x 4097.
+  // One V-cycle (a reduction of about 0.15) stays above it, and the outer
+  // steps then reduce the residual as double V-cycles do.
+  int inner_cycles = 1;
+  // Time every line solve of the finest grid and a copy of the same bytes
+  // (poisson_result::profile). The solves are timed between waits for the
+  // device, which the iteration's time then includes.
+  bool profile = false;
+  // On the GPU, launch each V-cycle as one recorded CUDA graph instead of
+  // kernel by kernel (ignored on the CPU, and while profiling): the coarse
+  // grids' small kernels then cost their run time, not the host's launch
+  // overhead. The same kernels in the same order: the same results.
+  bool cuda_graphs = false;
 };
 
 // After each V-cycle (mixed: each outer step), for progress lines.
@@ -71,12 +83,26 @@ enum class outcome {
   stalled,     // three cycles (mixed: outer steps) in a row did not reduce the residual
 };
 
+// The finest grid's line solves against a copy (poisson_options::profile),
+// in the precision of the V-cycles (mixed: float).
+struct line_solve_profile {
+  int value_bytes = 0;  // sizeof the V-cycles' type
+  // What one solve of all lines of a direction reads and writes: the
+  // off-diagonal (one array, passed as both a and c), the diagonal, the
+  // right-hand side, the solution; 4 values per unknown.
+  double bytes = 0;
+  int x_solves = 0, y_solves = 0, copies = 0;  // solves and copies timed
+  double x_seconds = 0, y_seconds = 0;         // the solves' medians
+  double copy_seconds = 0;  // the copies' median, each of bytes / 2 (bytes read and written)
+};
+
 struct poisson_result {
   std::vector<double> u;  // ny x nx, the boundary included (zero)
   outcome result = outcome::converged;
   int cycles = 0, outer = 0;
-  double residual = 1;  // as in cycle_report
-  double seconds = 0;   // the iteration's time, without setup and the copies to and from the device
+  double residual = 1;         // as in cycle_report
+  double seconds = 0;          // the iteration's time, without setup and the copies to and from the device
+  line_solve_profile profile;  // with poisson_options::profile
 };
 
 // Solves -div(K grad u) = f from the initial guess u0 (empty: zero), f and

@@ -2,6 +2,7 @@
 // solve_poisson's body for one space: the double and single solvers and
 // the mixed-precision defect correction. Included by poisson.cpp (the CPU)
 // and poisson_cuda.cpp (the GPU), each instantiating it for its space.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -121,12 +122,51 @@ class monitor {
   outcome outcome_ = outcome::converged;
 };
 
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  auto const mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// The profile of the finest grid's line solves in T (times: their seconds)
+// and of copies that read and write as many bytes, timed the same way.
+template <class T, class Space>
+line_solve_profile profile_of(Space const& space, grid const& g, line_solve_times const& times) {
+  line_solve_profile p;
+  p.value_bytes = sizeof(T);
+  p.bytes = 4.0 * static_cast<double>(g.size()) * sizeof(T);
+  p.x_solves = static_cast<int>(times.x.size());
+  p.y_solves = static_cast<int>(times.y.size());
+  p.x_seconds = median(times.x);
+  p.y_seconds = median(times.y);
+  auto const values = static_cast<std::size_t>(2 * g.size());
+  buffer<T, Space> from(space, values), to(space, values);
+  fill(space, g.size() * 2, T(1), from.data());
+  fill(space, g.size() * 2, T(0), to.data());
+  constexpr int copies = 21;
+  std::vector<double> seconds;
+  for (int k = 0; k < copies; ++k) {
+    space.synchronize();
+    auto const start = std::chrono::steady_clock::now();
+    space.copy(to.data(), from.data(), values * sizeof(T));
+    space.synchronize();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  p.copies = copies;
+  p.copy_seconds = median(seconds);
+  return p;
+}
+
 // V-cycles in T until the monitor stops them.
 template <class T, class Space>
 poisson_result solve_plain(Space const& space, poisson_problem const& p, std::span<double const> f_host,
                            std::span<double const> u0_host, poisson_options const& opt,
                            std::function<void(cycle_report const&)> const& progress) {
   multigrid<T, Space> mg(space, finest_grid(p), opt.smooth, opt.pre_steps, opt.post_steps);
+  line_solve_times times;
+  if (opt.profile) mg.time_line_solves(&times);
+  mg.use_graphs(opt.cuda_graphs);
   buffer<T, Space> const f = upload(space, interior<T>(p, f_host));
   buffer<T, Space> u = upload(space, interior<T>(p, u0_host));
   monitor m(opt, progress);
@@ -135,12 +175,19 @@ poisson_result solve_plain(Space const& space, poisson_problem const& p, std::sp
     mg.cycle(u.data(), f.data());
     more = m.record(mg.residual_norm(u.data(), f.data()), 1);
   }
-  return m.result(whole_grid(space, p, u));
+  poisson_result res = m.result(whole_grid(space, p, u));
+  if (opt.profile) res.profile = profile_of<T>(space, finest_grid(p), times);
+  return res;
 }
 
-// Defect correction in double around V-cycles in float. The defect is
-// scaled to norm 1 before it is rounded to float, and the correction scaled
-// back, so that a small defect keeps float's relative precision.
+// Defect correction in double around V-cycles in float: each outer step
+// forms the defect r = f - A u in double and rounds it to float in the same
+// pass, runs opt.inner_cycles float V-cycles on A c = d from c = 0, and adds
+// the correction to u in double. The defect is scaled before it is rounded,
+// by 1 / ||r|| in the first step and by 1 / (the previous defect's norm)
+// after it (the norm of the defect being rounded is known only once the pass
+// that rounds it is done), so d's norm is 1, then the previous step's
+// reduction: float's range, whatever the scale of f.
 template <class Space>
 poisson_result solve_mixed(Space const& space, poisson_problem const& p, std::span<double const> f_host,
                            std::span<double const> u0_host, poisson_options const& opt,
@@ -148,31 +195,33 @@ poisson_result solve_mixed(Space const& space, poisson_problem const& p, std::sp
   grid const g = finest_grid(p);
   std::int64_t const n = g.size();
   multigrid<float, Space> mg(space, g, opt.smooth, opt.pre_steps, opt.post_steps);
+  line_solve_times times;
+  if (opt.profile) mg.time_line_solves(&times);
+  mg.use_graphs(opt.cuda_graphs);
   buffer<double, Space> const f = upload(space, interior<double>(p, f_host));
   buffer<double, Space> u = upload(space, interior<double>(p, u0_host));
-  buffer<double, Space> r(space, static_cast<std::size_t>(n));
   buffer<float, Space> d(space, static_cast<std::size_t>(n)), c(space, static_cast<std::size_t>(n));
-  auto const defect = [&] {
-    residual(space, g, u.data(), f.data(), r.data());
-    return std::sqrt(sum_squares(space, n, r.data()));
+  // d = (f - A u) / scale; returns ||f - A u||.
+  auto const form_defect = [&](double scale) {
+    return std::sqrt(defect(space, g, u.data(), f.data(), 1 / scale, d.data()));
   };
   monitor m(opt, progress);
-  double norm = defect();
+  double norm = form_defect(1);
   m.start(norm);
   if (m.solved()) return m.result(whole_grid(space, p, u));
+  double scale = norm;
+  form_defect(scale);
   for (;;) {
-    scale_copy(space, n, 1 / norm, r.data(), d.data());
-    fill(space, n, 0.0f, c.data());
-    int inner = 0;  // d has norm 1: the inner cycles stop at residual inner_reduction
-    do {
-      mg.cycle(c.data(), d.data());
-      ++inner;
-    } while (inner < opt.max_inner_cycles && mg.residual_norm(c.data(), d.data()) > opt.inner_reduction);
-    axpy(space, n, norm, c.data(), u.data());
-    norm = defect();
-    if (!m.record(norm, inner)) break;
+    mg.cycle_from_zero(c.data(), d.data());
+    for (int k = 1; k < opt.inner_cycles; ++k) mg.cycle(c.data(), d.data());
+    axpy(space, n, scale, c.data(), u.data());
+    scale = norm;
+    norm = form_defect(scale);
+    if (!m.record(norm, opt.inner_cycles)) break;
   }
-  return m.result(whole_grid(space, p, u));
+  poisson_result res = m.result(whole_grid(space, p, u));
+  if (opt.profile) res.profile = profile_of<float>(space, g, times);
+  return res;
 }
 
 // solve_in on the current CUDA device (poisson_cuda.cpp, in a build with

@@ -47,6 +47,24 @@ std::string outcome_line(ex::poisson_result const& r, ex::poisson_options const&
   return what;
 }
 
+// --profile: the finest grid's line solves against a copy of their bytes.
+std::string profile_lines(ex::line_solve_profile const& pr, ex::poisson_problem const& p) {
+  std::string out = fmt::format(
+      "finest-grid line solves ({}, {} x {} unknowns; {:.1f} MB read and written per solve: the off-diagonal "
+      "(a = c), the diagonal, the right-hand side, the solution)\n",
+      pr.value_bytes == 4 ? "float" : "double", p.nx - 2, p.ny - 2, pr.bytes / 1e6);
+  auto const line = [&](char const* what, double seconds, int count, bool solve) {
+    if (count == 0 || seconds <= 0) return fmt::format("  {:8} none timed\n", what);
+    std::string const share = solve ? fmt::format("  {:5.1f}% of copy", 100 * pr.copy_seconds / seconds) : "";
+    return fmt::format("  {:8} {:9.3f} ms (median of {:3})  {:8.1f} GB/s{}\n", what, seconds * 1e3, count,
+                       pr.bytes / seconds / 1e9, share);
+  };
+  out += line("x-lines", pr.x_seconds, pr.x_solves, true);
+  out += line("y-lines", pr.y_seconds, pr.y_solves, true);
+  out += line("copy", pr.copy_seconds, pr.copies, false);
+  return out;
+}
+
 int run_poisson(arguments const& args) {
   args.expect_positional(0, "");
   device_kind const kind = select_device(args);
@@ -63,7 +81,9 @@ int run_poisson(arguments const& args) {
   opt.pre_steps = opt.post_steps = int_option(args, "--steps", opt.pre_steps);
   opt.tol = real_option(args, "--tol", opt.tol);
   opt.max_cycles = int_option(args, "--max-cycles", opt.max_cycles);
-  opt.inner_reduction = real_option(args, "--inner-reduction", opt.inner_reduction);
+  opt.inner_cycles = int_option(args, "--inner-cycles", opt.inner_cycles);
+  opt.profile = args.has("--profile");
+  opt.cuda_graphs = args.has("--cuda-graphs");
   std::string const guess = args.value_or("--guess", "zero");
   if (guess != "zero" && guess != "random")
     usage_error("--guess", fmt::format("must be zero or random, not '{}'", guess));
@@ -74,7 +94,7 @@ int run_poisson(arguments const& args) {
                     {"pre_steps", "--steps"},
                     {"tol", "--tol"},
                     {"max_cycles", "--max-cycles"},
-                    {"inner_reduction", "--inner-reduction"}},
+                    {"inner_cycles", "--inner-cycles"}},
                    "--n", [&] { ex::check_poisson(p, opt); });
 
   std::vector<double> const f = ex::manufactured_rhs(p);
@@ -105,6 +125,7 @@ int run_poisson(arguments const& args) {
   if (output) save(*output, recur::make_npy<double>({p.ny, p.nx}, std::span<double const>(r.u)));
   fmt::print("{}\nmax |u - u_exact| = {:.3e} (the discretisation error, O(h^2), once converged){}\n",
              outcome_line(r, opt), error, output ? fmt::format("\nwritten: {}", *output) : "");
+  if (opt.profile) fmt::print("{}", profile_lines(r.profile, p));
   return r.result == ex::outcome::converged ? exit_ok : exit_not_converged;
 }
 
@@ -116,8 +137,10 @@ constexpr option_spec poisson_options[] = {{"--n"},
                                            {"--steps"},
                                            {"--tol"},
                                            {"--max-cycles"},
-                                           {"--inner-reduction"},
+                                           {"--inner-cycles"},
                                            {"--guess"},
+                                           {"--profile", false},
+                                           {"--cuda-graphs", false},
                                            {"--output", true, "-o"}};
 
 }  // namespace
@@ -147,10 +170,16 @@ command const poisson_command{
     "  --tol T             stop when the residual is T times the initial one (default 1e-9; in\n"
     "                      double it cannot fall much below 1.5e-10 on 4097 x 4097 points)\n"
     "  --max-cycles N      stop after N V-cycles (default 50)\n"
-    "  --inner-reduction R mixed precision: each outer step's single-precision V-cycles reduce\n"
-    "                      their residual R times (default 0.01, two digits)\n"
+    "  --inner-cycles N    mixed precision: single-precision V-cycles per outer step (default 1;\n"
+    "                      float's rounding of the correction limits what more can gain)\n"
     "  --guess G           the initial guess: zero (default) or random (uniform in [-1, 1], all\n"
     "                      frequencies: the asymptotic convergence rate)\n"
+    "  --profile           time the finest grid's x-line and y-line solves (waiting for the device\n"
+    "                      before and after each, which the iteration's time then includes) and a\n"
+    "                      device-to-device copy of as many bytes; print their medians, GB/s and\n"
+    "                      the solves' speed as a percentage of the copy's\n"
+    "  --cuda-graphs       GPU: launch each V-cycle as one recorded CUDA graph (the coarse grids'\n"
+    "                      kernels without the launch overhead; not with --profile)\n"
     "  -o, --output U      where to write the solution (default: not written)\n",
     "recur poisson --n 1025 --eps 1e-3 --smoother alternating --precision mixed -o u.npy",
     "  0  converged, U written\n"
