@@ -28,8 +28,8 @@ struct linrec_policy<float> {
   static constexpr int lanes_block = 128, lanes_rows = 32, lanes_lookback_depth = 8;
   // Three kernels: the paper's T = 128 threads per block, P = 256 threads per SM
   static constexpr int three_kernel_block = 128, three_kernel_blocks_per_sm = 2;
-  // Rows, untuned design (bench/tune_linrec_rows): 16 KB stages, 3 in flight x 2 blocks = 96 KB per SM
-  static constexpr int rows_block = 256, rows_items = 8, rows_stages = 4, rows_min_blocks = 2,
+  // Rows: tune_linrec_rows f32 4096 x 2^16 (h100-tune-linrec-rows.log): 91.4% of copy
+  static constexpr int rows_block = 256, rows_items = 16, rows_stages = 2, rows_min_blocks = 3,
                        rows_min_waves = 4, rows_min_tiles = 2;
 };
 
@@ -43,8 +43,8 @@ struct linrec_policy<double> {
   static constexpr int lanes_block = 128, lanes_rows = 16, lanes_lookback_depth = 8;
   // Three kernels: the paper's T and G, as for float
   static constexpr int three_kernel_block = 128, three_kernel_blocks_per_sm = 2;
-  // Rows, untuned design (bench/tune_linrec_rows): 16 KB stages, 3 in flight x 2 blocks = 96 KB per SM
-  static constexpr int rows_block = 256, rows_items = 4, rows_stages = 4, rows_min_blocks = 2,
+  // Rows: tune_linrec_rows f64 4096 x 2^16 (h100-tune-linrec-rows.log): 93.6% of copy
+  static constexpr int rows_block = 256, rows_items = 8, rows_stages = 2, rows_min_blocks = 3,
                        rows_min_waves = 4, rows_min_tiles = 2;
 };
 
