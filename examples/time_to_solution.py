@@ -48,7 +48,7 @@ def main():
     ap.add_argument("--smoother", default="alternating")
     ap.add_argument("--tol", default="1e-9")
     ap.add_argument("--repeat", type=int, default=3, help="runs per case; the fastest counts")
-    ap.add_argument("--recur-args", default="", help="more options for every run, e.g. '--cuda-graphs'")
+    ap.add_argument("--recur-args", default="", help="more options for every run, given with '=': --recur-args=--cuda-graphs")
     ap.add_argument("--out", default="", help="the PNG to write (empty: none)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
