@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _recur
-from ._arrays import backend_of, conform, prepare_input, real_dtype, same_layout, state_order, state_out
+from ._arrays import backend_of, batch_axes, conform, prepare_input, real_dtype, same_layout, state_order, state_out
 
 __all__ = ["TridiagonalDetails", "solve_banded", "solve_tridiagonal"]
 
@@ -266,15 +266,14 @@ def solve_tridiagonal(
     else:
         x = be.empty_like(d, dtype)
         ref = x
-        if same_layout(b, x, axis):
+        if same_layout(be, b, x, axis):
             bl = b
         else:
             be.copy_into(x, b)
             bl = x
     dl, d, du = (conform(be, v, ref, axis) for v in (dl, d, du))
-    batch_axes = _recur.batch_layout(d, axis)[4]
     bshape = shape[:axis] + shape[axis + 1 :]
-    order = state_order(ndim, axis, batch_axes, lambda j: j if j < axis else j - 1, [])
+    order = state_order(ndim, axis, batch_axes(be, d, axis), lambda j: j if j < axis else j - 1, [])
     info, back = state_out(be, bshape, order, np.int32, d)
     # pivoted and refinement_steps are asked of the solver only where they
     # can be nonzero; otherwise they are known zeros. On the GPU 'auto' runs
@@ -283,8 +282,11 @@ def solve_tridiagonal(
     want_pivoted = piv != "none" and (return_details or (piv == "automatic" and sid is not None))
     pivoted = state_out(be, bshape, order, np.int32, d)[0] if want_pivoted else None
     steps = state_out(be, bshape, order, np.int32, d)[0] if return_details and refine else None
+    ex = be.export
     _recur.solve_tridiagonal(
-        dl, d, du, bl, x, axis, info, algorithm, piv, periodic, refine, int(max_refinement_steps), pivoted, steps, sid, threads
+        ex(dl), ex(d), ex(du), ex(bl), ex(x), axis, ex(info), algorithm, piv, periodic, refine,
+        int(max_refinement_steps), None if pivoted is None else ex(pivoted), None if steps is None else ex(steps), sid,
+        threads
     )
     x = be.finish(x, sid)
     if sets:
@@ -299,7 +301,7 @@ def solve_tridiagonal(
     if return_info:
         return x, info
     host = np.asarray(be.to_host(info))
-    if np.any(host != 0):
+    if host.any():
         raise _breakdown(fn, host, piv, periodic)
     return x
 
