@@ -338,4 +338,10 @@ def solve_banded(
     if check_finite and be.name == "numpy":
         if not (np.isfinite(ab).all() and np.isfinite(b).all()):
             raise ValueError("array must not contain infs or NaNs")
-    return solve_tridiagonal(ab[2, :-1], ab[1], ab[0, 1:], b, pivoting=pivoting, stream=stream, threads=threads)
+    # dl and du of length n without a copy: windows of ab's rows read as one
+    # (a view for a contiguous ab), dl starting one element before ab[2] and
+    # du one after ab[0]; their first and last elements, which solve_tridiagonal
+    # never reads, are then ab[1, n-1] and ab[1, 0].
+    flat = ab.reshape(-1)
+    dl, d, du = flat[2 * n - 1 : 3 * n - 1], flat[n : 2 * n], flat[1 : n + 1]
+    return solve_tridiagonal(dl, d, du, b, pivoting=pivoting, stream=stream, threads=threads)
