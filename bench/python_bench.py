@@ -540,6 +540,7 @@ def overhead_groups(inp):
         return sig_arrays
 
     b2, a2 = (v.astype(np.float32) for v in filter_coefficients(2))
+    sos4 = bench_sos().astype(np.float32)
     for framework in ("cupy", "torch"):
         for n in (1 << 10, 1 << 20, 1 << 24, 1 << 28):
             get = on(framework, st(n))
@@ -552,6 +553,13 @@ def overhead_groups(inp):
             yield Entry(f"recur_lfilter_f32/order:2/lanes:{lanes}/N:{n}/{framework}",
                         f"overhead/lfilter_f32/order:2/lanes:{lanes}/N:{n}", "ours", framework,
                         lambda get=get: ((lambda: rs.lfilter(b2, a2, get()[0])), None), 8 * lanes * n, cpp=cpp)
+        # The other filters' calls on one small sequence (host_us only: no C++ entry has the shape).
+        get = on(framework, sig(1, 1 << 10))
+        for name, call in (("sosfilt_f32/sections:4", lambda x: rs.sosfilt(sos4, x)),
+                           ("filtfilt_f32/order:2", lambda x: rs.filtfilt(b2, a2, x)),
+                           ("sosfiltfilt_f32/sections:4", lambda x: rs.sosfiltfilt(sos4, x))):
+            yield Entry(f"recur_{name}/lanes:1/N:1024/{framework}", f"overhead/{name}/lanes:1/N:1024", "ours",
+                        framework, lambda get=get, call=call: ((lambda: call(get()[0])), None), 8 * 1024)
         for n, batch in ((64, 16), (512, 512)):
             get = on(framework, tri(n, batch))
             cpp = f"tridiag_auto_f32_contiguous/n:{n}/batch:{batch}" if batch >= 512 else None

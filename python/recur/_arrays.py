@@ -77,6 +77,18 @@ class _NumPy:
     def broadcast_to(self, x, shape):
         return np.broadcast_to(x, shape)
 
+    def strides(self, x):
+        """A tuple of positive integers and x's strides that determines its
+        strides in elements (here the strides in bytes, then the element
+        size), or None where the framework does not expose them
+        (same_layout then asks the extension)."""
+        return x.strides + (x.itemsize,)
+
+    def export(self, x):
+        """x as the extension takes it (the array itself, or a DLPack capsule
+        where that is cheaper to import)."""
+        return x
+
     def gpu_of(self, x):
         return False
 
@@ -102,22 +114,35 @@ class _Torch(_NumPy):
 
     def __init__(self, torch):
         self.t = torch
+        self._dtypes, self._tdtypes = {}, {}  # torch dtype -> NumPy's, and back
+        # What export and stream call per array: PyTorch's C functions
+        # behind Tensor.__dlpack__ and torch.cuda.current_stream, without
+        # their Python wrappers (None where this PyTorch lacks them).
+        self._to_dlpack = getattr(torch._C, "_to_dlpack", None)
+        self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
     def owns(self, x):
         return isinstance(x, self.t.Tensor)
 
     def dtype(self, x):
-        if x.dtype == self.t.bfloat16:
-            return BFLOAT16
-        try:
-            return np.dtype(str(x.dtype).replace("torch.", ""))
-        except TypeError:
-            return np.dtype("V")  # no NumPy equivalent: not computable
+        dt = self._dtypes.get(x.dtype)
+        if dt is None:
+            if x.dtype == self.t.bfloat16:
+                dt = BFLOAT16
+            else:
+                try:
+                    dt = np.dtype(str(x.dtype).replace("torch.", ""))
+                except TypeError:
+                    dt = np.dtype("V")  # no NumPy equivalent: not computable
+            self._dtypes[x.dtype] = dt
+        return dt
 
     def _tdtype(self, dtype):
-        if np.dtype(dtype) == BFLOAT16:
-            return self.t.bfloat16
-        return getattr(self.t, np.dtype(dtype).name)
+        td = self._tdtypes.get(dtype)
+        if td is None:
+            td = self.t.bfloat16 if np.dtype(dtype) == BFLOAT16 else getattr(self.t, np.dtype(dtype).name)
+            self._tdtypes[dtype] = td
+        return td
 
     def astype(self, x, dtype):
         return x.detach().to(self._tdtype(dtype))
@@ -136,7 +161,7 @@ class _Torch(_NumPy):
         dst.copy_(src)
 
     def permute(self, x, axes):
-        return x.permute(*axes)
+        return x.permute(tuple(axes))  # a tuple: permute() of no axes (a 0-d tensor) takes ()
 
     def contiguous(self, x):
         return x.contiguous()
@@ -144,14 +169,33 @@ class _Torch(_NumPy):
     def broadcast_to(self, x, shape):
         return x.expand(*shape)
 
+    def strides(self, x):
+        return x.stride()
+
+    def export(self, x):
+        # A DLPack capsule from _to_dlpack, the C function behind the Python
+        # method Tensor.__dlpack__, which first checks: no grad, no conjugate
+        # bit (recur takes real dtypes only), a strided layout and, on the
+        # GPU, the current device. A tensor failing a check goes to the
+        # extension as it is, whose __dlpack__ call then raises as it always
+        # did. Without a stream argument __dlpack__ synchronises nothing,
+        # and neither does this.
+        if self._to_dlpack is None or x.layout is not self.t.strided or x.requires_grad:
+            return x
+        if x.is_cuda and x.device.index != self.t.cuda.current_device():
+            return x
+        return self._to_dlpack(x)
+
     def gpu_of(self, x):
         return x.device.type == "cuda"
 
     def stream(self, x, stream):
-        if x.device.type != "cuda":
+        if not x.is_cuda:
             return None
         if stream is not None:
             return resolve_stream(stream)
+        if self._raw_stream is not None:
+            return self._raw_stream(x.device.index)
         return self.t.cuda.current_stream(x.device).cuda_stream
 
     def to_host(self, x):
@@ -265,6 +309,9 @@ class _Jax(_NumPy):
     def broadcast_to(self, x, shape):
         return self.jnp.broadcast_to(x, shape)
 
+    def strides(self, x):
+        return None
+
     def gpu_of(self, x):
         return self._device(x).platform == "gpu"
 
@@ -292,15 +339,26 @@ class _Jax(_NumPy):
 
 
 _NUMPY = _NumPy()
+# The backend of each type seen (isinstance against the frameworks' array
+# types depends on the type alone), and of each framework.
+_BY_TYPE = {np.ndarray: _NUMPY}
+_FRAMEWORKS = {}
 
 
 def backend_of(x):
     """The backend of an array (NumPy for anything else array-like)."""
-    for name, cls, attr in (("torch", _Torch, "Tensor"), ("cupy", _CuPy, "ndarray"), ("jax", _Jax, "Array")):
-        mod = _mod(name)
-        if mod is not None and isinstance(x, getattr(mod, attr, ())):
-            return cls(mod)
-    return _NUMPY
+    be = _BY_TYPE.get(type(x))
+    if be is None:
+        be = _NUMPY
+        for name, cls, attr in (("torch", _Torch, "Tensor"), ("cupy", _CuPy, "ndarray"), ("jax", _Jax, "Array")):
+            mod = _mod(name)
+            if mod is not None and isinstance(x, getattr(mod, attr, ())):
+                be = _FRAMEWORKS.get(name)
+                if be is None:
+                    be = _FRAMEWORKS[name] = cls(mod)
+                break
+        _BY_TYPE[type(x)] = be
+    return be
 
 
 def resolve_stream(stream):
@@ -338,7 +396,9 @@ def common_dtype(dtypes):
     """The dtype of a call on arrays of these dtypes: the widest, and float32
     for float16 with bfloat16 (neither holds the other)."""
     dtypes = list(dtypes)
-    if all(d in _LOW for d in dtypes) and len(set(dtypes)) > 1:
+    if all(d == dtypes[0] for d in dtypes):
+        return dtypes[0]
+    if all(d in _LOW for d in dtypes):
         return np.dtype(np.float32)
     return max(dtypes, key=lambda d: d.itemsize)
 
@@ -346,6 +406,8 @@ def common_dtype(dtypes):
 def host_coefficients(fn, name, v, dtype, ndim=1):
     """Coefficients as a contiguous host NumPy array of dtype (recur reads
     them on the host: device arrays are copied to the host, which waits)."""
+    if type(v) is np.ndarray and v.dtype == dtype and v.ndim == ndim and v.flags.c_contiguous:
+        return v  # what the conversions below return for such an array
     be = backend_of(v)
     arr = np.ascontiguousarray(be.to_host(v) if be is not _NUMPY else np.asarray(v))
     if arr.dtype.kind not in "biuf":
@@ -364,7 +426,7 @@ def prepare_input(fn, be, x, dtype, name="x"):
     """x in dtype, on its device (a conversion copies once)."""
     if be.dtype(x) != dtype:
         x = be.astype(x, dtype)
-    elif be.name == "torch":
+    elif be.name == "torch" and x.requires_grad:
         x = x.detach()
     if be.name == "jax":
         be._check_concrete(x)
@@ -372,16 +434,33 @@ def prepare_input(fn, be, x, dtype, name="x"):
     return x
 
 
-def same_layout(a, b, axis, skip_leading=False):
-    la = _recur.batch_layout(a, axis, skip_leading)
-    return la is not None and la == _recur.batch_layout(b, axis, skip_leading)
+def same_layout(be, a, b, axis):
+    """True when one layout describes both a and b along axis (arrays of
+    backend be). Arrays of one shape and the same positive strides have the
+    same layout (the extension's batch_layout is a function of shape and
+    strides, and describes every such array); others are compared by the
+    extension."""
+    if a is b:
+        return _recur.batch_layout(be.export(a), axis) is not None
+    if a.shape == b.shape:
+        sa = be.strides(a)
+        if sa is not None and sa == be.strides(b) and min(sa, default=1) > 0:
+            return True
+    la = _recur.batch_layout(be.export(a), axis)
+    return la is not None and la == _recur.batch_layout(be.export(b), axis)
+
+
+def batch_axes(be, a, axis):
+    """The axes of a that number its sequences, outer to inner (the
+    extension's batch_layout)."""
+    return _recur.batch_layout(be.export(a), axis)[4]
 
 
 def conform(be, a, ref, axis):
     """a laid out like ref: a itself when one layout describes both, else a
     copy of a into an array allocated like ref (the one copy an input with
     strides that no layout describes, or unlike its output's, costs)."""
-    if same_layout(a, ref, axis):
+    if same_layout(be, a, ref, axis):
         return a
     out = be.empty_like(ref, be.dtype(a))
     be.copy_into(out, a)
@@ -393,7 +472,7 @@ def output_for(be, x, dtype, axis):
     input to pass with it: x itself when both share one layout, else the
     output holding a copy of x (the call then runs in place)."""
     y = be.empty_like(x, dtype)
-    if same_layout(x, y, axis):
+    if same_layout(be, x, y, axis):
         return x, y
     be.copy_into(y, x)
     return y, y
@@ -428,5 +507,5 @@ def state_out(be, shape, order, dtype, like):
     and the function that turns it back into that shape."""
     perm_shape = [shape[o] for o in order]
     zc = be.empty(perm_shape, dtype, like)
-    inverse = list(np.argsort(order))
+    inverse = sorted(range(len(order)), key=order.__getitem__)
     return zc, (lambda z: be.permute(z, inverse))

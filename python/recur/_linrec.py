@@ -8,10 +8,12 @@ from . import _recur
 from ._arrays import (
     BFLOAT16,
     backend_of,
+    batch_axes,
     common_dtype,
     conform,
     prepare_input,
     real_dtype,
+    same_layout,
     state_in,
     state_order,
     state_out,
@@ -55,7 +57,11 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
     arrays = [v for v in (s, t) if _is_array(v)]
     if not arrays:
         raise TypeError(f"{fn}: at least one of s and t must be an array with a sequence axis")
-    if any(getattr(v, "requires_grad", False) for v in (s, t, init)):
+    if (
+        getattr(s, "requires_grad", False)
+        or getattr(t, "requires_grad", False)
+        or (init is not None and getattr(init, "requires_grad", False))
+    ):
         import torch
 
         if torch.is_grad_enabled():
@@ -90,23 +96,27 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
     # copy is copied into w and the recurrence runs in place).
     spare = w
     for i, v in enumerate(ops):
-        if isinstance(v, float) or conform(be, v, w, axis) is v:
+        if isinstance(v, float) or same_layout(be, v, w, axis):
             continue
         if spare is not None:
             be.copy_into(spare, v)
             ops[i], spare = spare, None
         else:
             ops[i] = conform(be, v, w, axis)
-    batch_axes = _recur.batch_layout(w, axis)[4]
-    bshape = shape[:axis] + shape[axis + 1 :]
-    order = state_order(ndim, axis, batch_axes, lambda j: j if j < axis else j - 1, [])
-    init_arr, init_value = None, 0.0
-    if init is not None:
-        if _is_array(init):
-            init_arr = state_in(fn, be, init, bshape, order, dtype, w, "init")
-        else:
-            init_value = float(init)
-    final, back = state_out(be, bshape, order, dtype, w) if return_final else (None, None)
-    _recur.linrec(ops[0], ops[1], w, axis, bool(reverse), init_arr, init_value, final, sid, threads)
+    init_arr, init_value, final, back = None, 0.0, None, None
+    if (init is not None and _is_array(init)) or return_final:
+        bshape = shape[:axis] + shape[axis + 1 :]
+        order = state_order(ndim, axis, batch_axes(be, w, axis), lambda j: j if j < axis else j - 1, [])
+        if init is not None and _is_array(init):
+            init_arr = be.export(state_in(fn, be, init, bshape, order, dtype, w, "init"))
+        if return_final:
+            final, back = state_out(be, bshape, order, dtype, w)
+    if init is not None and init_arr is None:
+        init_value = float(init)
+    ex = be.export
+    _recur.linrec(
+        *(v if isinstance(v, float) else ex(v) for v in ops), ex(w), axis, bool(reverse), init_arr, init_value,
+        None if final is None else ex(final), sid, threads
+    )
     w = be.finish(w, sid)
     return (w, back(final)) if return_final else w

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _recur
-from ._arrays import backend_of, host_coefficients, output_for, prepare_input, state_in, state_order
+from ._arrays import backend_of, batch_axes, host_coefficients, output_for, prepare_input, state_in, state_order
 
 __all__ = ["encode", "decode"]
 
@@ -38,11 +38,10 @@ def _codec(fn, kind, x, c, shift, axis, init, stream, threads):
     x_in, out = output_for(be, x, dtype, axis)
     init_c = None
     if init is not None:
-        batch_axes = _recur.batch_layout(out, axis)[4]
         shape = tuple(x.shape[:axis]) + (len(cs),) + tuple(x.shape[axis + 1 :])
-        order = state_order(ndim, axis, batch_axes, lambda j: j, [axis])
-        init_c = state_in(fn, be, init, shape, order, dtype, out, "init")
-    getattr(_recur, kind)(cs, int(shift), x_in, out, axis, init_c, sid, threads)
+        order = state_order(ndim, axis, batch_axes(be, out, axis), lambda j: j, [axis])
+        init_c = be.export(state_in(fn, be, init, shape, order, dtype, out, "init"))
+    getattr(_recur, kind)(cs, int(shift), be.export(x_in), be.export(out), axis, init_c, sid, threads)
     return be.finish(out, sid)
 
 

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _recur
-from ._arrays import backend_of, conform, prepare_input, real_dtype, same_layout, state_order, state_out
+from ._arrays import backend_of, batch_axes, conform, prepare_input, real_dtype, same_layout, state_order, state_out
 
 __all__ = ["TridiagonalDetails", "solve_banded", "solve_tridiagonal"]
 
@@ -266,15 +266,14 @@ def solve_tridiagonal(
     else:
         x = be.empty_like(d, dtype)
         ref = x
-        if same_layout(b, x, axis):
+        if same_layout(be, b, x, axis):
             bl = b
         else:
             be.copy_into(x, b)
             bl = x
     dl, d, du = (conform(be, v, ref, axis) for v in (dl, d, du))
-    batch_axes = _recur.batch_layout(d, axis)[4]
     bshape = shape[:axis] + shape[axis + 1 :]
-    order = state_order(ndim, axis, batch_axes, lambda j: j if j < axis else j - 1, [])
+    order = state_order(ndim, axis, batch_axes(be, d, axis), lambda j: j if j < axis else j - 1, [])
     info, back = state_out(be, bshape, order, np.int32, d)
     # pivoted and refinement_steps are asked of the solver only where they
     # can be nonzero; otherwise they are known zeros. On the GPU 'auto' runs
@@ -283,8 +282,11 @@ def solve_tridiagonal(
     want_pivoted = piv != "none" and (return_details or (piv == "automatic" and sid is not None))
     pivoted = state_out(be, bshape, order, np.int32, d)[0] if want_pivoted else None
     steps = state_out(be, bshape, order, np.int32, d)[0] if return_details and refine else None
+    ex = be.export
     _recur.solve_tridiagonal(
-        dl, d, du, bl, x, axis, info, algorithm, piv, periodic, refine, int(max_refinement_steps), pivoted, steps, sid, threads
+        ex(dl), ex(d), ex(du), ex(bl), ex(x), axis, ex(info), algorithm, piv, periodic, refine,
+        int(max_refinement_steps), None if pivoted is None else ex(pivoted), None if steps is None else ex(steps), sid,
+        threads
     )
     x = be.finish(x, sid)
     if sets:
@@ -299,7 +301,7 @@ def solve_tridiagonal(
     if return_info:
         return x, info
     host = np.asarray(be.to_host(info))
-    if np.any(host != 0):
+    if host.any():
         raise _breakdown(fn, host, piv, periodic)
     return x
 
@@ -336,4 +338,10 @@ def solve_banded(
     if check_finite and be.name == "numpy":
         if not (np.isfinite(ab).all() and np.isfinite(b).all()):
             raise ValueError("array must not contain infs or NaNs")
-    return solve_tridiagonal(ab[2, :-1], ab[1], ab[0, 1:], b, pivoting=pivoting, stream=stream, threads=threads)
+    # dl and du of length n without a copy: windows of ab's rows read as one
+    # (a view for a contiguous ab), dl starting one element before ab[2] and
+    # du one after ab[0]; their first and last elements, which solve_tridiagonal
+    # never reads, are then ab[1, n-1] and ab[1, 0].
+    flat = ab.reshape(-1)
+    dl, d, du = flat[2 * n - 1 : 3 * n - 1], flat[n : 2 * n], flat[1 : n + 1]
+    return solve_tridiagonal(dl, d, du, b, pivoting=pivoting, stream=stream, threads=threads)

@@ -28,6 +28,7 @@ import numpy as np
 from . import _recur
 from ._arrays import (
     backend_of,
+    batch_axes,
     host_coefficients,
     output_for,
     prepare_input,
@@ -72,15 +73,15 @@ def _filter(fn, kind, coeffs, x, axis, zi, per_shape, stream, threads):
     be, dtype, x, s, axis = _prepare(fn, x, axis, stream)
     c = [host_coefficients(fn, name, v, dtype, nd) for name, v, nd in coeffs]
     x_in, y = output_for(be, x, dtype, axis)
+    ex = be.export
     if zi is None:
-        getattr(_recur, kind)(*c, x_in, y, axis, None, None, s, threads)
+        getattr(_recur, kind)(*c, ex(x_in), ex(y), axis, None, None, s, threads)
         return be.finish(y, s)
-    batch_axes = _recur.batch_layout(y, axis)[4]
     shape, batch_pos, state_pos = per_shape(tuple(x.shape), axis, c)
-    order = state_order(len(x.shape), axis, batch_axes, batch_pos, state_pos)
+    order = state_order(len(x.shape), axis, batch_axes(be, y, axis), batch_pos, state_pos)
     zi_c = state_in(fn, be, zi, shape, order, dtype, y, "zi")
     zf_c, back = state_out(be, shape, order, dtype, y)
-    getattr(_recur, kind)(*c, x_in, y, axis, zi_c, zf_c, s, threads)
+    getattr(_recur, kind)(*c, ex(x_in), ex(y), axis, ex(zi_c), ex(zf_c), s, threads)
     return be.finish(y, s), back(zf_c)
 
 
@@ -200,7 +201,7 @@ def _forward_backward(fn, kind, coeffs, x, axis, padtype, padlen, stream, thread
     be, dtype, x, s, axis = _prepare(fn, x, axis, stream)
     c = [host_coefficients(fn, name, v, dtype, nd) for name, v, nd in coeffs]
     x_in, y = output_for(be, x, dtype, axis)
-    getattr(_recur, kind)(*c, x_in, y, axis, padtype, padlen, s, threads)
+    getattr(_recur, kind)(*c, be.export(x_in), be.export(y), axis, padtype, padlen, s, threads)
     return be.finish(y, s)
 
 

@@ -46,6 +46,55 @@ def _plain(v):
     return v.detach() if isinstance(v, torch.Tensor) else v
 
 
+def _custom_op(name):
+    """torch.library.custom_op(name) of a function that mutates nothing,
+    the function kept for _eager."""
+
+    def wrap(impl):
+        op = torch.library.custom_op(name, impl, mutates_args=())
+        _IMPLS[op] = impl
+        return op
+
+    return wrap
+
+
+_IMPLS = {}
+# Tensor types whose calls run eagerly (a subclass may be a tracer's: FakeTensor).
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+def _eager(op, setup_context, backward):
+    """The calls of a custom op: the op itself where torch.compile or a
+    torch.func transform traces (or the arguments are a tracer's tensors),
+    else an autograd.Function with the op's implementation, setup_context and
+    backward: what the op's registered autograd runs, without torch.library's
+    dispatch and the inspect.signature binding that autograd.Functions with a
+    separate setup_context make per call (tens of microseconds together)."""
+    impl = _IMPLS[op]
+
+    def forward(ctx, *args):
+        out = impl(*args)
+        setup_context(ctx, args, out)
+        return out
+
+    fn = type(
+        impl.__name__ + "_function",
+        (torch.autograd.Function,),
+        {"forward": staticmethod(forward), "backward": staticmethod(backward)},
+    )
+
+    def call(*args):
+        if (
+            torch.compiler.is_compiling()
+            or torch._C._are_functorch_transforms_active()
+            or any(isinstance(v, torch.Tensor) and type(v) not in _PLAIN for v in args)
+        ):
+            return op(*args)
+        return fn.apply(*args)
+
+    return call
+
+
 def _shift(x, dim, step):
     """x moved by `step` (+1 or -1) along dim, the vacated end zero."""
     n = x.shape[dim]
@@ -58,7 +107,7 @@ def _shift(x, dim, step):
 # ----------------------------------------------------------------- linrec --
 
 
-@torch.library.custom_op("recur::linrec", mutates_args=())
+@_custom_op("recur::linrec")
 def _linrec_op(
     s: Optional[torch.Tensor],
     t: Optional[torch.Tensor],
@@ -105,7 +154,7 @@ def _linrec_backward(ctx, gw, gfinal):
         g.narrow(axis, last, 1).add_(gfinal.unsqueeze(axis))
     step = 1 if reverse else -1  # the adjoint runs against the recurrence
     coeff = s_value if s is None else _shift(s, axis, step)
-    lam = _linrec_op(None if s is None else coeff, g, s_value, 0.0, axis, not reverse, None, 0.0)[0]
+    lam = _linrec_call(None if s is None else coeff, g, s_value, 0.0, axis, not reverse, None, 0.0)[0]
     if init is not None:
         boundary = init.unsqueeze(axis)
     else:
@@ -123,6 +172,7 @@ def _linrec_backward(ctx, gw, gfinal):
 
 
 torch.library.register_autograd("recur::linrec", _linrec_backward, setup_context=_linrec_setup)
+_linrec_call = _eager(_linrec_op, _linrec_setup, _linrec_backward)
 
 
 def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, stream=None):
@@ -137,7 +187,7 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
         shape = list(ref.shape)
         del shape[ax]
         init_t = init_t.to(ref.dtype).expand(shape)
-    w, final = _linrec_op(
+    w, final = _linrec_call(
         s if st else None,
         t if isinstance(t, torch.Tensor) else None,
         0.0 if st else float(s),
@@ -161,8 +211,8 @@ def _lfilter_grads(b, a, x, y, g, order):
     # lambda = reverse(lfilter(1, a / a[0], reverse(g))): the adjoint of the
     # normalised recurrence.
     last = g.dim() - 1
-    lam = _lfilter_op(a[:1], a, g.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(a) - 1,)))[0].flip(-1)
-    dx = _lfilter_op(b, a[:1], lam.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(b) - 1,)))[0].flip(-1)
+    lam = _lfilter_call(a[:1], a, g.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(a) - 1,)))[0].flip(-1)
+    dx = _lfilter_call(b, a[:1], lam.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(b) - 1,)))[0].flip(-1)
     # The coefficients' gradients are computed on the device of lam, then
     # handed back on the coefficients' own.
     bd, ad = b.to(lam.device), a.to(lam.device)
@@ -184,7 +234,7 @@ def _lfilter_grads(b, a, x, y, g, order):
     return db.to(b.device), da.to(a.device), dx, dzi
 
 
-@torch.library.custom_op("recur::lfilter", mutates_args=())
+@_custom_op("recur::lfilter")
 def _lfilter_op(b: torch.Tensor, a: torch.Tensor, x: torch.Tensor, axis: int, zi: torch.Tensor) -> tuple[
     torch.Tensor, torch.Tensor
 ]:
@@ -224,6 +274,7 @@ def _lfilter_backward(ctx, gy, gzf):
 
 
 torch.library.register_autograd("recur::lfilter", _lfilter_backward, setup_context=_filter_setup)
+_lfilter_call = _eager(_lfilter_op, _filter_setup, _lfilter_backward)
 
 
 def lfilter(b, a, x, axis=-1, zi=None, *, stream=None):
@@ -237,11 +288,11 @@ def lfilter(b, a, x, axis=-1, zi=None, *, stream=None):
     shape = list(x.shape)
     shape[ax] = order
     z = x.new_zeros(shape) if zi is None else zi.to(x.dtype).expand(shape)
-    y, zf = _lfilter_op(b, a, x, ax, z)
+    y, zf = _lfilter_call(b, a, x, ax, z)
     return y if zi is None else (y, zf)
 
 
-@torch.library.custom_op("recur::sosfilt", mutates_args=())
+@_custom_op("recur::sosfilt")
 def _sosfilt_op(sos: torch.Tensor, x: torch.Tensor, axis: int, zi: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     y, zf = _signal.sosfilt(sos, x, axis=axis, zi=zi)
     return y, zf
@@ -261,7 +312,7 @@ def _sosfilt_backward(ctx, gy, gzf):
     # Each section's input, recomputed: u[j] enters section j.
     u = [xs]
     for j in range(sos.shape[0] - 1):
-        u.append(_lfilter_op(sos[j, :3], sos[j, 3:], u[j], xs.dim() - 1, zs[j])[0])
+        u.append(_lfilter_call(sos[j, :3], sos[j, 3:], u[j], xs.dim() - 1, zs[j])[0])
     g = (gy if gy is not None else torch.zeros_like(y)).movedim(ax, -1)
     dsos = torch.zeros_like(sos)
     dzi = torch.zeros_like(zs)
@@ -273,6 +324,7 @@ def _sosfilt_backward(ctx, gy, gzf):
 
 
 torch.library.register_autograd("recur::sosfilt", _sosfilt_backward, setup_context=_filter_setup)
+_sosfilt_call = _eager(_sosfilt_op, _filter_setup, _sosfilt_backward)
 
 
 def sosfilt(sos, x, axis=-1, zi=None, *, stream=None):
@@ -284,14 +336,14 @@ def sosfilt(sos, x, axis=-1, zi=None, *, stream=None):
     shape = [sos.shape[0]] + list(x.shape)
     shape[ax + 1] = 2
     z = x.new_zeros(shape) if zi is None else zi.to(x.dtype).expand(shape)
-    y, zf = _sosfilt_op(sos, x, ax, z)
+    y, zf = _sosfilt_call(sos, x, ax, z)
     return y if zi is None else (y, zf)
 
 
 # ------------------------------------------------------- tridiagonal solve --
 
 
-@torch.library.custom_op("recur::solve_tridiagonal", mutates_args=())
+@_custom_op("recur::solve_tridiagonal")
 def _solve_op(
     dl: torch.Tensor,
     d: torch.Tensor,
@@ -338,7 +390,7 @@ def _solve_backward(ctx, gx, ginfo, gpivoted, gsteps):
     # only when periodic. Solved with the forward's options: A^T's no-pivot
     # elimination has A's pivots, so it breaks down or passes the growth
     # test where A's does.
-    gb = _solve_op(du.roll(1, axis), d, dl.roll(-1, axis), gx, axis, *options, False)[0]
+    gb = _solve_call(du.roll(1, axis), d, dl.roll(-1, axis), gx, axis, *options, False)[0]
 
     def band(v):  # -gb * v summed over the right-hand sides
         p = -gb * v
@@ -351,6 +403,7 @@ def _solve_backward(ctx, gx, ginfo, gpivoted, gsteps):
 
 
 torch.library.register_autograd("recur::solve_tridiagonal", _solve_backward, setup_context=_solve_setup)
+_solve_call = _eager(_solve_op, _solve_setup, _solve_backward)
 
 
 def solve_tridiagonal(
@@ -383,7 +436,7 @@ def solve_tridiagonal(
         zero = torch.zeros_like(d.narrow(ax, 0, 1))
         return torch.cat([zero, v] if first else [v, zero], ax)
 
-    x, info, pivoted, steps = _solve_op(
+    x, info, pivoted, steps = _solve_call(
         full(dl, True), d, full(du, False), b.to(d.dtype), ax, algorithm, piv, periodic, refine,
         int(max_refinement_steps), bool(return_details)
     )

@@ -31,6 +31,11 @@ def test_tensors_in_tensors_out(rng):
     w = recur.linrec(0.5, torch.ones(4, dtype=torch.float32))
     assert w.dtype == torch.float32
     np.testing.assert_allclose(w.numpy(), [1, 1.5, 1.75, 1.875])
+    # One sequence: its final value is a 0-d tensor.
+    w, final = recur.linrec(0.5, torch.ones(4, dtype=torch.float32), init=torch.tensor(2.0), return_final=True)
+    assert final.shape == () and float(final) == pytest.approx(2.0)
+    x = rl.solve_tridiagonal(torch.ones(3), torch.full((4,), 4.0), torch.ones(3), torch.ones(4, dtype=torch.float64))
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(4 * np.eye(4) + np.eye(4, k=1) + np.eye(4, k=-1), np.ones(4)))
 
 
 @pytest.mark.parametrize("reverse", [False, True])
