@@ -1,5 +1,8 @@
 // CUDA runtime glue for the host layer (built only with RECUR_ENABLE_CUDA).
+#include <cstdint>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -37,6 +40,36 @@ std::string cuda_device_description() {
 }
 
 namespace detail {
+
+cudaError_t temp_malloc_async(void** p, std::size_t bytes, cudaStream_t stream) {
+  *p = nullptr;
+  if (bytes == 0) return cudaSuccess;
+  int dev = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  // One pool per device, created on first use and kept for the process.
+  static std::mutex m;
+  static std::vector<cudaMemPool_t> pools;
+  cudaMemPool_t pool = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (pools.size() <= static_cast<std::size_t>(dev)) pools.resize(static_cast<std::size_t>(dev) + 1, nullptr);
+    if (!pools[static_cast<std::size_t>(dev)]) {
+      cudaMemPoolProps props{};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = dev;
+      cudaMemPool_t created = nullptr;
+      if (cudaError_t e = cudaMemPoolCreate(&created, &props); e != cudaSuccess) return e;
+      std::uint64_t keep = temp_pool_keep_bytes;
+      if (cudaError_t e = cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &keep);
+          e != cudaSuccess)
+        return e;
+      pools[static_cast<std::size_t>(dev)] = created;
+    }
+    pool = pools[static_cast<std::size_t>(dev)];
+  }
+  return cudaMallocFromPoolAsync(p, bytes, pool, stream);
+}
 
 void cuda_check(cudaError_t e, char const* what) {
   if (e != cudaSuccess) {

@@ -125,7 +125,8 @@ void filtfilt_cuda(iir_coefficients<T> const& f, T const* zi, std::int64_t per, 
                                                                        : layout::contiguous(big, count);
   std::size_t const values = static_cast<std::size_t>(2 * big * count + per * count);
   T* temp = nullptr;
-  cuda_check(cudaMallocAsync(reinterpret_cast<void**>(&temp), values * sizeof(T), stream), "cudaMallocAsync");
+  cuda_check(temp_malloc_async(reinterpret_cast<void**>(&temp), values * sizeof(T), stream),
+             "cudaMallocFromPoolAsync");
   T* const ext = temp;
   T* const rev = temp + big * count;
   T* const init = rev + big * count;

@@ -71,7 +71,7 @@ void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* worksp
   device::tridiag_launch_plan const pl = tridiag_cuda_plan<T>(p, p.x == p.d);
   std::size_t const need = device::tridiag_workspace_bytes<T>(p.lay, pl);
   bool const own = need > 0 && workspace == nullptr;
-  if (own) cuda_check(cudaMallocAsync(&workspace, need, stream), "cudaMallocAsync");
+  if (own) cuda_check(temp_malloc_async(&workspace, need, stream), "cudaMallocFromPoolAsync");
   device::tridiag_args<T> s{p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs, p.rhs_stride, p.info};
   s.pivoting = p.pivoting;
   s.periodic = p.periodic;
