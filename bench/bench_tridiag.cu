@@ -772,7 +772,8 @@ void register_one_system(i64 n) {
     register_entry(family, sh,
                    [=](benchmark::State& st) { bm_sparse<T>(st, key, info, lay, gtsv2_nopivot_routine); });
   }
-  for (tridiag_algorithm a : {tridiag_algorithm::automatic, tridiag_algorithm::cr, tridiag_algorithm::bondeli}) {
+  for (tridiag_algorithm a :
+       {tridiag_algorithm::automatic, tridiag_algorithm::cr, tridiag_algorithm::bondeli}) {
     std::string const family = std::string("tridiag_one_") + recur::to_string(a) + "_" + ty + "_contiguous";
     std::string const key = key_of(family);
     entry_info const info{bytes, role::ours, shape, key};

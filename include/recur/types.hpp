@@ -146,7 +146,7 @@ enum class tridiag_algorithm {
   pscheme,     // forward elimination as Moebius and affine recurrences (Wakatani 2012)
   thomas_pcr,  // chunks of rows by Thomas, their boundary rows by PCR (Laszlo et al. 2016)
   cr_split,    // cyclic reduction with Goeddeke and Strzodka's split storage (conflict-free levels)
-  bondeli,  // Bondeli's divide and conquer: blocks solved apart, joined by a system of their ends
+  bondeli,     // Bondeli's divide and conquer: blocks solved apart, joined by a system of their ends
 };
 
 // "auto", "thomas", "cr", ... as accepted by parse_tridiag_algorithm.

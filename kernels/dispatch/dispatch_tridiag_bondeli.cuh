@@ -65,8 +65,8 @@ cudaError_t tridiag_launch_bondeli(tridiag_launch_plan const& pl, void* workspac
   T* const hd = reinterpret_cast<T*>(take(ws.diagonals));
   auto* const bad = reinterpret_cast<unsigned long long*>(take(ws.bad));
   auto* const hinfo = reinterpret_cast<std::int32_t*>(take(ws.hinfo));
-  kernels::tridiag_bondeli_params<T> p{s.a, s.b, s.c, s.d, s.x, s.lay, ws.cut, w,     v,
-                                       ha,  hb,  hc,  hd,  bad, hinfo, s.info};
+  kernels::tridiag_bondeli_params<T> p{s.a, s.b, s.c, s.d, s.x, s.lay, ws.cut, w,
+                                       v,   ha,  hb,  hc,  hd,  bad,   hinfo,  s.info};
   void* const pivot = take(ws.pivot);
   int const threads = pl.threads;
   auto grid = [threads](std::int64_t items) {

@@ -214,7 +214,8 @@ inline tridiag_launch_plan tridiag_plan_bondeli(layout const& lay, std::size_t m
   pl.form = tridiag_form::bondeli;
   pl.max_smem = max_smem;
   pl.threads = 128;
-  pl.bondeli_blocks = std::clamp<std::int64_t>((threads + count - 1) / count, 1, std::max<std::int64_t>(1, root));
+  pl.bondeli_blocks =
+      std::clamp<std::int64_t>((threads + count - 1) / count, 1, std::max<std::int64_t>(1, root));
   return pl;
 }
 

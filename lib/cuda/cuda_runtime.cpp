@@ -52,7 +52,8 @@ cudaError_t temp_malloc_async(void** p, std::size_t bytes, cudaStream_t stream) 
   cudaMemPool_t pool = nullptr;
   {
     std::lock_guard<std::mutex> lock(m);
-    if (pools.size() <= static_cast<std::size_t>(dev)) pools.resize(static_cast<std::size_t>(dev) + 1, nullptr);
+    if (pools.size() <= static_cast<std::size_t>(dev))
+      pools.resize(static_cast<std::size_t>(dev) + 1, nullptr);
     if (!pools[static_cast<std::size_t>(dev)]) {
       cudaMemPoolProps props{};
       props.allocType = cudaMemAllocationTypePinned;
