@@ -76,6 +76,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -721,28 +722,28 @@ void register_shape(tri_shape sh) {
 constexpr tri_shape large_shapes[] = {
     {i64(1) << 24, 1}, {i64(1) << 26, 1}, {i64(1) << 28, 1}, {i64(1) << 20, 16}, {i64(1) << 22, 4}};
 
+// The families PREFIX_cusparse_<routine>_<type>_contiguous (peers: the
+// cuSPARSE routines given) and PREFIX_<algorithm>_<type>_contiguous (ours)
+// of one contiguous shape, 5 words per unknown.
 template <class T>
-void register_large(tri_shape sh) {
+void register_contiguous(std::string const& prefix, tri_shape sh, std::initializer_list<int> routines,
+                         std::vector<tridiag_algorithm> const& algorithms) {
   std::string const ty = type_name<T>;
-  std::string const shape = arg_name("tridiag_large_" + ty, {{"n", sh.n}, {"batch", sh.batch}});
+  std::string const shape = arg_name(prefix + "_" + ty, {{"n", sh.n}, {"batch", sh.batch}});
   double const bytes = 5.0 * double(sizeof(T)) * double(sh.n) * double(sh.batch);
   layout const lay = layout::contiguous(sh.n, sh.batch);
   auto key_of = [&](std::string const& family) {
     return arg_name(family, {{"n", sh.n}, {"batch", sh.batch}});
   };
-  for (int const routine : {gtsv2_nopivot_routine, gtsv2_routine}) {
-    std::string const family = std::string("tridiag_large_cusparse_") +
-                               (routine == gtsv2_routine ? "gtsv2_" : "gtsv2_nopivot_") + ty + "_contiguous";
+  for (int const routine : routines) {
+    std::string const family =
+        prefix + "_cusparse_" + (routine == gtsv2_routine ? "gtsv2_" : "gtsv2_nopivot_") + ty + "_contiguous";
     std::string const key = key_of(family);
     entry_info const info{bytes, role::peer, shape, key};
     register_entry(family, sh, [=](benchmark::State& st) { bm_sparse<T>(st, key, info, lay, routine); });
   }
-  std::vector<tridiag_algorithm> algorithms{tridiag_algorithm::automatic};
-  for (tridiag_algorithm a : explicit_algorithms)
-    if (a != tridiag_algorithm::thomas && accepted<T>(lay, a)) algorithms.push_back(a);
-  algorithms.push_back(tridiag_algorithm::bondeli);
   for (tridiag_algorithm a : algorithms) {
-    std::string const family = std::string("tridiag_large_") + recur::to_string(a) + "_" + ty + "_contiguous";
+    std::string const family = prefix + "_" + recur::to_string(a) + "_" + ty + "_contiguous";
     std::string const key = key_of(family);
     entry_info const info{bytes, role::ours, shape, key};
     recur::tridiag_options opt;
@@ -751,36 +752,24 @@ void register_large(tri_shape sh) {
   }
 }
 
+template <class T>
+void register_large(tri_shape sh) {
+  std::vector<tridiag_algorithm> algorithms{tridiag_algorithm::automatic};
+  for (tridiag_algorithm a : explicit_algorithms)
+    if (a != tridiag_algorithm::thomas && accepted<T>(layout::contiguous(sh.n, sh.batch), a))
+      algorithms.push_back(a);
+  algorithms.push_back(tridiag_algorithm::bondeli);
+  register_contiguous<T>("tridiag_large", sh, {gtsv2_nopivot_routine, gtsv2_routine}, algorithms);
+}
+
 // One system, n = 2^10 .. 2^24 (tridiag_one_*): CR against Bondeli's
 // algorithm, the comparison of the CR-and-Bondeli paper (doc/tridiag.md),
 // beside automatic and cuSPARSE's gtsv2_nopivot; dominant systems,
 // contiguous, 5 words per unknown.
 template <class T>
 void register_one_system(i64 n) {
-  tri_shape const sh{n, 1};
-  std::string const ty = type_name<T>;
-  std::string const shape = arg_name("tridiag_one_" + ty, {{"n", sh.n}, {"batch", sh.batch}});
-  double const bytes = 5.0 * double(sizeof(T)) * double(sh.n);
-  layout const lay = layout::contiguous(sh.n, 1);
-  auto key_of = [&](std::string const& family) {
-    return arg_name(family, {{"n", sh.n}, {"batch", sh.batch}});
-  };
-  {
-    std::string const family = std::string("tridiag_one_cusparse_gtsv2_nopivot_") + ty + "_contiguous";
-    std::string const key = key_of(family);
-    entry_info const info{bytes, role::peer, shape, key};
-    register_entry(family, sh,
-                   [=](benchmark::State& st) { bm_sparse<T>(st, key, info, lay, gtsv2_nopivot_routine); });
-  }
-  for (tridiag_algorithm a :
-       {tridiag_algorithm::automatic, tridiag_algorithm::cr, tridiag_algorithm::bondeli}) {
-    std::string const family = std::string("tridiag_one_") + recur::to_string(a) + "_" + ty + "_contiguous";
-    std::string const key = key_of(family);
-    entry_info const info{bytes, role::ours, shape, key};
-    recur::tridiag_options opt;
-    opt.algorithm = a;
-    register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt, false); });
-  }
+  register_contiguous<T>("tridiag_one", {n, 1}, {gtsv2_nopivot_routine},
+                         {tridiag_algorithm::automatic, tridiag_algorithm::cr, tridiag_algorithm::bondeli});
 }
 
 }  // namespace
