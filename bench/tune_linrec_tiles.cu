@@ -178,6 +178,11 @@ int main() {
     run<float, 512, 16, 256, 2, 1>(d);
     run<float, 256, 16, 256, 3, 1>(d);
     run<float, 256, 12, 256, 5, 1>(d);
+    run<float, 128, 16, 256, 8, 1>(d);
+    run<float, 256, 8, 256, 8, 1>(d);
+    run_pipe<float, 256, 16, 3, 2>(d);
+    run_pipe<float, 256, 32, 2, 2>(d);
+    run_pipe<float, 128, 16, 3, 4>(d);
     release(d);
   }
   for (bool long_memory : {false, true}) {
@@ -189,6 +194,10 @@ int main() {
     run<double, 256, 8, 256, 3, 1>(d);
     run<double, 512, 8, 256, 2, 1>(d);
     run<double, 128, 16, 256, 4, 1>(d);
+    run<double, 256, 8, 256, 5, 1>(d);
+    run<double, 128, 8, 256, 8, 1>(d);
+    run_pipe<double, 256, 8, 3, 2>(d);
+    run_pipe<double, 256, 16, 2, 2>(d);
     release(d);
   }
   return 0;
