@@ -1,8 +1,16 @@
 // Candidate policies of the rows agent (agent_linrec_rows.cuh: one block per
-// whole sequence, no look-back), the source of linrec_policy's rows_* values
-// in kernels/tuning/tuning_linrec.cuh.
+// whole sequence, no look-back) and of the stripes agent
+// (agent_linrec_stripes.cuh: one block per stripe of adjacent interleaved
+// sequences, no look-back), the source of linrec_policy's rows_* and
+// stripes_* values in kernels/tuning/tuning_linrec.cuh.
 //
 //   build/bench/tune_linrec_rows
+//
+// Interleaved shapes: 4096 x 2^16 and 12288 x 2^16 f32, 2048 x 2^17 f32 (a
+// batch narrower than a stripe per SM), 4096 x 2^16 f64, against the lanes
+// agent (one lane per thread, look-back between chunks) with the library's
+// policy. "in flight" for stripes: one chunk of s and t per block (the next
+// chunk's loads), times the resident blocks per SM.
 //
 // Shapes: 4096 x 2^16 and 12288 x 2^16 contiguous f32 (accelerated-scan's
 // (1, 4096, 2^16) and (8, 1536, 2^16)), 4096 x 2^16 f64; s ~ U[-0.99, 0.99],
@@ -20,7 +28,9 @@
 #include <cstdio>
 #include <vector>
 
+#include <recur/kernels/agent/agent_linrec_lanes.cuh>
 #include <recur/kernels/agent/agent_linrec_rows.cuh>
+#include <recur/kernels/agent/agent_linrec_stripes.cuh>
 #include <recur/kernels/agent/agent_linrec_tiles.cuh>
 #include <recur/kernels/tuning/tuning_linrec.cuh>
 
@@ -57,8 +67,19 @@ struct batch {
   std::vector<std::vector<double>> ref;
 };
 
+// Sequence k of a batch to or from the host: contiguous, or every count-th
+// element (interleaved).
 template <class T>
-batch<T> make(std::int64_t count, std::int64_t n) {
+void copy_sequence(T* dst, T const* src, std::int64_t k, std::int64_t n, std::int64_t count, bool interleaved,
+                   cudaMemcpyKind kind) {
+  if (interleaved)
+    CK(cudaMemcpy2D(dst, sizeof(T), src + k, count * sizeof(T), sizeof(T), n, kind));
+  else
+    CK(cudaMemcpy(dst, src + k * n, n * sizeof(T), kind));
+}
+
+template <class T>
+batch<T> make(std::int64_t count, std::int64_t n, bool interleaved = false) {
   batch<T> b;
   std::int64_t const total = count * n;
   T *s, *t, *w;
@@ -70,12 +91,12 @@ batch<T> make(std::int64_t count, std::int64_t n) {
   b.p.s = s;
   b.p.t = t;
   b.p.w = w;
-  b.p.lay = layout::contiguous(n, count);
+  b.p.lay = interleaved ? layout::interleaved(n, count) : layout::contiguous(n, count);
   b.checked = {0, 1, count / 2, count - 1};
   std::vector<T> hs(n), ht(n);
   for (std::int64_t k : b.checked) {
-    CK(cudaMemcpy(hs.data(), s + k * n, n * sizeof(T), cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(ht.data(), t + k * n, n * sizeof(T), cudaMemcpyDeviceToHost));
+    copy_sequence(hs.data(), s, k, n, count, interleaved, cudaMemcpyDeviceToHost);
+    copy_sequence(ht.data(), t, k, n, count, interleaved, cudaMemcpyDeviceToHost);
     std::vector<double> r(n);
     double x = 0;
     for (std::int64_t i = 0; i < n; ++i) r[i] = x = double(hs[i]) * x + double(ht[i]);
@@ -102,7 +123,8 @@ void check_time_print(batch<T> const& b, char const* what, Launch const& launch)
   double err = 0;
   std::vector<T> w(n);
   for (std::size_t c = 0; c < b.checked.size(); ++c) {
-    CK(cudaMemcpy(w.data(), b.p.w + b.checked[c] * n, n * sizeof(T), cudaMemcpyDeviceToHost));
+    copy_sequence(w.data(), b.p.w, b.checked[c], n, b.p.lay.count, b.p.lay.batch_stride == 1,
+                  cudaMemcpyDeviceToHost);
     for (std::int64_t i = 0; i < n; ++i) {
       double const e = std::fabs(double(w[i]) - b.ref[c][i]);
       err = e == e ? std::max(err, e) : INFINITY;
@@ -154,6 +176,64 @@ void lookback(batch<T> const& b) {
   CK(cudaFree(temp));
 }
 
+template <class T, int Block, int Lanes, int Rows, int MinBlocks>
+void stripes(batch<T> const& b) {
+  using agent = agent_linrec_stripes<T, Block, Lanes, Rows, MinBlocks>;
+  auto const kernel = linrec_stripes_kernel<agent, T>;
+  int per_sm = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Block, 0));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  std::int64_t const n_stripes = agent::stripes(b.p.lay.count);
+  unsigned const grid = static_cast<unsigned>(std::min<std::int64_t>(n_stripes, std::int64_t{sms} * per_sm));
+  char what[128];
+  std::snprintf(what, sizeof what, "stripes %4d x %2d lanes x %2d rows min %d (%d/SM, %3d KB in flight)",
+                Block, Lanes, Rows, MinBlocks, per_sm, Block * Rows * 2 * int(sizeof(T)) * per_sm / 1024);
+  check_time_print(b, what, [&] { kernel<<<grid, Block>>>(linrec_params<T>{b.p}); });
+}
+
+// The lanes agent with the library's policy: look-back between chunks.
+template <class T>
+void lanes(batch<T> const& b) {
+  using policy = linrec_policy<T>;
+  using agent = agent_linrec_lanes<T, policy::lanes_block, policy::lanes_rows, policy::lanes_lookback_depth>;
+  using status = linrec_tile_status<T>;
+  std::int64_t const tiles = agent::tiles(b.p.lay.n, b.p.lay.count);
+  std::int64_t const slots = agent::slots(b.p.lay.n, b.p.lay.count);
+  void* temp;
+  CK(cudaMalloc(&temp, status::bytes(slots)));
+  check_time_print(b, "lanes (look-back, library policy)", [&] {
+    CK(cudaMemsetAsync(temp, status::fill, status::bytes(slots)));
+    linrec_lanes_kernel<agent, T><<<static_cast<unsigned>(tiles), policy::lanes_block>>>(
+        linrec_params<T>{b.p}, status::carve(temp, slots));
+  });
+  CK(cudaFree(temp));
+}
+
+// Interleaved: the lanes agent, the library's stripes policy, the candidates.
+template <class T>
+void sweep_interleaved(std::int64_t count, std::int64_t n) {
+  using policy = linrec_policy<T>;
+  auto b = make<T>(count, n, true);
+  lanes(b);
+  stripes<T, policy::stripes_block, policy::stripes_lanes, policy::stripes_rows, policy::stripes_min_blocks>(
+      b);
+  if constexpr (sizeof(T) == 4) {
+    stripes<T, 256, 16, 16, 2>(b);
+    stripes<T, 512, 32, 16, 1>(b);
+    stripes<T, 256, 32, 32, 1>(b);
+    stripes<T, 256, 32, 16, 2>(b);
+    stripes<T, 1024, 32, 8, 1>(b);
+    stripes<T, 512, 32, 8, 2>(b);
+  } else {
+    stripes<T, 256, 16, 8, 2>(b);
+    stripes<T, 256, 16, 16, 1>(b);
+    stripes<T, 512, 16, 8, 1>(b);
+    stripes<T, 256, 32, 8, 1>(b);
+    stripes<T, 512, 16, 16, 1>(b);
+  }
+  release(b);
+}
+
 // The library's rows policy first, then the candidates.
 template <class T>
 void sweep(std::int64_t count, std::int64_t n) {
@@ -178,5 +258,9 @@ int main() {
   sweep<float>(4096, n);
   sweep<float>(8 * 1536, n);
   sweep<double>(4096, n);
+  sweep_interleaved<float>(4096, n);
+  sweep_interleaved<float>(8 * 1536, n);
+  sweep_interleaved<float>(2048, 2 * n);
+  sweep_interleaved<double>(4096, n);
   return 0;
 }

@@ -251,7 +251,9 @@ BOOST_AUTO_TEST_CASE(lengths_single_sequence) {
 
 BOOST_AUTO_TEST_CASE(batches_and_layouts) {
   // count x n. Interleaved with count >= 32 runs the lanes agent (128 lanes,
-  // 32 or 16 rows per tile); fewer sequences, or gaps, run the tiles agent.
+  // 32 or 16 rows per tile), in f64 from a stripe per SM on (4096 on the GPUs
+  // this runs on) the stripes agent; fewer sequences, or gaps, run the tiles
+  // agent.
   sweep_shapes({{layout_kind::contiguous, 257, 3001},
                 {layout_kind::contiguous, 4096, 33},
                 {layout_kind::contiguous, 64, 65537},
@@ -507,6 +509,83 @@ BOOST_AUTO_TEST_CASE(rows_odd_length_deterministic,
       twice(pd);
     else
       twice(pf);
+  }
+}
+
+// ---------------------------------------------------------- stripes ----
+// Interleaved f64 batches of at least linrec_stripes_min_count(SMs) sequences
+// run one block per stripe of adjacent sequences, chunk after chunk, without
+// a look-back (the stripes agent); below, the lanes agent. Counts that are
+// not multiples of the stripe leave a partial last stripe; lengths that are
+// not multiples of the chunk a partial last chunk; padded rows (element
+// stride above the count) and the mirrored reverse view change the offsets.
+
+template <class T>
+void stripes_threshold_cases(int& idx) {
+  // Without a stripes policy (f32), the same counts around f64's threshold
+  // run the lanes agent.
+  std::int64_t const c = recur::kernels::linrec_stripes_min_count<double>(sm_count());
+  struct shape {
+    layout_kind kind;
+    std::int64_t count, n;
+  };
+  shape const shapes[] = {
+      {layout_kind::interleaved, c - 1, 301},         {layout_kind::interleaved, c, 1},
+      {layout_kind::interleaved, c + 1, 257},         {layout_kind::interleaved, c + 5, 4099},
+      {layout_kind::interleaved_padded, c + 3, 1025}, {layout_kind::interleaved, 2 * c + 7, 33}};
+  for (shape const& sh : shapes)
+    for (direction const dir : directions) {
+      spec sp;
+      sp.lay = make_layout(sh.kind, sh.n, sh.count);
+      sp.dir = dir;
+      sp.seed = seed_for(330, idx);
+      sp = rotated(sp, idx++);
+      run_and_check(make_problem<T>(sp), linrec_variant::automatic);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(stripes_counts_around_threshold) {
+  int idx = 0;
+  stripes_threshold_cases<float>(idx);
+  stripes_threshold_cases<double>(idx);
+}
+
+// Every combination of init, final_state, scalar or array s and t, and in
+// place use, both directions.
+BOOST_AUTO_TEST_CASE(stripes_options) {
+  std::int64_t const count = recur::kernels::linrec_stripes_min_count<double>(sm_count()) + 9;
+  case_count cases("linrec cuda stripes options");
+  int idx = 0;
+  for (direction const dir : directions)
+    for (spec const& sp :
+         option_combinations(make_layout(layout_kind::interleaved, 2003, count), dir, 331, idx)) {
+      run_both_types(sp, {linrec_variant::automatic});
+      cases.run();
+    }
+  cases.require(2 * option_combination_count);
+}
+
+// Long memory across many chunks, then the same call twice: bitwise the same.
+BOOST_AUTO_TEST_CASE(stripes_long_memory_deterministic) {
+  auto const twice = [](auto const& p) {
+    auto const a = run_cuda(p, linrec_variant::automatic), b = run_cuda(p, linrec_variant::automatic);
+    BOOST_TEST((same_bytes(a.w, b.w) && same_bytes(a.final_state, b.final_state)),
+               "cuda automatic (stripes) run twice: " << p.sp.describe());
+  };
+  std::int64_t const count = recur::kernels::linrec_stripes_min_count<double>(sm_count()) + 3;
+  int idx = 0;
+  for (direction const dir : directions) {
+    spec sp;
+    sp.lay = make_layout(layout_kind::interleaved, 20011, count);
+    sp.dir = dir;
+    sp.dist = coef::near_one;
+    sp.seed = seed_for(332, idx++);
+    auto const pf = make_problem<float>(sp);
+    run_and_check(pf, linrec_variant::automatic);
+    auto const pd = make_problem<double>(sp);
+    run_and_check(pd, linrec_variant::automatic);
+    twice(pf);
+    twice(pd);
   }
 }
 

@@ -2,7 +2,8 @@
 // only: `automatic` takes the rows agent from linrec_rows_min_count(SMs)
 // sequences of at least linrec_rows_min_n() elements, each contiguous in
 // memory (element stride 1, or -1 for a mirrored reverse call; any batch
-// stride), with s, t and w congruent modulo 16 bytes; the look-back forms
+// stride), with s, t and w congruent modulo 16 bytes; the stripes agent
+// interleaved batches of a stripe per SM or more; the look-back forms
 // everywhere else. The problems' arrays are addresses only, never read.
 #include <cstdint>
 
@@ -55,11 +56,43 @@ void rows_reach() {
   }
 }
 
+// Interleaved batches (batch stride 1): stripes from one stripe per SM on,
+// lanes below, whatever the variant but three_kernel.
+template <class T>
+void stripes_reach() {
+  if constexpr (!k::linrec_has_stripes<T>) {
+    // No stripes policy: interleaved batches of any width take the lanes agent.
+    BOOST_TEST((k::choose_linrec_agent(at<T>(layout::interleaved(1000, 1 << 20)), linrec_variant::automatic,
+                                       132) == k::linrec_agent::lanes));
+    return;
+  }
+  for (int const sms : {78, 108, 114, 132}) {
+    std::int64_t const c = k::linrec_stripes_min_count<T>(sms);
+    auto const agent = [&](linrec_problem<T> const& p, linrec_variant v = linrec_variant::automatic) {
+      return k::choose_linrec_agent(p, v, sms);
+    };
+    BOOST_TEST((agent(at<T>(layout::interleaved(1000, c))) == k::linrec_agent::stripes));
+    BOOST_TEST((agent(at<T>(layout::interleaved(3, 2 * c + 1))) == k::linrec_agent::stripes));
+    BOOST_TEST((agent(at<T>(layout::interleaved(1000, c - 1))) == k::linrec_agent::lanes));
+    BOOST_TEST(
+        (agent(at<T>(layout::strided(1000, c, c + 7, 1))) == k::linrec_agent::stripes));  // padded rows
+    BOOST_TEST(
+        (agent(recur::detail::mirrored(at<T>(layout::interleaved(1000, c)))) == k::linrec_agent::stripes));
+    BOOST_TEST(
+        (agent(at<T>(layout::interleaved(1000, c)), linrec_variant::pipelined) == k::linrec_agent::stripes));
+    BOOST_TEST((agent(at<T>(layout::interleaved(1000, c)), linrec_variant::three_kernel) ==
+                k::linrec_agent::three_kernel));
+    BOOST_TEST((agent(at<T>(layout::interleaved(1, c))) == k::linrec_agent::tiles));  // n = 1
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(linrec_dispatch)
 
 BOOST_AUTO_TEST_CASE(rows_reach_f32) { rows_reach<float>(); }
 BOOST_AUTO_TEST_CASE(rows_reach_f64) { rows_reach<double>(); }
+BOOST_AUTO_TEST_CASE(stripes_reach_f32) { stripes_reach<float>(); }
+BOOST_AUTO_TEST_CASE(stripes_reach_f64) { stripes_reach<double>(); }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -23,6 +23,7 @@
 #include "../agent/agent_linrec_lanes.cuh"
 #include "../agent/agent_linrec_pipe.cuh"
 #include "../agent/agent_linrec_rows.cuh"
+#include "../agent/agent_linrec_stripes.cuh"
 #include "../agent/agent_linrec_three_kernel.cuh"
 #include "../agent/agent_linrec_tiles.cuh"
 #include "../tuning/tuning_linrec.cuh"
@@ -36,12 +37,17 @@ __global__ void linrec_copy_init_kernel(detail::linrec_problem<T> p) {
   if (k < p.lay.count) p.final_state[k] = p.init_of(k);
 }
 
-enum class linrec_agent { none, tiles, pipe, lanes, rows, three_kernel };
+enum class linrec_agent { none, tiles, pipe, lanes, stripes, rows, three_kernel };
 
 template <class T>
 using linrec_pipe_agent = agent_linrec_pipe<T, linrec_policy<T>::pipe_block, linrec_policy<T>::pipe_items,
                                             linrec_policy<T>::pipe_stages, linrec_policy<T>::lookback_depth,
                                             linrec_policy<T>::pipe_min_blocks>;
+
+template <class T>
+using linrec_stripes_agent =
+    agent_linrec_stripes<T, linrec_policy<T>::stripes_block, linrec_policy<T>::stripes_lanes,
+                         linrec_policy<T>::stripes_rows, linrec_policy<T>::stripes_min_blocks>;
 
 template <class T>
 using linrec_rows_agent = agent_linrec_rows<T, linrec_policy<T>::rows_block, linrec_policy<T>::rows_items,
@@ -75,8 +81,11 @@ bool linrec_tiles_forget(detail::linrec_problem<T> const& p, int tile_items) {
 // Forms, first that applies:
 //   none          nothing to scan (n or count zero): final_state = init
 //   three_kernel  asked for (linrec_variant::three_kernel)
-//   lanes         interleaved batches of linrec_lanes_min_count sequences or
-//                 more: one sequence per thread
+//   stripes       interleaved batches of at least one stripe per SM
+//                 (linrec_stripes_min_count): one block per stripe of
+//                 adjacent sequences, no look-back
+//   lanes         other interleaved batches of linrec_lanes_min_count
+//                 sequences or more: one sequence per thread
 //   rows          automatic, on batches of sequences contiguous in memory
 //                 that fill the device (linrec_rows_fill; `sms`, its SM
 //                 count): one block per sequence, no look-back
@@ -90,7 +99,8 @@ linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_vari
   if (p.lay.n == 0 || p.lay.count == 0) return linrec_agent::none;
   if (v == linrec_variant::three_kernel) return linrec_agent::three_kernel;
   if (p.lay.count >= linrec_lanes_min_count && p.lay.batch_stride == 1 && p.lay.n > 1)
-    return linrec_agent::lanes;
+    return linrec_has_stripes<T> && p.lay.count >= linrec_stripes_min_count<T>(sms) ? linrec_agent::stripes
+                                                                                    : linrec_agent::lanes;
   if (v == linrec_variant::automatic && linrec_rows_fill(p, sms)) return linrec_agent::rows;
   if ((v == linrec_variant::pipelined ||
        (v == linrec_variant::automatic && linrec_tiles_forget(p, linrec_pipe_agent<T>::tile_items))) &&
@@ -184,6 +194,25 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
           prm, status::carve(d_temp, slots));
       return cudaGetLastError();
     }
+    case linrec_agent::stripes:
+      if constexpr (linrec_has_stripes<T>) {
+        using agent = linrec_stripes_agent<T>;
+        temp_bytes = 1;  // no workspace (as for rows)
+        if (!d_temp) return cudaSuccess;
+        auto const kernel = linrec_stripes_kernel<agent, T>;
+        // Persistent: as many blocks as are resident at once on this device.
+        int per_sm = 0;
+        if (cudaError_t const e =
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, agent::block_threads, 0);
+            e != cudaSuccess)
+          return e;
+        std::int64_t const want = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
+        std::int64_t const stripes = agent::stripes(p.lay.count);
+        kernel<<<static_cast<unsigned>(stripes < want ? stripes : want), agent::block_threads, 0, stream>>>(
+            prm);
+        return cudaGetLastError();
+      }
+      return cudaErrorInvalidValue;  // never chosen without a stripes policy
     case linrec_agent::rows: {
       using agent = linrec_rows_agent<T>;
       temp_bytes = 1;  // no workspace (a nonzero size, as for `none`: the caller's second call launches)

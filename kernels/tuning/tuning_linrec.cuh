@@ -31,12 +31,16 @@ struct linrec_policy<float> {
   // Rows: tune_linrec_rows f32 4096 x 2^16 (h100-tune-linrec-rows.log): 91.4% of copy
   static constexpr int rows_block = 256, rows_items = 16, rows_stages = 2, rows_min_blocks = 3,
                        rows_min_waves = 4, rows_min_tiles = 2;
+  // Stripes: none. tune_linrec_rows interleaved f32 (h100- and h200-tune-linrec-rows.log): the lanes
+  // agent's look-back form is ahead of every stripes candidate but one (within a point) on both chips
+  static constexpr int stripes_block = 0, stripes_lanes = 0, stripes_rows = 0, stripes_min_blocks = 0;
 };
 
 template <>
 struct linrec_policy<double> {
-  // Tiles: tune_linrec_tiles f64 (h100-tune-linrec.log): 80.0% of copy
-  static constexpr int block = 256, items = 8, lookback_depth = 256, min_blocks = 4;
+  // Tiles: tune_linrec_tiles f64 (h100-tune-linrec.log): 87.8% of copy (long memory 79.9%); on the
+  // H200 73.4% (64.9%) (h200-tune-linrec.log), 4 blocks per SM 81.6% (74.8%) and 68.5% (61.2%)
+  static constexpr int block = 256, items = 8, lookback_depth = 256, min_blocks = 5;
   // Pipelined: tune_linrec_tiles f64 PIPE (h100-tune-linrec.log): 94.4% of copy
   static constexpr int pipe_block = 256, pipe_items = 8, pipe_stages = 2, pipe_min_blocks = 3;
   // Lanes, untuned: 128 sequences x 16 rows in registers
@@ -46,6 +50,9 @@ struct linrec_policy<double> {
   // Rows: tune_linrec_rows f64 4096 x 2^16 (h100-tune-linrec-rows.log): 93.6% of copy
   static constexpr int rows_block = 256, rows_items = 8, rows_stages = 2, rows_min_blocks = 3,
                        rows_min_waves = 4, rows_min_tiles = 2;
+  // Stripes: tune_linrec_rows interleaved f64 4096 x 2^16: 92.5% of copy on the H100, 86.6% on the H200
+  // (h100- and h200-tune-linrec-rows.log; the lanes agent 81.4% and 71.5%)
+  static constexpr int stripes_block = 256, stripes_lanes = 16, stripes_rows = 8, stripes_min_blocks = 2;
 };
 
 // 16-bit storage computed in float: float's policy (the agents' shared memory
@@ -56,6 +63,17 @@ template <>
 struct linrec_policy<bfloat16> : linrec_policy<float> {};
 template <>
 struct linrec_policy<float16> : linrec_policy<float> {};
+
+// Stripes (agent_linrec_stripes) runs on interleaved batches of at least one
+// stripe of stripes_lanes sequences per SM, where the policy has stripes
+// (stripes_lanes > 0); other interleaved batches run the lanes agent, whose
+// look-back lets chunks of one sequence run side by side.
+template <class T>
+constexpr bool linrec_has_stripes = linrec_policy<T>::stripes_lanes > 0;
+template <class T>
+constexpr long long linrec_stripes_min_count(int sms) {
+  return static_cast<long long>(linrec_policy<T>::stripes_lanes) * sms;
+}
 
 // The lanes agent needs enough sequences side by side to fill a warp's loads.
 inline constexpr long long linrec_lanes_min_count = 32;
