@@ -119,7 +119,7 @@ template <class T, int Block, int Items, int Stages, int MinBlocks>
 void rows(batch<T> const& b) {
   using agent = agent_linrec_rows<T, Block, Items, Stages, MinBlocks>;
   int const smem = sizeof(typename agent::temp_storage);
-  auto const kernel = linrec_rows_kernel<agent, T>;
+  auto const kernel = linrec_rows_kernel<agent>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int per_sm = 0, sms = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Block, smem));
@@ -142,7 +142,7 @@ void lookback(batch<T> const& b) {
   using status = linrec_tile_status<T>;
   std::int64_t const tiles = agent::tiles(b.p.lay.n * b.p.lay.count);
   int const smem = sizeof(typename agent::temp_storage);
-  auto const kernel = linrec_tiles_kernel<agent, T>;
+  auto const kernel = linrec_tiles_kernel<agent>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   void* temp;
   CK(cudaMalloc(&temp, status::bytes(tiles)));

@@ -3,7 +3,9 @@
 // sequences of at least linrec_rows_min_n() elements, each contiguous in
 // memory (element stride 1, or -1 for a mirrored reverse call; any batch
 // stride), with s, t and w congruent modulo 16 bytes; the look-back forms
-// everywhere else. The problems' arrays are addresses only, never read.
+// everywhere else. linrec_adjoint's problems by the same rules, every array
+// it reads or writes congruent. The problems' arrays are addresses only,
+// never read.
 #include <cstdint>
 
 #include <boost/test/unit_test.hpp>
@@ -13,6 +15,7 @@ namespace {
 
 using recur::layout;
 using recur::linrec_variant;
+using recur::detail::linrec_adjoint_problem;
 using recur::detail::linrec_problem;
 namespace k = recur::kernels;
 
@@ -55,11 +58,58 @@ void rows_reach() {
   }
 }
 
+// An adjoint in the order it runs (a reverse call's; mirrored: a forward
+// call's): s, g, dt, w and ds at 1 MiB boundaries, ds shifted by `ds_shift`
+// bytes.
+template <class T>
+linrec_adjoint_problem<T> adjoint_at(layout lay, std::uintptr_t ds_shift = 0) {
+  linrec_adjoint_problem<T> q;
+  q.scan = at<T>(lay);
+  q.w = reinterpret_cast<T const*>(std::uintptr_t{4} << 20);
+  q.ds = reinterpret_cast<T*>((std::uintptr_t{5} << 20) + ds_shift);
+  return q;
+}
+
+template <class T>
+void adjoint_choices() {
+  using recur::detail::mirrored;
+  for (int const sms : {78, 132}) {
+    std::int64_t const c = k::linrec_rows_min_count<T>(sms), m = k::linrec_rows_min_n<T>();
+    auto const agent = [&](linrec_adjoint_problem<T> const& q, linrec_variant v = linrec_variant::automatic) {
+      return k::choose_linrec_agent(k::linrec_adjoint_params<T>{q}, v, sms);
+    };
+    BOOST_TEST((agent(mirrored(adjoint_at<T>(layout::contiguous(m, c)))) == k::linrec_agent::rows));
+    BOOST_TEST((agent(adjoint_at<T>(layout::contiguous(m + 1, c))) == k::linrec_agent::rows));
+    BOOST_TEST((agent(adjoint_at<T>(layout::contiguous(m, c - 1))) == k::linrec_agent::tiles));
+    BOOST_TEST((agent(adjoint_at<T>(layout::contiguous(m, c), sizeof(T))) == k::linrec_agent::tiles));  // ds
+    auto no_ds = adjoint_at<T>(layout::contiguous(m, c));
+    no_ds.ds = nullptr;
+    no_ds.w = reinterpret_cast<T const*>((std::uintptr_t{4} << 20) + sizeof(T));  // not read without ds
+    BOOST_TEST((agent(no_ds) == k::linrec_agent::rows));
+    // pipelined: the pipe agent where the adjoint runs forward over a dense batch.
+    BOOST_TEST(
+        (agent(adjoint_at<T>(layout::contiguous(m, c)), linrec_variant::pipelined) == k::linrec_agent::pipe));
+    BOOST_TEST((agent(mirrored(adjoint_at<T>(layout::contiguous(m, c))), linrec_variant::pipelined) ==
+                k::linrec_agent::tiles));
+    BOOST_TEST((agent(adjoint_at<T>(layout::contiguous(m, c), sizeof(T)), linrec_variant::pipelined) ==
+                k::linrec_agent::tiles));  // ds not 16-byte aligned
+    BOOST_TEST((agent(adjoint_at<T>(layout::interleaved(m, c))) == k::linrec_agent::lanes));
+    BOOST_TEST((agent(adjoint_at<T>(layout::contiguous(m, c)), linrec_variant::three_kernel) ==
+                k::linrec_agent::three_kernel));
+    auto forgets = adjoint_at<T>(layout::contiguous(1000, 7));
+    forgets.scan.s = nullptr;
+    forgets.scan.s_value = T(0.5);
+    BOOST_TEST((agent(forgets) == k::linrec_agent::pipe));
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(linrec_dispatch)
 
 BOOST_AUTO_TEST_CASE(rows_reach_f32) { rows_reach<float>(); }
 BOOST_AUTO_TEST_CASE(rows_reach_f64) { rows_reach<double>(); }
+BOOST_AUTO_TEST_CASE(adjoint_f32) { adjoint_choices<float>(); }
+BOOST_AUTO_TEST_CASE(adjoint_f64) { adjoint_choices<double>(); }
 
 BOOST_AUTO_TEST_SUITE_END()

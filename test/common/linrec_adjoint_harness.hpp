@@ -191,6 +191,7 @@ std::string check_adjoint(adjoint_problem<T> const& p, adjoint_outputs<T> const&
           !is_poison(out.init_gradient[static_cast<std::size_t>(g + lay.count + b)]))
         f.add([&] { return fmt::format("init_gradient guard element {} was written", b); });
 
+  // Values, sequence by sequence (in parallel for big cases).
   bool const fwd = sp.dir == recur::direction::forward;
   tolerance<T> const tol(lay.n);
   long double const u_store = store_unit<T>, tiny = store_tiny<T>;
@@ -198,16 +199,17 @@ std::string check_adjoint(adjoint_problem<T> const& p, adjoint_outputs<T> const&
     return b[static_cast<std::size_t>(g + o)];
   };
   auto const s_of = [&](std::int64_t o) -> long double { return p.sp.s_scalar ? p.s_value() : at(p.a.s, o); };
-  auto const expect = [&](char const* what, std::int64_t k, std::int64_t i, T got, long double want,
-                          long double allowed) {
-    long double const err = std::fabs(static_cast<long double>(got) - want);
-    if (!(err <= allowed))
-      f.add([&] {
-        return fmt::format("{} of sequence {} element {}: got {:.9g}, exact {:.17g}, error {:.3g} > {:.3g}",
-                           what, k, i, static_cast<double>(got), want, err, allowed);
-      });
-  };
-  for (std::int64_t k = 0; k < lay.count; ++k) {
+  int const workers = worker_count(lay.n * lay.count);
+  std::vector<failures> fails(static_cast<std::size_t>(workers));
+  auto const sequence = [&](std::int64_t k, failures& fk) {
+    auto const expect = [&](char const* what, std::int64_t i, T got, long double want, long double allowed) {
+      long double const err = std::fabs(static_cast<long double>(got) - want);
+      if (!(err <= allowed))
+        fk.add([&] {
+          return fmt::format("{} of sequence {} element {}: got {:.9g}, exact {:.17g}, error {:.3g} > {:.3g}",
+                             what, k, i, static_cast<double>(got), want, err, allowed);
+        });
+    };
     long double lambda = p.final_gradient_of(k), M = std::fabs(lambda), E = 0, a = 1;
     for (std::int64_t j = 0; j < lay.n; ++j) {
       std::int64_t const i = fwd ? lay.n - 1 - j : j;  // against the forward's direction
@@ -217,30 +219,40 @@ std::string check_adjoint(adjoint_problem<T> const& p, adjoint_outputs<T> const&
       M = flush(std::fabs(a) * M + std::fabs(gi));
       lambda = flush(a * lambda + gi);
       long double const lt = lambda_tolerance(tol, E, M);
-      expect("dt", k, i, out.dt[static_cast<std::size_t>(g + o)], lambda,
+      expect("dt", i, out.dt[static_cast<std::size_t>(g + o)], lambda,
              lt * (1 + u_store) + u_store * std::fabs(lambda) + tiny);
       if (has_ds) {
         bool const first = j == lay.n - 1;  // the forward's first element
         long double const x =
             first ? static_cast<long double>(p.init_of(k)) : at(p.b.t, lay.offset(fwd ? i - 1 : i + 1, k));
         long double const d = lambda * x;
-        expect("ds", k, i, out.ds[static_cast<std::size_t>(g + o)], d,
+        expect("ds", i, out.ds[static_cast<std::size_t>(g + o)], d,
                (std::fabs(x) * lt + tol.eps * std::fabs(d)) * (1 + u_store) + u_store * std::fabs(d) + tiny);
       }
       a = s_of(o);
       if (j == lay.n - 1 && has_ig) {
         long double const d = a * lambda;
-        expect("init_gradient", k, -1, out.init_gradient[static_cast<std::size_t>(g + k)], d,
+        expect("init_gradient", -1, out.init_gradient[static_cast<std::size_t>(g + k)], d,
                (std::fabs(a) * lt + tol.eps * std::fabs(d)) * (1 + u_store) + u_store * std::fabs(d) + tiny);
       }
     }
     if (lay.n == 0 && has_ig &&
         !same_bits(out.init_gradient[static_cast<std::size_t>(g + k)],
                    sp.final_gradient ? p.b.init[static_cast<std::size_t>(g + k)] : T(0)))
-      f.add([&] { return fmt::format("init_gradient[{}] is not the final gradient (n == 0)", k); });
+      fk.add([&] { return fmt::format("init_gradient[{}] is not the final gradient (n == 0)", k); });
+  };
+  std::int64_t const tasks = std::min<std::int64_t>(lay.count, 64 * workers);
+  parallel_for(tasks, workers, [&](std::int64_t task, int worker) {
+    for (std::int64_t k = lay.count * task / tasks; k < lay.count * (task + 1) / tasks; ++k)
+      sequence(k, fails[static_cast<std::size_t>(worker)]);
+  });
+  for (auto const& fw : fails) {
+    f.count += fw.count;
+    f.first.insert(f.first.end(), fw.first.begin(), fw.first.end());
   }
   std::string msg;
-  for (auto const& m : f.first) msg += m + "\n";
+  for (auto const& m : f.first)
+    if (msg.size() < 2000) msg += m + "\n";
   if (f.count) msg += fmt::format("{} failures in total", f.count);
   return msg;
 }
