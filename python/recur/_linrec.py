@@ -120,3 +120,49 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
     )
     w = be.finish(w, sid)
     return (w, back(final)) if return_final else w
+
+
+def adjoint(s, w, g, *, axis, reverse=False, init=None, final_gradient=None, want_ds=True,
+            want_init_gradient=False, stream=None, threads=0):
+    """The gradient of ``linrec(s, t, axis=axis, reverse=reverse,
+    init=init)`` from its result ``w`` and ``g``, the gradient reaching w
+    (``final_gradient``, the one reaching its final value, or None), in one
+    fused call (recur::linrec_adjoint): returns ``(dt, ds, dinit)``, ds
+    None unless ``want_ds``, dinit (the batch shape) None unless
+    ``want_init_gradient``. s is an array of g's shape or a scalar, init
+    None, a scalar or an array of the batch shape; every array of g's
+    framework, device and dtype (recur.torch's backward passes them so).
+    """
+    fn = "recur.linrec (backward)"
+    be = backend_of(g)
+    dtype = be.dtype(g)
+    shape = tuple(g.shape)
+    ndim = len(shape)
+    axis %= ndim
+    sid = be.stream(g, stream)
+    dt = be.empty_like(g, dtype)
+    ds = be.empty_like(g, dtype) if want_ds else None
+    # Every array laid out like dt (conform copies one that is not).
+    s = s if not _is_array(s) else conform(be, prepare_input(fn, be, s, dtype, "s"), dt, axis)
+    w = conform(be, prepare_input(fn, be, w, dtype, "w"), dt, axis) if want_ds else None
+    g = conform(be, prepare_input(fn, be, g, dtype, "g"), dt, axis)
+    init_arr, init_value, fg, ig, back = None, 0.0, None, None, None
+    if (init is not None and _is_array(init)) or final_gradient is not None or want_init_gradient:
+        bshape = shape[:axis] + shape[axis + 1 :]
+        order = state_order(ndim, axis, batch_axes(be, dt, axis), lambda j: j if j < axis else j - 1, [])
+        if init is not None and _is_array(init):
+            init_arr = be.export(state_in(fn, be, init, bshape, order, dtype, dt, "init"))
+        if final_gradient is not None:
+            fg = be.export(state_in(fn, be, final_gradient, bshape, order, dtype, dt, "final_gradient"))
+        if want_init_gradient:
+            ig, back = state_out(be, bshape, order, dtype, dt)
+    if init is not None and init_arr is None:
+        init_value = float(init)
+    ex = be.export
+    _recur.linrec_adjoint(
+        s if not _is_array(s) else ex(s), None if w is None else ex(w), ex(g), ex(dt),
+        None if ds is None else ex(ds), axis, bool(reverse), init_arr, init_value, fg,
+        None if ig is None else ex(ig), sid, threads
+    )
+    dt = be.finish(dt, sid)
+    return dt, ds, None if ig is None else back(ig)

@@ -1,5 +1,5 @@
-// Bindings of include/recur/linrec.hpp (linrec) and tridiag.hpp
-// (solve_batched). Each checks what the C++ API cannot see (dtypes, devices,
+// Bindings of include/recur/linrec.hpp (linrec, linrec_adjoint) and
+// tridiag.hpp (solve_batched). Each checks what the C++ API cannot see (dtypes, devices,
 // shapes, state sizes, one layout for every array), then calls the entry
 // point, which checks the rest.
 #include <cstdint>
@@ -80,6 +80,61 @@ void bind_linrec_tridiag(nb::module_& m) {
       },
       arg("s"), arg("t"), arg("w"), arg("axis"), arg("reverse"), arg("init").none(), arg("init_value"),
       arg("final_state").none(), arg("stream").none(), arg("threads"));
+
+  // The adjoint of linrec (recur.torch's backward): g, dt and ds (optional)
+  // w's shape and layout, s an array like them or a scalar; w is read only
+  // for ds. init, final_gradient and init_gradient: one value per sequence,
+  // or None.
+  m.def(
+      "linrec_adjoint",
+      [](array_or_scalar const& s, std::optional<array> const& w, array const& g, array const& dt,
+         std::optional<array> const& ds, std::int64_t axis, bool reverse, std::optional<array> const& init,
+         double init_value, std::optional<array> const& final_gradient,
+         std::optional<array> const& init_gradient, stream_arg stream, int threads) {
+        char const* fn = "recur.linrec (backward)";
+        executor_spec const ex{stream, threads};
+        check_devices(fn, ex,
+                      {{"s", array_of(s)},
+                       {"w", given(w)},
+                       {"g", &g},
+                       {"dt", &dt},
+                       {"ds", given(ds)},
+                       {"init", given(init)},
+                       {"final_gradient", given(final_gradient)},
+                       {"init_gradient", given(init_gradient)}});
+        auto const bt = one_batch(fn, "dt", dt, axis,
+                                  {{"s", array_of(s)}, {"w", given(w)}, {"g", &g}, {"ds", given(ds)}});
+        with_linrec_type(fn, "dt", dt, [&](auto z) {
+          using T = decltype(z);
+          check_same_dtype(fn, dt,
+                           {{"s", array_of(s)},
+                            {"w", given(w)},
+                            {"g", &g},
+                            {"ds", given(ds)},
+                            {"init", given(init)},
+                            {"final_gradient", given(final_gradient)},
+                            {"init_gradient", given(init_gradient)}});
+          for (auto const& [name, st] :
+               {std::pair{"init", &init}, std::pair{"final_gradient", &final_gradient},
+                std::pair{"init_gradient", &init_gradient}})
+            check_state(fn, name, *st, sequences(bt));
+          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+            linrec_adjoint_options<T> opt;
+            opt.dir = reverse ? direction::reverse : direction::forward;
+            opt.init = at(in<T>(init), first);
+            opt.init_value = static_cast<T>(init_value);
+            opt.final_gradient = at(in<T>(final_gradient), first);
+            opt.init_gradient = at(output<T>(init_gradient), first);
+            operand<T> const so = array_of(s) ? operand<T>(in<T>(*array_of(s)) + off)
+                                              : operand<T>(static_cast<T>(std::get<double>(s)));
+            linrec_adjoint<T>(e, so, at(in<T>(w), off), in<T>(g) + off, output<T>(dt) + off,
+                              at(output<T>(ds), off), bt.lay, opt);
+          });
+        });
+      },
+      arg("s"), arg("w").none(), arg("g"), arg("dt"), arg("ds").none(), arg("axis"), arg("reverse"),
+      arg("init").none(), arg("init_value"), arg("final_gradient").none(), arg("init_gradient").none(),
+      arg("stream").none(), arg("threads"));
 
   // b and x are d's shape, or d's shape behind a leading axis of nrhs
   // right-hand sides, each laid out like d. info, pivoted and
