@@ -1,5 +1,5 @@
 #pragma once
-// What lib/linrec.cpp and lib/linrec_adjoint.cpp (validation, normalisation)
+// What lib/linrec.cpp (validation, normalisation of linrec and linrec_adjoint)
 // call after the checks pass. Each backend receives a checked, forward-only
 // problem with count > 0, and n > 0 on the CPU (the GPU's handles n == 0).
 

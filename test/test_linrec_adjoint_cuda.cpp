@@ -14,12 +14,12 @@
 
 #include <cuda_runtime_api.h>
 #include <boost/test/unit_test.hpp>
-#include <recur/kernels/tuning/tuning_linrec.cuh>
 #include <recur/linrec.hpp>
 
 #include "common/cases.hpp"
 #include "common/cuda_memory.hpp"
 #include "common/linrec_adjoint_harness.hpp"
+#include "common/linrec_cuda_cases.hpp"
 
 using recur::direction;
 using recur::layout;
@@ -31,28 +31,6 @@ namespace {
 constexpr direction directions[] = {direction::forward, direction::reverse};
 std::vector<linrec_variant> const all_variants = {linrec_variant::automatic, linrec_variant::single_pass,
                                                   linrec_variant::three_kernel, linrec_variant::pipelined};
-
-char const* name(linrec_variant v) {
-  switch (v) {
-    case linrec_variant::automatic:
-      return "automatic";
-    case linrec_variant::single_pass:
-      return "single_pass";
-    case linrec_variant::three_kernel:
-      return "three_kernel";
-    case linrec_variant::pipelined:
-      return "pipelined";
-  }
-  return "?";
-}
-
-template <class T>
-buffer<T> download(dbuf<T> const& d, std::size_t elements) {
-  buffer<T> b(elements);
-  if (elements)
-    cuda_ok(cudaMemcpy(b.data(), d.p, elements * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (download)");
-  return b;
-}
 
 // One call through recur::cuda on device copies of the problem; returns what
 // it wrote, and checks that the inputs were not written. shared_state: the
@@ -107,33 +85,6 @@ void run_both_types(adjoint_spec const& sp, std::vector<linrec_variant> const& v
   run_types<float, double>(sp, vs);
 }
 
-struct batch_shape {
-  layout_kind kind;
-  std::int64_t count, n;
-};
-
-// run(spec) on each shape in both directions, options rotated.
-template <class Run>
-void sweep_shapes(std::initializer_list<batch_shape> shapes, std::uint64_t salt, Run&& run) {
-  int idx = 0;
-  for (auto const& sh : shapes)
-    for (direction const dir : directions) {
-      adjoint_spec sp;
-      sp.lay = make_layout(sh.kind, sh.n, sh.count);
-      sp.dir = dir;
-      sp.seed = seed_for(salt, idx);
-      sp = rotated(sp, idx++);
-      run(sp);
-    }
-}
-
-int sm_count() {
-  int dev = 0, sms = 0;
-  cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
-  cuda_ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
-  return sms;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(linrec_adjoint_cuda)
@@ -158,20 +109,20 @@ BOOST_AUTO_TEST_CASE(lengths_single_sequence) {
 // Interleaved batches of 32 sequences or more run the lanes agent; fewer,
 // padded rows or gaps, the tiles agent.
 BOOST_AUTO_TEST_CASE(batches_and_layouts) {
-  sweep_shapes({{layout_kind::contiguous, 257, 3001},
-                {layout_kind::contiguous, 4096, 33},
-                {layout_kind::contiguous, 3, 100003},
-                {layout_kind::interleaved, 4096, 1000},
-                {layout_kind::interleaved, 31, 5000},
-                {layout_kind::interleaved, 1000, 31},
-                {layout_kind::interleaved, 129, 33},
-                {layout_kind::interleaved, 32, 4097},
-                {layout_kind::interleaved, 2, 10003},
-                {layout_kind::strided_gaps, 7, 4099},
-                {layout_kind::strided_gaps, 100, 300},
-                {layout_kind::interleaved_padded, 40, 1025},
-                {layout_kind::interleaved_padded, 31, 257}},
-               801, [](adjoint_spec const& sp) { run_both_types(sp); });
+  sweep_shapes<adjoint_spec>({{layout_kind::contiguous, 257, 3001},
+                              {layout_kind::contiguous, 4096, 33},
+                              {layout_kind::contiguous, 3, 100003},
+                              {layout_kind::interleaved, 4096, 1000},
+                              {layout_kind::interleaved, 31, 5000},
+                              {layout_kind::interleaved, 1000, 31},
+                              {layout_kind::interleaved, 129, 33},
+                              {layout_kind::interleaved, 32, 4097},
+                              {layout_kind::interleaved, 2, 10003},
+                              {layout_kind::strided_gaps, 7, 4099},
+                              {layout_kind::strided_gaps, 100, 300},
+                              {layout_kind::interleaved_padded, 40, 1025},
+                              {layout_kind::interleaved_padded, 31, 257}},
+                             801, [](adjoint_spec const& sp) { run_both_types(sp); });
 }
 
 // Every combination of scalar or array s, init, final and init gradients,
@@ -235,33 +186,24 @@ BOOST_AUTO_TEST_CASE(forgetful_scalar_s) {
 
 // 16-bit storage, float arithmetic: each agent.
 BOOST_AUTO_TEST_CASE(low_precision) {
-  sweep_shapes({{layout_kind::contiguous, 1, 100003},
-                {layout_kind::contiguous, 64, 65536},
-                {layout_kind::contiguous, 257, 3001},
-                {layout_kind::interleaved, 4096, 1000},
-                {layout_kind::interleaved, 31, 5000},
-                {layout_kind::strided_gaps, 7, 4099}},
-               805,
-               [](adjoint_spec const& sp) { run_types<recur::bfloat16, recur::float16>(sp, all_variants); });
+  sweep_shapes<adjoint_spec>(
+      {{layout_kind::contiguous, 1, 100003},
+       {layout_kind::contiguous, 64, 65536},
+       {layout_kind::contiguous, 257, 3001},
+       {layout_kind::interleaved, 4096, 1000},
+       {layout_kind::interleaved, 31, 5000},
+       {layout_kind::strided_gaps, 7, 4099}},
+      805, [](adjoint_spec const& sp) { run_types<recur::bfloat16, recur::float16>(sp, all_variants); });
 }
 
 // --------------------------------------------------------------- rows ----
 // Batches that fill the device run the rows agent (one block per sequence,
 // tiles aligned in memory: partial chunks at both ends; the adjoint of a
-// forward call runs over the mirrored view, element stride -1).
-
-struct rows_reach {
-  std::int64_t count, n;
-};
-rows_reach rows_reach_both() {
-  using namespace recur::kernels;
-  int const sms = sm_count();
-  return {std::max(linrec_rows_min_count<float>(sms), linrec_rows_min_count<double>(sms)),
-          std::max(linrec_rows_min_n<float>(), linrec_rows_min_n<double>())};
-}
+// forward call runs over the mirrored view, element stride -1), from the
+// adjoint's policy's count (linrec_adjoint_policy: two blocks per SM).
 
 BOOST_AUTO_TEST_CASE(rows_counts_around_threshold) {
-  rows_reach const r = rows_reach_both();
+  rows_reach const r = rows_reach_both<recur::kernels::linrec_adjoint_policy>();
   struct shape {
     std::int64_t count, n;
   };
@@ -285,7 +227,7 @@ BOOST_AUTO_TEST_CASE(rows_counts_around_threshold) {
 // Every combination of the options on a contiguous batch and on one with
 // gaps between its sequences, the direction alternating.
 BOOST_AUTO_TEST_CASE(rows_options) {
-  rows_reach const r = rows_reach_both();
+  rows_reach const r = rows_reach_both<recur::kernels::linrec_adjoint_policy>();
   std::int64_t const count = r.count + 1, m = r.n;
   layout const shapes[] = {layout::contiguous(m + 1, count), layout::strided(m + 7, count, 1, m + 7 + 5)};
   case_count cases("linrec_adjoint cuda rows options");
@@ -303,7 +245,7 @@ BOOST_AUTO_TEST_CASE(rows_options) {
 
 // 16-bit storage on the rows agent.
 BOOST_AUTO_TEST_CASE(rows_low_precision) {
-  rows_reach const r = rows_reach_both();
+  rows_reach const r = rows_reach_both<recur::kernels::linrec_adjoint_policy>();
   int idx = 0;
   for (direction const dir : directions) {
     adjoint_spec sp;
@@ -317,7 +259,7 @@ BOOST_AUTO_TEST_CASE(rows_low_precision) {
 
 // The same call twice gives the same bits (rows, tiles, lanes).
 BOOST_AUTO_TEST_CASE(deterministic) {
-  rows_reach const r = rows_reach_both();
+  rows_reach const r = rows_reach_both<recur::kernels::linrec_adjoint_policy>();
   for (layout const& lay : {layout::contiguous(r.n + 3, r.count + 1), layout::contiguous(1000003),
                             make_layout(layout_kind::interleaved, 3001, 64)}) {
     adjoint_spec sp;

@@ -16,6 +16,7 @@
 #include <recur/reference/linrec.hpp>
 
 #include "common/cases.hpp"
+#include "common/expect_invalid.hpp"
 #include "common/linrec_adjoint_harness.hpp"
 
 using recur::direction;
@@ -213,24 +214,8 @@ struct arena {
 
 template <class Call>
 void expect_invalid(arena& a, Call&& call, std::initializer_list<char const*> needles) {
-  auto const before = a.mem;
-  bool threw = false;
-  try {
-    call();
-  } catch (recur::invalid_argument const& e) {
-    threw = true;
-    std::string const what = e.what();
-    BOOST_TEST(what.find("recur::linrec_adjoint") != std::string::npos, what);
-    for (char const* needle : needles)
-      BOOST_TEST(what.find(needle) != std::string::npos,
-                 "message \"" << what << "\" lacks \"" << needle << "\"");
-  } catch (std::exception const& e) {
-    BOOST_ERROR("threw something else than recur::invalid_argument: " << e.what());
-    return;
-  }
-  BOOST_TEST(threw, "no exception; expected one mentioning " << *needles.begin());
-  BOOST_TEST(std::memcmp(before.data(), a.mem.data(), before.size() * sizeof(float)) == 0,
-             "memory changed by a call that threw");
+  recur_test::expect_invalid(
+      call, [&] { return a.mem; }, needles, "recur::linrec_adjoint: ");
 }
 
 }  // namespace

@@ -73,8 +73,9 @@ linrec_adjoint_problem<T> adjoint_at(layout lay, std::uintptr_t ds_shift = 0) {
 template <class T>
 void adjoint_choices() {
   using recur::detail::mirrored;
+  using policy = k::linrec_adjoint_policy<T>;
   for (int const sms : {78, 132}) {
-    std::int64_t const c = k::linrec_rows_min_count<T>(sms), m = k::linrec_rows_min_n<T>();
+    std::int64_t const c = k::linrec_rows_min_count<T, policy>(sms), m = k::linrec_rows_min_n<T, policy>();
     auto const agent = [&](linrec_adjoint_problem<T> const& q, linrec_variant v = linrec_variant::automatic) {
       return k::choose_linrec_agent(k::linrec_adjoint_params<T>{q}, v, sms);
     };

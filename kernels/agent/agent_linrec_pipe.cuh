@@ -129,7 +129,7 @@ struct agent_linrec_pipe {
 
       // The owner's run, into registers, converted to V.
       int const own = static_cast<int>(tid) * Items;  // the run's first tile position
-      V s[Items], t[Items], x[Items];                 // x: the adjoint's w one element on
+      V s[Items], t[Items];
       staged::read_run(sg, 0, static_cast<int>(tid), p.s != nullptr, p.s_value, s);
       staged::read_run(sg, 1, static_cast<int>(tid), p.t != nullptr, p.t_value, t);
 
@@ -142,27 +142,27 @@ struct agent_linrec_pipe {
         seq = f / n;
         r = f - seq * n;
       }
+      // The adjoint's neighbours beyond the run: s before it (the
+      // coefficient of its first element), w after it (for its last ds,
+      // used after the scan; loaded now by the last thread, the one that
+      // reads it from global memory).
+      V x_after = V(0);
       if constexpr (Params::adjoint) {
-        staged::read_run(sg, 2, static_cast<int>(tid), prm.ds != nullptr, T(0), x);
-        V s_before = to_compute(p.s_value), x_after = V(0);
+        V s_before = to_compute(p.s_value);
         if (p.s) {
           if (tid > 0)
             s_before = staged::element(sg, 0, own - 1);
           else if (r != 0)
             s_before = prm.s_at(f - 1);
         }
-        if (prm.ds) {
-          if (tid < Block - 1)
-            x_after = staged::element(sg, 2, own + Items);
-          else if (f + Items < total && (f + Items) % n != 0)
-            x_after = to_compute(prm.w[f + Items]);
-        }
-        Params::shift_run(s, s_before, x, x_after);
+        Params::shift_back(s, s_before);
+        if (prm.ds && tid == Block - 1 && f + Items < total && (f + Items) % n != 0)
+          x_after = to_compute(prm.w[f + Items]);
       }
 
       // Sequence starts inside the run: element 0 of a sequence becomes the
       // constant map (0, s_0 init + t_0) (the adjoint's coefficient there
-      // is 1; its x at a sequence's end is w_init).
+      // is 1).
       bool last[Items];  // element ends its sequence (its w is the final state)
       {
         std::int64_t rr = r, sq = seq;
@@ -174,8 +174,6 @@ struct agent_linrec_pipe {
             s[j] = V(0);
           }
           last[j] = rr == n - 1;
-          if constexpr (Params::adjoint)
-            if (last[j]) x[j] = prm.w_init_of(sq);
           if (++rr == n) {
             rr = 0;
             ++sq;
@@ -210,6 +208,8 @@ struct agent_linrec_pipe {
       // Determination, in registers, back to the owner's slots (rounded to
       // T): w (dt) to t's, the adjoint's ds to s's (read above, and its
       // final state's s from the owner's own slots before they are written).
+      // w's slots stay as copied until the next iteration's copies, so ds
+      // reads its run there now.
       V w = apply_resetting(prefix, ts.w_in);
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
@@ -222,9 +222,22 @@ struct agent_linrec_pipe {
         }
       }
       if constexpr (Params::adjoint) {
+        if (prm.ds) {
+          V x[Items];  // w one element on
+          staged::read_run(sg, 2, static_cast<int>(tid), true, T(0), x);
+          if (tid < Block - 1) x_after = staged::element(sg, 2, own + Items);
+          Params::shift_on(x, x_after);
+          std::int64_t rr = r, sq = seq;
 #pragma unroll
-        for (int j = 0; j < Items; ++j) x[j] *= t[j];
-        staged::write_run(sg, 0, static_cast<int>(tid), x);
+          for (int j = 0; j < Items; ++j) {
+            x[j] = t[j] * (last[j] && f + j < total ? prm.w_init_of(sq) : x[j]);
+            if (++rr == n) {
+              rr = 0;
+              ++sq;
+            }
+          }
+          staged::write_run(sg, 0, static_cast<int>(tid), x);
+        }
       }
       staged::write_run(sg, 1, static_cast<int>(tid), t);
       __syncthreads();

@@ -167,14 +167,12 @@ struct agent_linrec_rows {
 
       typename staged::storage& sg = ts.st[it % Stages];
       span const sp = locate(p, cur);
-      V s[Items], t[Items], x[Items];  // x: the adjoint's w one element on
+      V s[Items], t[Items];
       staged::read_run(sg, 0, owner, p.s != nullptr, p.s_value, s);
       staged::read_run(sg, 1, owner, p.t != nullptr, p.t_value, t);
-      if constexpr (Params::adjoint) staged::read_run(sg, 2, owner, prm.ds != nullptr, T(0), x);
       if (reversed) {
         reverse(s);
         reverse(t);
-        if constexpr (Params::adjoint) reverse(x);
       }
       // The run's positions of the sequence's elements 0 and n - 1 (-1 if
       // not in it), and its window of positions inside the sequence.
@@ -186,21 +184,22 @@ struct agent_linrec_rows {
       int const lo = sp.lo - tid * Items, hi = sp.hi - tid * Items;
       // Tile position q (scan order) in memory order.
       auto const mem = [&](int q) { return reversed ? tile_items - 1 - q : q; };
+      // The adjoint's neighbours beyond the run in scan order: s before it
+      // (the coefficient of its first element), w after it (for its last
+      // ds, used after the scan; loaded now by the last thread, the one
+      // that reads it from global memory).
+      V x_after = V(0);
       if constexpr (Params::adjoint) {
-        V s_before = to_compute(p.s_value), x_after = V(0);
+        V s_before = to_compute(p.s_value);
         if (p.s) {
           if (tid > 0)
             s_before = staged::element(sg, 0, mem(tid * Items - 1));
           else if (i >= 1 && i <= n)
             s_before = prm.s_at(prm.offset(cur.seq, i - 1));
         }
-        if (prm.ds) {
-          if (tid < Block - 1)
-            x_after = staged::element(sg, 2, mem(tid * Items + Items));
-          else if (i + Items >= 0 && i + Items < n)
-            x_after = to_compute(prm.w[prm.offset(cur.seq, i + Items)]);
-        }
-        Params::shift_run(s, s_before, x, x_after);
+        Params::shift_back(s, s_before);
+        if (prm.ds && tid == Block - 1 && i + Items >= 0 && i + Items < n)
+          x_after = to_compute(prm.w[prm.offset(cur.seq, i + Items)]);
       }
       map run = ops::affine_identity<V>();
 #pragma unroll
@@ -213,8 +212,6 @@ struct agent_linrec_rows {
           t[j] = fma(s[j], prm.init_of(cur.seq), t[j]);
           s[j] = V(0);
         }
-        if constexpr (Params::adjoint)
-          if (j == at_end) x[j] = prm.w_init_of(cur.seq);
         run = ops::compose_resetting{}(run, map{s[j], t[j]});
       }
       map tile_map;
@@ -223,7 +220,8 @@ struct agent_linrec_rows {
 
       // Determination: w (dt) back to t's slots, the adjoint's ds to s's
       // (read above, and the final state's s from the owner's own slots
-      // before they are written).
+      // before they are written). w's slots stay as copied until the next
+      // iteration's copies, so ds reads its run there now.
       V w = apply_resetting(prefix, carry);
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
@@ -238,10 +236,18 @@ struct agent_linrec_rows {
       }
       carry = apply_resetting(tile_map, carry);
       if constexpr (Params::adjoint) {
+        if (prm.ds) {
+          V x[Items];  // w one element on, in scan order
+          staged::read_run(sg, 2, owner, true, T(0), x);
+          if (reversed) reverse(x);
+          if (tid < Block - 1) x_after = staged::element(sg, 2, mem(tid * Items + Items));
+          Params::shift_on(x, x_after);
+          V const x_end = at_end >= 0 ? prm.w_init_of(cur.seq) : V(0);  // x at element n - 1
 #pragma unroll
-        for (int j = 0; j < Items; ++j) x[j] *= t[j];
-        if (reversed) reverse(x);
-        staged::write_run(sg, 0, owner, x);
+          for (int j = 0; j < Items; ++j) x[j] = t[j] * (j == at_end ? x_end : x[j]);
+          if (reversed) reverse(x);
+          staged::write_run(sg, 0, owner, x);
+        }
       }
       if (reversed) reverse(t);
       staged::write_run(sg, 1, owner, t);

@@ -80,20 +80,15 @@ struct agent_linrec_tiles {
     };
 
     // Load, striped and coalesced; all loads in flight before the first use.
-    // What the stores need besides the results (aux) stays in registers.
     map m[Items];
-    typename Params::aux aux[Items];
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       int const k = j * Block + tid;
       m[j] = ops::affine_identity<V>();
-      aux[j] = {};
       if (k < valid) {
         std::int64_t seq, i;
         locate(k, seq, i);
-        std::int64_t const off = prm.offset(seq, i);
-        m[j] = prm.step(seq, i, off);
-        aux[j] = prm.load_aux(seq, i, off);
+        m[j] = prm.step(seq, i, prm.offset(seq, i));
       }
     }
 #pragma unroll
@@ -152,6 +147,20 @@ struct agent_linrec_tiles {
       ts.t[0] += prefix.b + ts.w_in;  // keep the phases' results live
     }
     __syncthreads();
+    // What the stores need besides the results (the adjoint's w one element
+    // on), loaded here, all at once, rather than held in registers through
+    // the scan and the look-back.
+    typename Params::aux aux[Items];
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      int const k = j * Block + tid;
+      aux[j] = {};
+      if (k < valid) {
+        std::int64_t seq, i;
+        locate(k, seq, i);
+        aux[j] = prm.load_aux(seq, i, prm.offset(seq, i));
+      }
+    }
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       int const k = j * Block + tid;

@@ -14,7 +14,8 @@
 // loads the element, and writes it as store(seq, i, off, value, aux). The
 // agents that stage tiles in shared memory (rows, pipe) stage the arrays
 // staged_input(0 .. staged_arrays - 1); the adjoint's neighbours across a
-// tile's edge they read themselves (agent_linrec_rows.cuh).
+// tile's edge they read themselves (agent_linrec_rows.cuh). Each view names
+// the tuning policy its agents run with (kernels/tuning/tuning_linrec.cuh).
 //
 // T is the storage type of the problem's arrays and scalars, V = compute_t<T>
 // the type of every map and state (float for the 16-bit storage types): step
@@ -30,6 +31,7 @@
 #include <recur/ops/affine.hpp>
 #include <recur/storage.hpp>
 #include "../thread/thread_ops.cuh"
+#include "../tuning/tuning_linrec.cuh"
 #include "lookback.cuh"
 
 namespace recur::kernels {
@@ -37,19 +39,29 @@ namespace recur::kernels {
 // What an element's store needs besides its result: nothing, for linrec.
 struct no_aux {};
 
+// What both views share: the recurrence p and its element access.
 template <class T>
-struct linrec_params {
+struct linrec_view {
   using storage = T;
   using value = compute_t<T>;
-  using aux = no_aux;
-  static constexpr bool adjoint = false;
-  static constexpr int staged_arrays = 2;  // s and t; t's slots receive w
   detail::linrec_problem<T> p;
 
   __device__ __forceinline__ std::int64_t offset(std::int64_t seq, std::int64_t i) const {
     return i * p.lay.element_stride + seq * p.lay.batch_stride;
   }
   __device__ __forceinline__ value init_of(std::int64_t seq) const { return to_compute(p.init_of(seq)); }
+};
+
+template <class T>
+struct linrec_params : linrec_view<T> {
+  using typename linrec_view<T>::value;
+  using linrec_view<T>::p;
+  using linrec_view<T>::init_of;
+  using aux = no_aux;
+  using policy = linrec_policy<T>;
+  static constexpr bool adjoint = false;
+  static constexpr int staged_arrays = 2;  // s and t; t's slots receive w
+
   // Step i of sequence seq as a map, the sequence start folded in.
   __device__ __forceinline__ ops::affine<value> step(std::int64_t seq, std::int64_t i,
                                                      std::int64_t off) const {
@@ -80,25 +92,22 @@ struct linrec_params {
 // at n - 1), and the final state is s_{n-1} lambda_{n-1}. x is the aux: the
 // agents load it with the element. s, g (p.t) and w are staged.
 template <class T>
-struct linrec_adjoint_params {
-  using storage = T;
-  using value = compute_t<T>;
+struct linrec_adjoint_params : linrec_view<T> {
+  using typename linrec_view<T>::value;
+  using linrec_view<T>::p;
+  using linrec_view<T>::init_of;
   using aux = value;
+  using policy = linrec_adjoint_policy<T>;
   static constexpr bool adjoint = true;
   static constexpr int staged_arrays = 3;  // s, g and w; g's slots receive dt, s's ds
-  detail::linrec_problem<T> p;
   T const* w;
   T const* w_init;
   T w_init_value;
   T* ds;
 
   explicit linrec_adjoint_params(detail::linrec_adjoint_problem<T> const& q)
-      : p(q.scan), w(q.w), w_init(q.w_init), w_init_value(q.w_init_value), ds(q.ds) {}
+      : linrec_view<T>{q.scan}, w(q.w), w_init(q.w_init), w_init_value(q.w_init_value), ds(q.ds) {}
 
-  __device__ __forceinline__ std::int64_t offset(std::int64_t seq, std::int64_t i) const {
-    return i * p.lay.element_stride + seq * p.lay.batch_stride;
-  }
-  __device__ __forceinline__ value init_of(std::int64_t seq) const { return to_compute(p.init_of(seq)); }
   __device__ __forceinline__ value w_init_of(std::int64_t seq) const {
     return to_compute(w_init ? w_init[seq] : w_init_value);
   }
@@ -125,19 +134,21 @@ struct linrec_adjoint_params {
   __device__ __forceinline__ T const* staged_input(int k) const {
     return k == 0 ? p.s : k == 1 ? p.t : ds ? w : nullptr;
   }
-  // A run of a staged agent, in scan order, from its staged s and w: the
-  // coefficients a_j = s_{j-1} (s_before at j = 0, the element before the
-  // run) and x_j = w_{j+1} (x_after at the run's last j, the element after
+  // A staged agent's runs, in scan order, shifted by one element: the
+  // coefficients a_j = s_{j-1} (`before` at j = 0, the element before the
+  // run), and x_j = w_{j+1} (`after` at the run's last j, the element after
   // it). The agent then sets a = 1 at element 0 and x = w_init at n - 1.
   template <int Items>
-  __device__ __forceinline__ static void shift_run(value (&s)[Items], value s_before, value (&x)[Items],
-                                                   value x_after) {
+  __device__ __forceinline__ static void shift_back(value (&s)[Items], value before) {
 #pragma unroll
     for (int j = Items - 1; j > 0; --j) s[j] = s[j - 1];
-    s[0] = s_before;
+    s[0] = before;
+  }
+  template <int Items>
+  __device__ __forceinline__ static void shift_on(value (&x)[Items], value after) {
 #pragma unroll
     for (int j = 0; j < Items - 1; ++j) x[j] = x[j + 1];
-    x[Items - 1] = x_after;
+    x[Items - 1] = after;
   }
   __host__ std::array<void const*, 5> arrays() const { return {p.s, p.t, p.w, ds ? w : nullptr, ds}; }
 };

@@ -43,17 +43,17 @@ __global__ void linrec_copy_init_kernel(detail::linrec_problem<T> p) {
 enum class linrec_agent { none, tiles, pipe, lanes, rows, three_kernel };
 
 // The agents of a view P (linrec_params<T> or linrec_adjoint_params<T>), with
-// the policies of its storage type.
-template <class P, class T = typename P::storage, class policy = linrec_policy<T>>
+// its policy (P::policy).
+template <class P, class T = typename P::storage, class policy = typename P::policy>
 using linrec_tiles_agent_of = agent_linrec_tiles<T, policy::block, policy::items, policy::lookback_depth,
                                                  policy::min_blocks, 1, linrec_phases::all, P>;
-template <class P, class T = typename P::storage, class policy = linrec_policy<T>>
+template <class P, class T = typename P::storage, class policy = typename P::policy>
 using linrec_lanes_agent_of =
     agent_linrec_lanes<T, policy::lanes_block, policy::lanes_rows, policy::lanes_lookback_depth, P>;
-template <class P, class T = typename P::storage, class policy = linrec_policy<T>>
+template <class P, class T = typename P::storage, class policy = typename P::policy>
 using linrec_pipe_agent_of = agent_linrec_pipe<T, policy::pipe_block, policy::pipe_items, policy::pipe_stages,
                                                policy::lookback_depth, policy::pipe_min_blocks, 1, P>;
-template <class P, class T = typename P::storage, class policy = linrec_policy<T>>
+template <class P, class T = typename P::storage, class policy = typename P::policy>
 using linrec_rows_agent_of = agent_linrec_rows<T, policy::rows_block, policy::rows_items, policy::rows_stages,
                                                policy::rows_min_blocks, P>;
 
@@ -62,8 +62,9 @@ using linrec_rows_agent_of = agent_linrec_rows<T, policy::rows_block, policy::ro
 template <class P>
 bool linrec_rows_fill(P const& prm, int sms) {
   using T = typename P::storage;
-  return prm.p.lay.count >= linrec_rows_min_count<T>(sms) && prm.p.lay.n >= linrec_rows_min_n<T>() &&
-         linrec_rows_agent_of<P>::serves(prm);
+  using policy = typename P::policy;
+  return prm.p.lay.count >= linrec_rows_min_count<T, policy>(sms) &&
+         prm.p.lay.n >= linrec_rows_min_n<T, policy>() && linrec_rows_agent_of<P>::serves(prm);
 }
 
 // Whether every tile's composed map is provably constant (a == 0): s is one
@@ -127,7 +128,7 @@ cudaError_t linrec_dispatch(void* d_temp, std::size_t& temp_bytes, P const& prm,
                             linrec_variant variant) {
   using T = typename P::storage;
   using V = compute_t<T>;  // the agents compute in V, the arrays hold T
-  using policy = linrec_policy<T>;
+  using policy = typename P::policy;
   using tiles_agent = linrec_tiles_agent_of<P>;
   using lanes_agent = linrec_lanes_agent_of<P>;
   using status = linrec_tile_status<V>;
