@@ -10,12 +10,12 @@
 // (linrec_adjoint: the coefficient read one element back, and a second
 // output formed from the forward's w read one element on). An agent reads
 // element i of sequence seq as step(seq, i, off), loads what its store needs
-// besides the result as load_aux(seq, i, off) (nothing for linrec) when it
-// loads the element, and writes it as store(seq, i, off, value, aux). The
-// agents that stage tiles in shared memory (rows, pipe) stage the arrays
-// staged_input(0 .. staged_arrays - 1); the adjoint's neighbours across a
-// tile's edge they read themselves (agent_linrec_rows.cuh). Each view names
-// the tuning policy its agents run with (kernels/tuning/tuning_linrec.cuh).
+// besides the result as load_aux(seq, i, off) (nothing for linrec), and
+// writes it as store(seq, i, off, value, aux). The agents that stage tiles
+// in shared memory (rows, pipe) stage the arrays staged_input(0 ..
+// staged_arrays - 1) and shift the adjoint's runs themselves
+// (agent_linrec_rows.cuh). Each view names the tuning policy its agents run
+// with (kernels/tuning/tuning_linrec.cuh).
 //
 // T is the storage type of the problem's arrays and scalars, V = compute_t<T>
 // the type of every map and state (float for the 16-bit storage types): step
@@ -89,8 +89,9 @@ struct linrec_params : linrec_view<T> {
 // lambda, its coefficient at element i is s_{i-1} (1 at element 0, so the
 // element folds into the constant map (0, init + g_0)); each element also
 // writes ds_i = lambda_i x_i, x_i the forward's w at element i + 1 (w_init
-// at n - 1), and the final state is s_{n-1} lambda_{n-1}. x is the aux: the
-// agents load it with the element. s, g (p.t) and w are staged.
+// at n - 1), and the final state is s_{n-1} lambda_{n-1}. x is the aux
+// (load_aux) of the agents that store element by element; the staged agents
+// stage s, g (p.t) and w and shift the runs themselves.
 template <class T>
 struct linrec_adjoint_params : linrec_view<T> {
   using typename linrec_view<T>::value;

@@ -27,6 +27,13 @@ using array_or_scalar = std::variant<array, double>;
 
 array const* array_of(array_or_scalar const& v) { return std::get_if<array>(&v); }
 
+// An operand of T: the array's data from element `off` on, or the scalar.
+template <class T>
+operand<T> operand_at(array_or_scalar const& v, std::int64_t off) {
+  if (auto const* a = array_of(v)) return operand<T>(in<T>(*a) + off);
+  return operand<T>(static_cast<T>(std::get<double>(v)));
+}
+
 // The batch of every named array, which must all have `ref`'s shape and
 // share its layout.
 batch one_batch(char const* fn, char const* ref_name, array const& ref, std::int64_t axis,
@@ -64,17 +71,13 @@ void bind_linrec_tridiag(nb::module_& m) {
                             {"final_state", given(final_state)}});
           check_state(fn, "init", init, sequences(bt));
           check_state(fn, "final_state", final_state, sequences(bt));
-          auto operand_of = [](array_or_scalar const& v, std::int64_t off) {
-            if (auto const* a = std::get_if<array>(&v)) return operand<T>(in<T>(*a) + off);
-            return operand<T>(static_cast<T>(std::get<double>(v)));
-          };
           run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
             linrec_options<T> opt;
             opt.dir = reverse ? direction::reverse : direction::forward;
             opt.init = at(in<T>(init), first);
             opt.init_value = static_cast<T>(init_value);
             opt.final_state = at(output<T>(final_state), first);
-            linrec<T>(e, operand_of(s, off), operand_of(t, off), output<T>(w) + off, bt.lay, opt);
+            linrec<T>(e, operand_at<T>(s, off), operand_at<T>(t, off), output<T>(w) + off, bt.lay, opt);
           });
         });
       },
@@ -125,10 +128,8 @@ void bind_linrec_tridiag(nb::module_& m) {
             opt.init_value = static_cast<T>(init_value);
             opt.final_gradient = at(in<T>(final_gradient), first);
             opt.init_gradient = at(output<T>(init_gradient), first);
-            operand<T> const so = array_of(s) ? operand<T>(in<T>(*array_of(s)) + off)
-                                              : operand<T>(static_cast<T>(std::get<double>(s)));
-            linrec_adjoint<T>(e, so, at(in<T>(w), off), in<T>(g) + off, output<T>(dt) + off,
-                              at(output<T>(ds), off), bt.lay, opt);
+            linrec_adjoint<T>(e, operand_at<T>(s, off), at(in<T>(w), off), in<T>(g) + off,
+                              output<T>(dt) + off, at(output<T>(ds), off), bt.lay, opt);
           });
         });
       },

@@ -83,7 +83,7 @@ def test_linrec_gradcheck_fused_backward(reverse, axis, init, rng):
 @pytest.mark.parametrize("reverse", [False, True])
 def test_linrec_gradcheck_edges(reverse, rng):
     """One element per sequence; the gradient reaching only the final value
-    or only w; s given as a scalar with a tensor init."""
+    or only w; s given as a scalar with a tensor init; one sequence."""
     s, t, i = f64(rng.uniform(-0.9, 0.9, (1, 3))), f64(rng.standard_normal((1, 3))), f64(rng.standard_normal(3))
     assert torch.autograd.gradcheck(
         lambda s, t, i: recur.linrec(s, t, axis=0, reverse=reverse, init=i, return_final=True), (s, t, i)
@@ -94,6 +94,11 @@ def test_linrec_gradcheck_edges(reverse, rng):
     )
     assert torch.autograd.gradcheck(lambda s, t: recur.linrec(s, t, reverse=reverse, init=0.5), (s, t))
     assert torch.autograd.gradcheck(lambda t, i: recur.linrec(0.8, t, reverse=reverse, init=i), (t, i))
+    # One sequence: init and the final value are 0-d.
+    s, t, i = f64(rng.uniform(-0.9, 0.9, 6)), f64(rng.standard_normal(6)), f64(rng.standard_normal(()))
+    assert torch.autograd.gradcheck(
+        lambda s, t, i: recur.linrec(s, t, reverse=reverse, init=i, return_final=True), (s, t, i)
+    )
 
 
 @pytest.mark.parametrize("reverse", [False, True])
