@@ -19,6 +19,11 @@
 //                       linrec_batched_contiguous_bf16 at accelerated-scan's
 //                       shapes (bfloat16 storage, float arithmetic; bytes at
 //                       2 per element; no peer in this process)
+//   linrec_adjoint_...  recur::device::linrec_adjoint, the fused gradient of
+//                       a forward linrec (lambda run backwards, dt and ds):
+//                       f32 batches, contiguous and interleaved; bytes at 5
+//                       words per element (s, w and g read, dt and ds
+//                       written; no peer in this process)
 //   cub_scan_..., scan_...  generic scans: CUB DeviceScan (InclusiveSum for
 //                       the f32 sum, InclusiveScan otherwise) and
 //                       recur::device::scan over the same values in memory:
@@ -615,6 +620,131 @@ void register_ours(std::span<i64 const> sizes, std::span<batch_shape const> shap
 }
 
 // ---------------------------------------------------------------------------
+// linrec_adjoint: the gradient of a forward linrec with respect to s and t,
+// given its w and g, the gradient of w; no final state or init gradient.
+// Checked on samples against a host double-precision reference run
+// backwards from a few thousand elements after each sample (|s| < 1
+// forgets what lies beyond).
+
+template <class T>
+struct adjoint_case : case_base {
+  layout lay{};
+  struct set {
+    dbuf<T> s, w, g, dt, ds;
+  };
+  std::vector<set> sets;
+  dbuf<char> temp;
+  std::size_t temp_bytes = 0;
+
+  // In the order the adjoint runs: a forward call's runs backwards.
+  recur::detail::linrec_adjoint_problem<T> problem(std::size_t i) const {
+    recur::detail::linrec_adjoint_problem<T> q;
+    q.scan.s = sets[i].s.get();
+    q.scan.t = sets[i].g.get();
+    q.scan.w = sets[i].dt.get();
+    q.scan.lay = lay;
+    q.w = sets[i].w.get();
+    q.ds = sets[i].ds.get();
+    return recur::detail::mirrored(q);
+  }
+};
+
+template <class T>
+double adjoint_bytes(layout const& lay) {
+  return double(lay.size()) * sizeof(T) * 5;
+}
+
+// Throws bench_failure naming the first wrong element of set 0.
+template <class T>
+void check_adjoint(adjoint_case<T> const& c) {
+  auto const& st = c.sets[0];
+  i64 const n = c.lay.n;
+  if (any_nonfinite(st.dt.get(), c.lay.size()) || any_nonfinite(st.ds.get(), c.lay.size()))
+    throw bench_failure("wrong result: some dt or ds element is not finite (unwritten?)");
+  for (sample const& smp : samples_for(c.lay)) {
+    i64 const lo = std::max<i64>(0, smp.i0 - 1), end = std::min(n, smp.i0 + smp.len + sample_warmup);
+    i64 const len = end - lo;
+    auto const s = gather(st.s.get(), c.lay, smp.k, lo, len), w = gather(st.w.get(), c.lay, smp.k, lo, len);
+    auto const g = gather(st.g.get(), c.lay, smp.k, lo, len), dt = gather(st.dt.get(), c.lay, smp.k, lo, len);
+    auto const ds = gather(st.ds.get(), c.lay, smp.k, lo, len);
+    double lambda = 0, mag = 0;
+    for (i64 i = end - 1; i >= smp.i0; --i) {
+      std::size_t const j = std::size_t(i - lo);
+      double const a = i + 1 < end ? double(s[j + 1]) : 0.0;  // s_{i+1}; at n - 1 no successor
+      lambda = double(g[j]) + a * lambda;
+      mag = std::fabs(double(g[j])) + std::fabs(a) * mag;
+      if (i >= smp.i0 + smp.len) continue;
+      double const prev = i == 0 ? 0.0 : double(w[j - 1]);  // w_{-1} = init = 0
+      double const e_dt = std::fabs(double(dt[j]) - lambda), e_ds = std::fabs(double(ds[j]) - lambda * prev);
+      if (!(e_dt <= tolerance<T> * mag + 1e-300) ||
+          !(e_ds <= tolerance<T> * mag * std::fabs(prev) + 1e-300)) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "wrong result: sequence %lld element %lld: dt %.9g ds %.9g, reference %.9g %.9g",
+                      (long long)smp.k, (long long)i, double(dt[j]), double(ds[j]), lambda, lambda * prev);
+        throw bench_failure(buf);
+      }
+    }
+  }
+}
+
+template <class T>
+cudaError_t adjoint_call(void* temp, std::size_t& bytes, recur::detail::linrec_adjoint_problem<T> const& q) {
+  return recur::device::linrec_adjoint<T>(temp, bytes, q, g_stream);
+}
+
+template <class T>
+void run_adjoint_entry(benchmark::State& st, std::string const& key, layout const& lay,
+                       entry_info const& info) {
+  guarded(st, key, [&] {
+    auto& c = acquire<adjoint_case<T>>(key, [&] {
+      auto c = std::make_unique<adjoint_case<T>>();
+      c->lay = lay;
+      std::size_t const elems = std::size_t(lay.size());
+      std::size_t const nsets = sets_for(i64(adjoint_bytes<T>(lay)));
+      for (std::size_t i = 0; i < nsets; ++i) {
+        typename adjoint_case<T>::set a{dbuf<T>(elems), dbuf<T>(elems), dbuf<T>(elems), dbuf<T>(elems),
+                                        dbuf<T>(elems)};
+        std::uint64_t const seed = splitmix64(0xad70000ull + i);
+        fill_uniform(a.s.get(), i64(elems), s_min, s_max, seed ^ 1);
+        fill_uniform(a.w.get(), i64(elems), t_min, t_max, seed ^ 2);
+        fill_uniform(a.g.get(), i64(elems), t_min, t_max, seed ^ 3);
+        check(cudaMemsetAsync(a.dt.get(), 0xff, elems * sizeof(T), g_stream));  // NaN
+        check(cudaMemsetAsync(a.ds.get(), 0xff, elems * sizeof(T), g_stream));
+        c->sets.push_back(std::move(a));
+      }
+      check(adjoint_call(nullptr, c->temp_bytes, c->problem(0)));
+      c->temp = dbuf<char>(std::max<std::size_t>(c->temp_bytes, 1));
+      check(adjoint_call(c->temp.get(), c->temp_bytes, c->problem(0)));
+      check(cudaStreamSynchronize(g_stream));
+      check_adjoint(*c);
+      return c;
+    });
+    time_calls(st, c.sets.size(), info, [&](std::size_t i) {
+      std::size_t bytes = c.temp_bytes;
+      check(adjoint_call(c.temp.get(), bytes, c.problem(i)));
+    });
+  });
+}
+
+// Family "linrec_adjoint_batched_<layout>_<type>", shape
+// adjoint_batched_<layout>_<type>/lanes:c/N:n.
+template <class T>
+void register_adjoint(bool interleaved, batch_shape bs) {
+  std::string const lay_name = interleaved ? "interleaved" : "contiguous";
+  std::string const family = "linrec_adjoint_batched_" + lay_name + "_" + type_name<T>;
+  std::string const key = arg_name(family, {{"lanes", bs.lanes}, {"N", bs.n}});
+  std::string const shape =
+      arg_name("adjoint_batched_" + lay_name + "_" + type_name<T>, {{"lanes", bs.lanes}, {"N", bs.n}});
+  layout const lay = interleaved ? layout::interleaved(bs.n, bs.lanes) : layout::contiguous(bs.n, bs.lanes);
+  entry_info const info{adjoint_bytes<T>(lay), role::ours, shape, key};
+  finish(benchmark::RegisterBenchmark(family.c_str(),
+                                      [=](benchmark::State& st) { run_adjoint_entry<T>(st, key, lay, info); })
+             ->Args({bs.lanes, bs.n})
+             ->ArgNames({"lanes", "N"}));
+}
+
+// ---------------------------------------------------------------------------
 // Generic scans (recur::device::scan) against CUB's DeviceScan on the same
 // values and operator: sums of f32, affine maps of f32 under composition,
 // 3x3 f32 matrices under the product (rotations, so long products stay
@@ -1096,6 +1226,7 @@ void register_all() {
   for (batch_shape bs : batch_shapes_bf16)
     register_batched<recur::bfloat16>("linrec", false, role::ours, bs,
                                       recur_call<recur::bfloat16>(linrec_variant::automatic));
+  for (bool const interleaved : {false, true}) register_adjoint<float>(interleaved, batch_shapes[0]);
   register_scan<float, cuda::std::plus<>, gen_float>("sum_f32", i64(1) << 28, 1e-3);
   register_scan<recur::ops::affine<float>, recur::ops::compose, gen_affine>("affine_f32", i64(1) << 27, 1e-4);
   register_scan<mat3f, recur::ops::matrix_product, gen_rotation>("matrix3_f32", i64(1) << 24, 1e-2);

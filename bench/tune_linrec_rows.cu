@@ -141,7 +141,7 @@ template <class T, int Block, int Items, int Stages, int MinBlocks>
 void rows(batch<T> const& b) {
   using agent = agent_linrec_rows<T, Block, Items, Stages, MinBlocks>;
   int const smem = sizeof(typename agent::temp_storage);
-  auto const kernel = linrec_rows_kernel<agent, T>;
+  auto const kernel = linrec_rows_kernel<agent>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int per_sm = 0, sms = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Block, smem));
@@ -164,7 +164,7 @@ void lookback(batch<T> const& b) {
   using status = linrec_tile_status<T>;
   std::int64_t const tiles = agent::tiles(b.p.lay.n * b.p.lay.count);
   int const smem = sizeof(typename agent::temp_storage);
-  auto const kernel = linrec_tiles_kernel<agent, T>;
+  auto const kernel = linrec_tiles_kernel<agent>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   void* temp;
   CK(cudaMalloc(&temp, status::bytes(tiles)));
@@ -179,7 +179,7 @@ void lookback(batch<T> const& b) {
 template <class T, int Block, int Lanes, int Rows, int MinBlocks>
 void stripes(batch<T> const& b) {
   using agent = agent_linrec_stripes<T, Block, Lanes, Rows, MinBlocks>;
-  auto const kernel = linrec_stripes_kernel<agent, T>;
+  auto const kernel = linrec_stripes_kernel<agent>;
   int per_sm = 0, sms = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Block, 0));
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -203,20 +203,21 @@ void lanes(batch<T> const& b) {
   CK(cudaMalloc(&temp, status::bytes(slots)));
   check_time_print(b, "lanes (look-back, library policy)", [&] {
     CK(cudaMemsetAsync(temp, status::fill, status::bytes(slots)));
-    linrec_lanes_kernel<agent, T><<<static_cast<unsigned>(tiles), policy::lanes_block>>>(
+    linrec_lanes_kernel<agent><<<static_cast<unsigned>(tiles), policy::lanes_block>>>(
         linrec_params<T>{b.p}, status::carve(temp, slots));
   });
   CK(cudaFree(temp));
 }
 
-// Interleaved: the lanes agent, the library's stripes policy, the candidates.
+// Interleaved: the lanes agent, the library's stripes policy (where it has one), the candidates.
 template <class T>
 void sweep_interleaved(std::int64_t count, std::int64_t n) {
   using policy = linrec_policy<T>;
   auto b = make<T>(count, n, true);
   lanes(b);
-  stripes<T, policy::stripes_block, policy::stripes_lanes, policy::stripes_rows, policy::stripes_min_blocks>(
-      b);
+  if constexpr (linrec_has_stripes<policy>)
+    stripes<T, policy::stripes_block, policy::stripes_lanes, policy::stripes_rows,
+            policy::stripes_min_blocks>(b);
   if constexpr (sizeof(T) == 4) {
     stripes<T, 256, 16, 16, 2>(b);
     stripes<T, 512, 32, 16, 1>(b);

@@ -95,7 +95,7 @@ void run(data<T> const& d) {
   using status = linrec_tile_status<T>;
   std::int64_t const total = d.p.lay.n * d.p.lay.count, tiles = agent::tiles(total);
   int const smem = sizeof(typename agent::temp_storage);
-  auto const kernel = linrec_tiles_kernel<agent, T>;
+  auto const kernel = linrec_tiles_kernel<agent>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int per_sm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Block, smem));
@@ -125,7 +125,7 @@ void run_pipe(data<T> const& d) {
   using status = linrec_tile_status<T>;
   std::int64_t const total = d.p.lay.n * d.p.lay.count, tiles = agent::tiles(total);
   int const smem = sizeof(typename agent::temp_storage);
-  auto const kernel = linrec_pipe_kernel<agent, T>;
+  auto const kernel = linrec_pipe_kernel<agent>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int per_sm = 0, sms = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Block, smem));

@@ -34,6 +34,18 @@ template void linrec_cuda<bfloat16>(linrec_problem<bfloat16> const&, CUstream_st
 template void linrec_cuda<float16>(linrec_problem<float16> const&, CUstream_st*, linrec_variant);
 
 template <class T>
+void linrec_adjoint_cuda(linrec_adjoint_problem<T> const&, CUstream_st*, linrec_variant) {
+  no_cuda();
+}
+template void linrec_adjoint_cuda<float>(linrec_adjoint_problem<float> const&, CUstream_st*, linrec_variant);
+template void linrec_adjoint_cuda<double>(linrec_adjoint_problem<double> const&, CUstream_st*,
+                                          linrec_variant);
+template void linrec_adjoint_cuda<bfloat16>(linrec_adjoint_problem<bfloat16> const&, CUstream_st*,
+                                            linrec_variant);
+template void linrec_adjoint_cuda<float16>(linrec_adjoint_problem<float16> const&, CUstream_st*,
+                                           linrec_variant);
+
+template <class T>
 void tridiag_cuda(tridiag_problem<T> const&, CUstream_st*, void*) {
   no_cuda();
 }

@@ -26,6 +26,7 @@
 
 #include "common/cases.hpp"
 #include "common/cuda_memory.hpp"
+#include "common/linrec_cuda_cases.hpp"
 #include "common/linrec_harness.hpp"
 
 using recur::direction;
@@ -39,20 +40,6 @@ constexpr linrec_variant variants[] = {linrec_variant::single_pass, linrec_varia
                                        linrec_variant::pipelined};
 constexpr direction directions[] = {direction::forward, direction::reverse};
 
-char const* name(linrec_variant v) {
-  switch (v) {
-    case linrec_variant::automatic:
-      return "automatic";
-    case linrec_variant::single_pass:
-      return "single_pass";
-    case linrec_variant::three_kernel:
-      return "three_kernel";
-    case linrec_variant::pipelined:
-      return "pipelined";
-  }
-  return "?";
-}
-
 using recur_test::cuda_ok;
 using recur_test::dbuf;
 using recur_test::enough_memory;
@@ -60,24 +47,6 @@ using recur_test::memory;
 using recur_test::poisoned;
 using recur_test::test_stream;
 using recur_test::upload;
-
-// d's values as a buffer (not zeroed first).
-template <class T>
-buffer<T> download(dbuf<T> const& d, std::size_t elements) {
-  buffer<T> b(elements);  // not zeroed
-  if (elements > (std::size_t{1} << 24)) {
-    // Touch the pages on every core first: a copy into fresh pageable memory
-    // otherwise spends most of its time in page faults.
-    std::int64_t const pieces = 256;
-    parallel_for(pieces, worker_count(static_cast<std::int64_t>(elements)), [&](std::int64_t piece, int) {
-      std::fill(b.begin() + static_cast<std::ptrdiff_t>(elements * piece / pieces),
-                b.begin() + static_cast<std::ptrdiff_t>(elements * (piece + 1) / pieces), T(0));
-    });
-  }
-  if (elements)
-    cuda_ok(cudaMemcpy(b.data(), d.p, elements * sizeof(T), cudaMemcpyDefault), "cudaMemcpy (download)");
-  return b;
-}
 
 // Seconds since the last lap, logged (--log_level=message) for big cases,
 // whose time goes into transfers and the host-side check.
@@ -164,26 +133,6 @@ void run_low_precision(spec const& sp) {
                                                   linrec_variant::three_kernel, linrec_variant::pipelined});
 }
 
-struct batch_shape {
-  layout_kind kind;
-  std::int64_t count, n;
-};
-
-// run(spec) on each shape in both directions, options rotated (rotated()).
-template <class Run>
-void sweep_shapes(std::initializer_list<batch_shape> shapes, std::uint64_t salt, Run&& run) {
-  int idx = 0;
-  for (auto const& sh : shapes)
-    for (direction const dir : directions) {
-      spec sp;
-      sp.lay = make_layout(sh.kind, sh.n, sh.count);
-      sp.dir = dir;
-      sp.seed = seed_for(salt, idx);
-      sp = rotated(sp, idx++);
-      run(sp);
-    }
-}
-
 // run(spec) on every combination of init, final_state, scalar or array s
 // and t, and in-place use, both directions, on one shape per agent.
 template <class Run>
@@ -200,26 +149,6 @@ void sweep_options(char const* what, std::uint64_t salt, Run&& run) {
         cases.run();
       }
   cases.require(3 * 2 * option_combination_count);
-}
-
-// The device's SM count (the rows agent's threshold is a multiple of it).
-int sm_count() {
-  int dev = 0, sms = 0;
-  cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
-  cuda_ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
-  return sms;
-}
-
-// Sequences and length from which `automatic` runs the rows agent on this
-// device for both value types.
-struct rows_reach {
-  std::int64_t count, n;
-};
-rows_reach rows_reach_both() {
-  using namespace recur::kernels;
-  int const sms = sm_count();
-  return {std::max(linrec_rows_min_count<float>(sms), linrec_rows_min_count<double>(sms)),
-          std::max(linrec_rows_min_n<float>(), linrec_rows_min_n<double>())};
 }
 
 // ------------------------------------------------------- preconditions ----
@@ -254,22 +183,22 @@ BOOST_AUTO_TEST_CASE(batches_and_layouts) {
   // 32 or 16 rows per tile), in f64 from a stripe per SM on (4096 on the GPUs
   // this runs on) the stripes agent; fewer sequences, or gaps, run the tiles
   // agent.
-  sweep_shapes({{layout_kind::contiguous, 257, 3001},
-                {layout_kind::contiguous, 4096, 33},
-                {layout_kind::contiguous, 64, 65537},
-                {layout_kind::contiguous, 3, 1000003},
-                {layout_kind::interleaved, 4096, 1000},
-                {layout_kind::interleaved, 31, 5000},
-                {layout_kind::interleaved, 1000, 31},
-                {layout_kind::interleaved, 129, 33},
-                {layout_kind::interleaved, 32, 4097},
-                {layout_kind::interleaved, 128, 17},
-                {layout_kind::interleaved, 2, 100003},
-                {layout_kind::strided_gaps, 7, 4099},
-                {layout_kind::strided_gaps, 100, 300},
-                {layout_kind::interleaved_padded, 40, 1025},
-                {layout_kind::interleaved_padded, 31, 257}},
-               301, [](spec const& sp) { run_both_types(sp); });
+  sweep_shapes<spec>({{layout_kind::contiguous, 257, 3001},
+                      {layout_kind::contiguous, 4096, 33},
+                      {layout_kind::contiguous, 64, 65537},
+                      {layout_kind::contiguous, 3, 1000003},
+                      {layout_kind::interleaved, 4096, 1000},
+                      {layout_kind::interleaved, 31, 5000},
+                      {layout_kind::interleaved, 1000, 31},
+                      {layout_kind::interleaved, 129, 33},
+                      {layout_kind::interleaved, 32, 4097},
+                      {layout_kind::interleaved, 128, 17},
+                      {layout_kind::interleaved, 2, 100003},
+                      {layout_kind::strided_gaps, 7, 4099},
+                      {layout_kind::strided_gaps, 100, 300},
+                      {layout_kind::interleaved_padded, 40, 1025},
+                      {layout_kind::interleaved_padded, 31, 257}},
+                     301, [](spec const& sp) { run_both_types(sp); });
 }
 
 // Every combination of init, final_state, scalar or array s and t, and
@@ -355,17 +284,17 @@ BOOST_AUTO_TEST_CASE(low_precision_lengths) {
 }
 
 BOOST_AUTO_TEST_CASE(low_precision_batches) {
-  sweep_shapes({{layout_kind::contiguous, 48, 100003},
-                {layout_kind::contiguous, 64, 65536},
-                {layout_kind::contiguous, 4096, 33},
-                {layout_kind::contiguous, 257, 3001},
-                {layout_kind::interleaved, 4096, 1000},
-                {layout_kind::interleaved, 31, 5000},
-                {layout_kind::interleaved, 129, 33},
-                {layout_kind::interleaved, 2, 100003},
-                {layout_kind::strided_gaps, 7, 4099},
-                {layout_kind::interleaved_padded, 40, 1025}},
-               322, run_low_precision);
+  sweep_shapes<spec>({{layout_kind::contiguous, 48, 100003},
+                      {layout_kind::contiguous, 64, 65536},
+                      {layout_kind::contiguous, 4096, 33},
+                      {layout_kind::contiguous, 257, 3001},
+                      {layout_kind::interleaved, 4096, 1000},
+                      {layout_kind::interleaved, 31, 5000},
+                      {layout_kind::interleaved, 129, 33},
+                      {layout_kind::interleaved, 2, 100003},
+                      {layout_kind::strided_gaps, 7, 4099},
+                      {layout_kind::interleaved_padded, 40, 1025}},
+                     322, run_low_precision);
 }
 
 BOOST_AUTO_TEST_CASE(low_precision_options) {

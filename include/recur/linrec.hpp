@@ -59,4 +59,44 @@ void linrec(Executor const& ex, operand<std::type_identity_t<T>> s, operand<std:
   linrec(ex, s, t, w, layout::contiguous(n, 1), opt);
 }
 
+// The adjoint of linrec (its reverse-mode gradient), fused into one pass:
+// given the forward call's s, its result w and g, the gradient of a loss
+// with respect to w,
+//
+//   recur::linrec_adjoint(ex, s, w, g, dt, ds, lay, {.dir = ..., .init = ...});
+//
+// writes dt = dL/dt and ds = dL/ds. With lambda the gradient with respect to
+// w (the final state's gradient added at the last element) and the forward
+// run forwards (w_i = s_i w_{i-1} + t_i, w_{-1} = init):
+//
+//   lambda_i = g_i + s_{i+1} lambda_{i+1},  lambda_{n-1} = g_{n-1} + final_gradient
+//   dt_i = lambda_i,  ds_i = lambda_i w_{i-1}  (w_{-1} = init),  init_gradient = s_0 lambda_0
+//
+// and for a reverse forward (w_i = s_i w_{i+1} + t_i, w_n = init) the same
+// with the indices mirrored: lambda_i = g_i + s_{i-1} lambda_{i-1}, ds_i =
+// lambda_i w_{i+1} (w_n = init), init_gradient = s_{n-1} lambda_{n-1}. It is
+// linrec's recurrence run against the forward's direction, its coefficient
+// read one element on, with ds formed as each lambda_i is stored: s, w and g
+// are read once and dt and ds written once (5 words per element; the
+// unfused composition moves about 12).
+//
+// s is an array laid out like w, or a scalar (then ds is usually not wanted:
+// pass null). ds may be null (not written; w is then not read and may be
+// null). dt may be the same array as g (in place); no other output may
+// overlap an input or another output (init_gradient may be final_gradient).
+// Every guarantee of linrec holds: nothing is written on a bad argument,
+// which recur::invalid_argument names; results are bitwise reproducible run
+// to run; the parallel forms agree with the sequential reference
+// (recur/reference/linrec.hpp) to rounding, and T may be a 16-bit storage
+// type computed in float (ds_i rounded once, from the float lambda_i).
+// With n == 0 init_gradient receives final_gradient.
+//
+// Defined in the library for T = float, double, bfloat16 and float16.
+template <linrec_value T>
+void linrec_adjoint(host const& ex, operand<std::type_identity_t<T>> s, T const* w, T const* g, T* dt, T* ds,
+                    layout const& lay, linrec_adjoint_options<std::type_identity_t<T>> const& opt = {});
+template <linrec_value T>
+void linrec_adjoint(cuda const& ex, operand<std::type_identity_t<T>> s, T const* w, T const* g, T* dt, T* ds,
+                    layout const& lay, linrec_adjoint_options<std::type_identity_t<T>> const& opt = {});
+
 }  // namespace recur

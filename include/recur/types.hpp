@@ -81,6 +81,21 @@ struct linrec_options {
   linrec_variant variant = linrec_variant::automatic;  // GPU only
 };
 
+// The options of linrec_adjoint (include/recur/linrec.hpp): the forward
+// call's direction, initial state and variant, and the gradient reaching its
+// final state. init_gradient receives the gradient of the forward's initial
+// state; it may be final_gradient exactly (the state's gradient updated in
+// place).
+template <class T>
+struct linrec_adjoint_options {
+  direction dir = direction::forward;  // the forward recurrence's direction
+  T const* init = nullptr;             // the forward's per-sequence initial state (count values), or null
+  T init_value = T(0);                 // the forward's initial state of every sequence when init is null
+  T const* final_gradient = nullptr;   // gradient of the forward's final state (count values); null: zero
+  T* init_gradient = nullptr;          // if set, receives the gradient of each sequence's initial state
+  linrec_variant variant = linrec_variant::automatic;  // GPU only, as for linrec
+};
+
 // -------------------------------------------------------------- chains --
 
 // State of matrix_chain<K> and linrec_order_k: K (or k) values per sequence,

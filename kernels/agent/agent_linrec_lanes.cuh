@@ -15,11 +15,14 @@
 
 namespace recur::kernels {
 
-template <class T, int Block, int Rows, int LookbackDepth>
+// Params: linrec_params<T> or linrec_adjoint_params<T> (linrec_params.cuh).
+template <class T, int Block, int Rows, int LookbackDepth, class Params = linrec_params<T>>
 struct agent_linrec_lanes {
+  using params = Params;
   static constexpr int block_threads = Block;
   using V = compute_t<T>;  // T is stored, V computed in (linrec_params.cuh)
   using map = ops::affine<V>;
+  using status = linrec_tile_status<V>;
 
   struct temp_storage {
     map stack[LookbackDepth * Block];
@@ -34,7 +37,7 @@ struct agent_linrec_lanes {
   // One status slot per lane and chunk.
   static std::int64_t slots(std::int64_t n, std::int64_t count) { return chunks(n) * count; }
 
-  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, linrec_tile_status<V> const& st) {
+  __device__ static void run(temp_storage& ts, Params const& prm, status const& st) {
     unsigned const tid = threadIdx.x;
     if (tid == 0) ts.tile = st.next_tile();
     __syncthreads();
@@ -47,10 +50,16 @@ struct agent_linrec_lanes {
     int const rows = static_cast<int>((n - row0 < Rows ? n - row0 : Rows));
 
     map m[Rows];
+    typename Params::aux aux[Rows];  // what the stores need besides the results
 #pragma unroll
     for (int r = 0; r < Rows; ++r) {
       m[r] = ops::affine_identity<V>();
-      if (r < rows) m[r] = prm.step(lane, row0 + r, prm.offset(lane, row0 + r));
+      aux[r] = {};
+      if (r < rows) {
+        std::int64_t const off = prm.offset(lane, row0 + r);
+        m[r] = prm.step(lane, row0 + r, off);
+        aux[r] = prm.load_aux(lane, row0 + r, off);
+      }
     }
     map agg = ops::affine_identity<V>();
 #pragma unroll
@@ -74,15 +83,15 @@ struct agent_linrec_lanes {
     for (int r = 0; r < Rows; ++r) {
       if (r < rows) {
         w = determine(m[r].a, m[r].b, w);
-        prm.store(lane, row0 + r, prm.offset(lane, row0 + r), w);
+        prm.store(lane, row0 + r, prm.offset(lane, row0 + r), w, aux[r]);
       }
     }
   }
 };
 
-template <class Agent, class T>
+template <class Agent>
 __global__ void __launch_bounds__(Agent::block_threads)
-    linrec_lanes_kernel(linrec_params<T> prm, linrec_tile_status<compute_t<T>> st) {
+    linrec_lanes_kernel(typename Agent::params prm, typename Agent::status st) {
   __shared__ typename Agent::temp_storage ts;
   Agent::run(ts, prm, st);
 }

@@ -25,6 +25,12 @@
 // Tiles are taken in order from a global counter (a block takes a tile when it
 // starts its copy), so the smallest unfinished tile is always being worked
 // on: no deadlock, whatever number of blocks is resident.
+//
+// The adjoint (linrec_adjoint_params) stages s, g and w; an owner's
+// coefficient run is s one element back and its w run one element on, the
+// element beyond the run read from the neighbouring owner's slots or, at the
+// tile's edges, by thread 0 (s) and the last thread (w) from global memory.
+// dt goes back through g's slots, ds through s's.
 
 #include <cstdint>
 
@@ -35,12 +41,13 @@
 namespace recur::kernels {
 
 template <class T, int Block, int Items, int Stages, int LookbackDepth, int MinBlocks = 1,
-          int LookbackWords = 1>
+          int LookbackWords = 1, class Params = linrec_params<T>>
 struct agent_linrec_pipe {
+  using params = Params;
   static constexpr int block_threads = Block;
   static constexpr int min_blocks = MinBlocks;
   static constexpr int tile_items = Block * Items;
-  using staged = staged_tile<T, Block, Items>;
+  using staged = staged_tile<T, Block, Items, Params::staged_arrays>;
   static_assert(Stages >= 2, "at least two stages: one being worked on, one in flight");
   using V = compute_t<T>;  // T is stored (the copies), V computed in (linrec_params.cuh)
   using map = ops::affine<V>;
@@ -60,27 +67,31 @@ struct agent_linrec_pipe {
 
   // Whether the problem is one this agent serves: a dense contiguous batch
   // whose arrays are 16-byte aligned.
-  static bool serves(detail::linrec_problem<T> const& p) {
-    auto aligned = [](void const* q) { return (reinterpret_cast<std::uintptr_t>(q) & 15) == 0; };
-    return p.lay.is_dense_contiguous() && p.lay.n > 0 && p.lay.count > 0 && (p.s || p.t) &&
-           (!p.s || aligned(p.s)) && (!p.t || aligned(p.t)) && aligned(p.w);
+  static bool serves(Params const& prm) {
+    auto const& p = prm.p;
+    if (!(p.lay.is_dense_contiguous() && p.lay.n > 0 && p.lay.count > 0 && (p.s || p.t))) return false;
+    for (void const* a : prm.arrays())
+      if (a && (reinterpret_cast<std::uintptr_t>(a) & 15) != 0) return false;
+    return true;
   }
 
   // Start the copies of `tile` into stage `k` (every thread; a tile past the
   // end copies nothing). One commit group per call, empty or not, so the
   // group count stays uniform.
-  __device__ static void copy_in(temp_storage& ts, int k, std::int64_t tile,
-                                 detail::linrec_problem<T> const& p, std::int64_t total,
-                                 std::int64_t n_tiles) {
+  __device__ static void copy_in(temp_storage& ts, int k, std::int64_t tile, Params const& prm,
+                                 std::int64_t total, std::int64_t n_tiles) {
     if (tile < n_tiles) {
       std::int64_t const f0 = tile * tile_items;
       int const valid = static_cast<int>(total - f0 < tile_items ? total - f0 : tile_items);
-      staged::copy_in(ts.st[k], p.s, p.t, f0, 0, valid);
+      T const* src[staged::arrays];
+#pragma unroll
+      for (int a = 0; a < staged::arrays; ++a) src[a] = prm.staged_input(a);
+      staged::copy_in(ts.st[k], src, f0, 0, valid);
     }
     detail_async::cp_async_commit();
   }
 
-  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, status const& st) {
+  __device__ static void run(temp_storage& ts, Params const& prm, status const& st) {
     detail::linrec_problem<T> const& p = prm.p;
     unsigned const tid = threadIdx.x;
     std::int64_t const n = p.lay.n;
@@ -94,7 +105,7 @@ struct agent_linrec_pipe {
     }
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < Stages - 1; ++k) copy_in(ts, k, ts.tile[k], p, total, n_tiles);
+    for (int k = 0; k < Stages - 1; ++k) copy_in(ts, k, ts.tile[k], prm, total, n_tiles);
 
     for (int it = 0;; ++it) {
       int const k = it % Stages;
@@ -117,12 +128,12 @@ struct agent_linrec_pipe {
       typename staged::storage& sg = ts.st[k];
 
       // The owner's run, into registers, converted to V.
+      int const own = static_cast<int>(tid) * Items;  // the run's first tile position
       V s[Items], t[Items];
-      staged::read_run(sg, static_cast<int>(tid), p.s != nullptr, p.s_value, p.t != nullptr, p.t_value, s, t);
+      staged::read_run(sg, 0, static_cast<int>(tid), p.s != nullptr, p.s_value, s);
+      staged::read_run(sg, 1, static_cast<int>(tid), p.t != nullptr, p.t_value, t);
 
-      // Sequence starts inside the run: element 0 of a sequence becomes the
-      // constant map (0, s_0 init + t_0).
-      std::int64_t const f = f0 + static_cast<std::int64_t>(tid) * Items;
+      std::int64_t const f = f0 + own;
       std::int64_t seq, r;  // sequence and index of the run's first element
       if (p.lay.count == 1) {
         seq = 0;
@@ -131,12 +142,34 @@ struct agent_linrec_pipe {
         seq = f / n;
         r = f - seq * n;
       }
+      // The adjoint's neighbours beyond the run: s before it (the
+      // coefficient of its first element), w after it (for its last ds,
+      // used after the scan; loaded now by the last thread, the one that
+      // reads it from global memory).
+      V x_after = V(0);
+      if constexpr (Params::adjoint) {
+        V s_before = to_compute(p.s_value);
+        if (p.s) {
+          if (tid > 0)
+            s_before = staged::element(sg, 0, own - 1);
+          else if (r != 0)
+            s_before = prm.s_at(f - 1);
+        }
+        Params::shift_back(s, s_before);
+        if (prm.ds && tid == Block - 1 && f + Items < total && (f + Items) % n != 0)
+          x_after = to_compute(prm.w[f + Items]);
+      }
+
+      // Sequence starts inside the run: element 0 of a sequence becomes the
+      // constant map (0, s_0 init + t_0) (the adjoint's coefficient there
+      // is 1).
       bool last[Items];  // element ends its sequence (its w is the final state)
       {
         std::int64_t rr = r, sq = seq;
 #pragma unroll
         for (int j = 0; j < Items; ++j) {
           if (rr == 0 && f + j < total) {
+            if constexpr (Params::adjoint) s[j] = V(1);
             t[j] = fma(s[j], prm.init_of(sq), t[j]);
             s[j] = V(0);
           }
@@ -153,7 +186,7 @@ struct agent_linrec_pipe {
 #pragma unroll
       for (int j = 0; j < Items; ++j) run = ops::compose_resetting{}(run, map{s[j], t[j]});
       __syncthreads();  // ts.tile[k_next] is visible
-      copy_in(ts, k_next, ts.tile[k_next], p, total, n_tiles);
+      copy_in(ts, k_next, ts.tile[k_next], prm, total, n_tiles);
       map tile_map;
       map const prefix =
           scan::exclusive(ts.scan, run, ops::affine_identity<V>(), ops::compose_resetting{}, tile_map);
@@ -172,27 +205,56 @@ struct agent_linrec_pipe {
       }
       __syncthreads();
 
-      // Determination, in registers, back to the owner's slots (rounded to T).
+      // Determination, in registers, back to the owner's slots (rounded to
+      // T): w (dt) to t's, the adjoint's ds to s's (read above, and its
+      // final state's s from the owner's own slots before they are written).
+      // w's slots stay as copied until the next iteration's copies, so ds
+      // reads its run there now.
       V w = apply_resetting(prefix, ts.w_in);
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
         w = determine(s[j], t[j], w);
         t[j] = w;
-        if (last[j] && p.final_state && f + j < total) p.final_state[(f + j) / n] = to_storage<T>(w);
+        if (last[j] && p.final_state && f + j < total) {
+          V v = w;
+          if constexpr (Params::adjoint) v *= p.s ? staged::element(sg, 0, own + j) : to_compute(p.s_value);
+          p.final_state[(f + j) / n] = to_storage<T>(v);
+        }
       }
-      staged::write_run(sg, static_cast<int>(tid), t);
+      if constexpr (Params::adjoint) {
+        if (prm.ds) {
+          V x[Items];  // w one element on
+          staged::read_run(sg, 2, static_cast<int>(tid), true, T(0), x);
+          if (tid < Block - 1) x_after = staged::element(sg, 2, own + Items);
+          Params::shift_on(x, x_after);
+          std::int64_t rr = r, sq = seq;
+#pragma unroll
+          for (int j = 0; j < Items; ++j) {
+            x[j] = t[j] * (last[j] && f + j < total ? prm.w_init_of(sq) : x[j]);
+            if (++rr == n) {
+              rr = 0;
+              ++sq;
+            }
+          }
+          staged::write_run(sg, 0, static_cast<int>(tid), x);
+        }
+      }
+      staged::write_run(sg, 1, static_cast<int>(tid), t);
       __syncthreads();
 
       // Stores, striped and coalesced.
-      staged::store(sg, p.w, f0, 0, static_cast<int>(total - f0 < tile_items ? total - f0 : tile_items));
+      int const valid = static_cast<int>(total - f0 < tile_items ? total - f0 : tile_items);
+      staged::store(sg, 1, p.w, f0, 0, valid);
+      if constexpr (Params::adjoint)
+        if (prm.ds) staged::store(sg, 0, prm.ds, f0, 0, valid);
     }
     detail_async::cp_async_wait<0>();
   }
 };
 
-template <class Agent, class T>
+template <class Agent>
 __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
-    linrec_pipe_kernel(linrec_params<T> prm, linrec_tile_status<compute_t<T>> st) {
+    linrec_pipe_kernel(typename Agent::params prm, typename Agent::status st) {
   extern __shared__ __align__(16) unsigned char linrec_pipe_smem[];
   Agent::run(*reinterpret_cast<typename Agent::temp_storage*>(linrec_pipe_smem), prm, st);
 }

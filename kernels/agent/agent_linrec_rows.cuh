@@ -24,6 +24,12 @@
 // carried state, and the carried state becomes the tile's map applied to it.
 // The order of every operation depends only on the shape: bitwise
 // reproducible.
+//
+// The adjoint (linrec_adjoint_params) stages s, g and w: a thread's
+// coefficients are s one element back and its w one element on, in scan
+// order, the element beyond its run read from the neighbouring run's slots
+// or, at the tile's edges, by thread 0 (s) and the last thread (w) from
+// global memory. dt goes back through g's slots, ds through s's.
 
 #include <cstdint>
 
@@ -33,11 +39,12 @@
 
 namespace recur::kernels {
 
-template <class T, int Block, int Items, int Stages, int MinBlocks>
+template <class T, int Block, int Items, int Stages, int MinBlocks, class Params = linrec_params<T>>
 struct agent_linrec_rows {
+  using params = Params;
   static constexpr int block_threads = Block;
   static constexpr int min_blocks = MinBlocks;
-  using staged = staged_tile<T, Block, Items>;
+  using staged = staged_tile<T, Block, Items, Params::staged_arrays>;
   static constexpr int tile_items = staged::tile_items;
   static_assert(Stages >= 2, "at least two stages: one being worked on, one in flight");
   using V = compute_t<T>;  // T is stored (the copies), V computed in (linrec_params.cuh)
@@ -50,11 +57,15 @@ struct agent_linrec_rows {
   };
 
   // Whether the problem is one this agent serves: sequences contiguous in
-  // memory, s, t and w congruent modulo 16 bytes.
-  static bool serves(detail::linrec_problem<T> const& p) {
+  // memory, every array congruent modulo 16 bytes.
+  static bool serves(Params const& prm) {
+    auto const& p = prm.p;
     auto const phase = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) & 15; };
-    return p.lay.n > 0 && p.lay.count > 0 && (p.lay.element_stride == 1 || p.lay.element_stride == -1) &&
-           (!p.s || phase(p.s) == phase(p.w)) && (!p.t || phase(p.t) == phase(p.w));
+    if (!(p.lay.n > 0 && p.lay.count > 0 && (p.lay.element_stride == 1 || p.lay.element_stride == -1)))
+      return false;
+    for (void const* a : prm.arrays())
+      if (a && phase(a) != phase(p.w)) return false;
+    return true;
   }
 
   // A place in the block's stream of tiles.
@@ -108,11 +119,13 @@ struct agent_linrec_rows {
 
   // Starts the copies of the tile at k (none past the stream's end) and
   // commits them: one group per call, so the group count stays uniform.
-  __device__ static void copy(typename staged::storage& sg, detail::linrec_problem<T> const& p,
-                              cursor const& k) {
-    if (k.seq < p.lay.count) {
-      span const sp = locate(p, k);
-      staged::copy_in(sg, p.s, p.t, sp.base, sp.mlo, sp.mhi);
+  __device__ static void copy(typename staged::storage& sg, Params const& prm, cursor const& k) {
+    if (k.seq < prm.p.lay.count) {
+      span const sp = locate(prm.p, k);
+      T const* src[staged::arrays];
+#pragma unroll
+      for (int a = 0; a < staged::arrays; ++a) src[a] = prm.staged_input(a);
+      staged::copy_in(sg, src, sp.base, sp.mlo, sp.mhi);
     }
     detail_async::cp_async_commit();
   }
@@ -127,7 +140,7 @@ struct agent_linrec_rows {
     }
   }
 
-  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm) {
+  __device__ static void run(temp_storage& ts, Params const& prm) {
     detail::linrec_problem<T> const& p = prm.p;
     bool const reversed = p.lay.element_stride < 0;
     int const tid = static_cast<int>(threadIdx.x);
@@ -137,7 +150,7 @@ struct agent_linrec_rows {
     cursor cur = load;
 #pragma unroll
     for (int k = 0; k < Stages - 1; ++k) {
-      copy(ts.st[k], p, load);
+      copy(ts.st[k], prm, load);
       advance(p, load);
     }
 
@@ -149,25 +162,45 @@ struct agent_linrec_rows {
       // it + Stages - 1 then refill.
       detail_async::cp_async_wait<Stages - 2>();
       __syncthreads();
-      copy(ts.st[(it + Stages - 1) % Stages], p, load);
+      copy(ts.st[(it + Stages - 1) % Stages], prm, load);
       advance(p, load);
 
       typename staged::storage& sg = ts.st[it % Stages];
       span const sp = locate(p, cur);
       V s[Items], t[Items];
-      staged::read_run(sg, owner, p.s != nullptr, p.s_value, p.t != nullptr, p.t_value, s, t);
+      staged::read_run(sg, 0, owner, p.s != nullptr, p.s_value, s);
+      staged::read_run(sg, 1, owner, p.t != nullptr, p.t_value, t);
       if (reversed) {
         reverse(s);
         reverse(t);
       }
       // The run's positions of the sequence's elements 0 and n - 1 (-1 if
       // not in it), and its window of positions inside the sequence.
+      std::int64_t const n = p.lay.n;
       std::int64_t const i = sp.i0 + tid * Items;  // element index of the run's first position
       int const at_first = i <= 0 && -i < Items ? static_cast<int>(-i) : -1;
-      int const at_last = p.final_state && i <= p.lay.n - 1 && p.lay.n - 1 - i < Items
-                              ? static_cast<int>(p.lay.n - 1 - i)
-                              : -1;
+      int const at_end = i <= n - 1 && n - 1 - i < Items ? static_cast<int>(n - 1 - i) : -1;
+      int const at_last = p.final_state ? at_end : -1;
       int const lo = sp.lo - tid * Items, hi = sp.hi - tid * Items;
+      // Tile position q (scan order) in memory order.
+      auto const mem = [&](int q) { return reversed ? tile_items - 1 - q : q; };
+      // The adjoint's neighbours beyond the run in scan order: s before it
+      // (the coefficient of its first element), w after it (for its last
+      // ds, used after the scan; loaded now by the last thread, the one
+      // that reads it from global memory).
+      V x_after = V(0);
+      if constexpr (Params::adjoint) {
+        V s_before = to_compute(p.s_value);
+        if (p.s) {
+          if (tid > 0)
+            s_before = staged::element(sg, 0, mem(tid * Items - 1));
+          else if (i >= 1 && i <= n)
+            s_before = prm.s_at(prm.offset(cur.seq, i - 1));
+        }
+        Params::shift_back(s, s_before);
+        if (prm.ds && tid == Block - 1 && i + Items >= 0 && i + Items < n)
+          x_after = to_compute(prm.w[prm.offset(cur.seq, i + Items)]);
+      }
       map run = ops::affine_identity<V>();
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
@@ -175,6 +208,7 @@ struct agent_linrec_rows {
           s[j] = V(1);
           t[j] = V(0);
         } else if (j == at_first) {
+          if constexpr (Params::adjoint) s[j] = V(1);  // the adjoint's coefficient at element 0
           t[j] = fma(s[j], prm.init_of(cur.seq), t[j]);
           s[j] = V(0);
         }
@@ -184,18 +218,43 @@ struct agent_linrec_rows {
       map const prefix =
           scan::exclusive(ts.scan, run, ops::affine_identity<V>(), ops::compose_resetting{}, tile_map);
 
+      // Determination: w (dt) back to t's slots, the adjoint's ds to s's
+      // (read above, and the final state's s from the owner's own slots
+      // before they are written). w's slots stay as copied until the next
+      // iteration's copies, so ds reads its run there now.
       V w = apply_resetting(prefix, carry);
 #pragma unroll
       for (int j = 0; j < Items; ++j) {
         w = determine(s[j], t[j], w);
         t[j] = w;
-        if (j == at_last) p.final_state[cur.seq] = to_storage<T>(w);
+        if (j == at_last) {
+          V v = w;
+          if constexpr (Params::adjoint)
+            v *= p.s ? staged::element(sg, 0, mem(tid * Items + j)) : to_compute(p.s_value);
+          p.final_state[cur.seq] = to_storage<T>(v);
+        }
       }
       carry = apply_resetting(tile_map, carry);
+      if constexpr (Params::adjoint) {
+        if (prm.ds) {
+          V x[Items];  // w one element on, in scan order
+          staged::read_run(sg, 2, owner, true, T(0), x);
+          if (reversed) reverse(x);
+          if (tid < Block - 1) x_after = staged::element(sg, 2, mem(tid * Items + Items));
+          Params::shift_on(x, x_after);
+          V const x_end = at_end >= 0 ? prm.w_init_of(cur.seq) : V(0);  // x at element n - 1
+#pragma unroll
+          for (int j = 0; j < Items; ++j) x[j] = t[j] * (j == at_end ? x_end : x[j]);
+          if (reversed) reverse(x);
+          staged::write_run(sg, 0, owner, x);
+        }
+      }
       if (reversed) reverse(t);
-      staged::write_run(sg, owner, t);
+      staged::write_run(sg, 1, owner, t);
       __syncthreads();
-      staged::store(sg, p.w, sp.base, sp.mlo, sp.mhi);
+      staged::store(sg, 1, p.w, sp.base, sp.mlo, sp.mhi);
+      if constexpr (Params::adjoint)
+        if (prm.ds) staged::store(sg, 0, prm.ds, sp.base, sp.mlo, sp.mhi);
       advance(p, cur);
     }
     detail_async::cp_async_wait<0>();
@@ -204,9 +263,9 @@ struct agent_linrec_rows {
 
 // Dynamic shared memory (the stages exceed the 48 KB static limit; the
 // dispatch raises the kernel's limit with cudaFuncSetAttribute).
-template <class Agent, class T>
+template <class Agent>
 __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
-    linrec_rows_kernel(linrec_params<T> prm) {
+    linrec_rows_kernel(typename Agent::params prm) {
   extern __shared__ __align__(16) unsigned char linrec_rows_smem[];
   Agent::run(*reinterpret_cast<typename Agent::temp_storage*>(linrec_rows_smem), prm);
 }

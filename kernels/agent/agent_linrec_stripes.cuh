@@ -26,8 +26,11 @@
 
 namespace recur::kernels {
 
-template <class T, int Block, int Lanes, int Rows, int MinBlocks>
+// Params: linrec_params<T> or linrec_adjoint_params<T> (linrec_params.cuh).
+template <class T, int Block, int Lanes, int Rows, int MinBlocks, class Params = linrec_params<T>>
 struct agent_linrec_stripes {
+  using params = Params;
+  using aux = typename Params::aux;  // what the stores need besides the results
   static constexpr int block_threads = Block;
   static constexpr int min_blocks = MinBlocks;
   static constexpr int lanes = Lanes;
@@ -43,22 +46,23 @@ struct agent_linrec_stripes {
 
   __host__ __device__ static std::int64_t stripes(std::int64_t count) { return (count + Lanes - 1) / Lanes; }
 
-  // Whether the problem is one this agent serves: sequences side by side.
-  static bool serves(detail::linrec_problem<T> const& p) {
-    return p.lay.n > 0 && p.lay.count > 0 && p.lay.batch_stride == 1;
-  }
-
-  __device__ static void load(linrec_params<T> const& prm, std::int64_t lane, bool active, std::int64_t row0,
-                              map (&m)[Rows]) {
+  __device__ static void load(Params const& prm, std::int64_t lane, bool active, std::int64_t row0,
+                              map (&m)[Rows], aux (&x)[Rows]) {
     std::int64_t const n = prm.p.lay.n;
 #pragma unroll
     for (int r = 0; r < Rows; ++r) {
       std::int64_t const i = row0 + r;
-      m[r] = active && i < n ? prm.step(lane, i, prm.offset(lane, i)) : ops::affine_identity<V>();
+      m[r] = ops::affine_identity<V>();
+      x[r] = {};
+      if (active && i < n) {
+        std::int64_t const off = prm.offset(lane, i);
+        m[r] = prm.step(lane, i, off);
+        x[r] = prm.load_aux(lane, i, off);
+      }
     }
   }
 
-  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm) {
+  __device__ static void run(temp_storage& ts, Params const& prm) {
     int const tid = static_cast<int>(threadIdx.x);
     int const x = tid % Lanes, g = tid / Lanes;
     std::int64_t const n = prm.p.lay.n, count = prm.p.lay.count;
@@ -68,11 +72,13 @@ struct agent_linrec_stripes {
       bool const active = lane < count;
       V carry = V(0);  // row 0's map is constant (init folded in): any carry will do
       map cur[Rows];
-      load(prm, lane, active, static_cast<std::int64_t>(g) * Rows, cur);
+      aux cur_x[Rows];
+      load(prm, lane, active, static_cast<std::int64_t>(g) * Rows, cur, cur_x);
       for (std::int64_t c = 0; c < n_chunks; ++c) {
         std::int64_t const row0 = c * chunk_rows + static_cast<std::int64_t>(g) * Rows;
         map next[Rows];
-        if (c + 1 < n_chunks) load(prm, lane, active, row0 + chunk_rows, next);
+        aux next_x[Rows];
+        if (c + 1 < n_chunks) load(prm, lane, active, row0 + chunk_rows, next, next_x);
 
         map agg = ops::affine_identity<V>();
 #pragma unroll
@@ -92,13 +98,16 @@ struct agent_linrec_stripes {
             std::int64_t const i = row0 + r;
             if (i < n) {
               w = determine(cur[r].a, cur[r].b, w);
-              prm.store(lane, i, prm.offset(lane, i), w);
+              prm.store(lane, i, prm.offset(lane, i), w, cur_x[r]);
             }
           }
         }
         if (c + 1 < n_chunks) {
 #pragma unroll
-          for (int r = 0; r < Rows; ++r) cur[r] = next[r];
+          for (int r = 0; r < Rows; ++r) {
+            cur[r] = next[r];
+            cur_x[r] = next_x[r];
+          }
         }
       }
       // The next stripe's first chunk writes share[0] again: every thread
@@ -108,9 +117,9 @@ struct agent_linrec_stripes {
   }
 };
 
-template <class Agent, class T>
+template <class Agent>
 __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
-    linrec_stripes_kernel(linrec_params<T> prm) {
+    linrec_stripes_kernel(typename Agent::params prm) {
   __shared__ typename Agent::temp_storage ts;
   Agent::run(ts, prm);
 }

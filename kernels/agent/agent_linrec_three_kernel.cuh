@@ -31,10 +31,11 @@ struct linrec_three_kernel_plan {
 // Rearranges the flattened batch into [M][P] (in) or back (out), 32 x 32
 // tiles through shared memory so both sides coalesce. The plan's arrays hold
 // the compute type: T is converted on the way in and rounded on the way out.
-template <class T, bool In>
+// Params: linrec_params<T> or linrec_adjoint_params<T> (linrec_params.cuh).
+template <class Params, bool In>
 __global__ void __launch_bounds__(256)
-    linrec_rearrange_kernel(linrec_params<T> prm, linrec_three_kernel_plan<compute_t<T>> plan) {
-  using V = compute_t<T>;
+    linrec_rearrange_kernel(Params prm, linrec_three_kernel_plan<typename Params::value> plan) {
+  using V = typename Params::value;
   __shared__ V tile_a[32][33];
   __shared__ V tile_b[32][33];
   std::int64_t const n = prm.p.lay.n;
@@ -69,8 +70,8 @@ __global__ void __launch_bounds__(256)
     for (unsigned r = ty; r < 32; r += 8) {
       std::int64_t const p = p0 + r, j = j0 + tx, f = plan.flat(p, j);
       if (p < plan.chunks && j < plan.length && f < plan.total) {
-        std::int64_t const seq = f / n, i = f - seq * n;
-        prm.store(seq, i, prm.offset(seq, i), tile_a[r][tx]);
+        std::int64_t const seq = f / n, i = f - seq * n, off = prm.offset(seq, i);
+        prm.store(seq, i, off, tile_a[r][tx], prm.load_aux(seq, i, off));
       }
     }
   }

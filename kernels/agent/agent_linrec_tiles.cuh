@@ -25,9 +25,11 @@ namespace recur::kernels {
 // they give wrong results.
 enum class linrec_phases { load_store, precompute, propagate, all };
 
+// Params: linrec_params<T> or linrec_adjoint_params<T> (linrec_params.cuh).
 template <class T, int Block, int Items, int LookbackDepth, int MinBlocks = 1, int LookbackWords = 1,
-          linrec_phases Phases = linrec_phases::all>
+          linrec_phases Phases = linrec_phases::all, class Params = linrec_params<T>>
 struct agent_linrec_tiles {
+  using params = Params;
   static constexpr int block_threads = Block;
   static constexpr int min_blocks = MinBlocks;
   static constexpr int tile_items = Block * Items;
@@ -52,7 +54,7 @@ struct agent_linrec_tiles {
 
   static std::int64_t tiles(std::int64_t total) { return (total + tile_items - 1) / tile_items; }
 
-  __device__ static void run(temp_storage& ts, linrec_params<T> const& prm, status const& st) {
+  __device__ static void run(temp_storage& ts, Params const& prm, status const& st) {
     unsigned const tid = threadIdx.x;
     if (tid == 0) ts.tile = st.next_tile();
     __syncthreads();
@@ -145,13 +147,27 @@ struct agent_linrec_tiles {
       ts.t[0] += prefix.b + ts.w_in;  // keep the phases' results live
     }
     __syncthreads();
+    // What the stores need besides the results (the adjoint's w one element
+    // on), loaded here, all at once, rather than held in registers through
+    // the scan and the look-back.
+    typename Params::aux aux[Items];
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      int const k = j * Block + tid;
+      aux[j] = {};
+      if (k < valid) {
+        std::int64_t seq, i;
+        locate(k, seq, i);
+        aux[j] = prm.load_aux(seq, i, prm.offset(seq, i));
+      }
+    }
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       int const k = j * Block + tid;
       if (k < valid) {
         std::int64_t seq, i;
         locate(k, seq, i);
-        prm.store(seq, i, prm.offset(seq, i), ts.t[padded(k)]);
+        prm.store(seq, i, prm.offset(seq, i), ts.t[padded(k)], aux[j]);
       }
     }
   }
@@ -159,9 +175,9 @@ struct agent_linrec_tiles {
 
 // Dynamic shared memory (a tile may exceed the 48 KB static limit; the
 // dispatch raises the kernel's limit with cudaFuncSetAttribute).
-template <class Agent, class T>
+template <class Agent>
 __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
-    linrec_tiles_kernel(linrec_params<T> prm, linrec_tile_status<compute_t<T>> st) {
+    linrec_tiles_kernel(typename Agent::params prm, typename Agent::status st) {
   extern __shared__ __align__(16) unsigned char linrec_tiles_smem[];
   Agent::run(*reinterpret_cast<typename Agent::temp_storage*>(linrec_tiles_smem), prm, st);
 }

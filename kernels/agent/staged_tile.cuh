@@ -1,9 +1,10 @@
 #pragma once
-// A tile of linrec's two input arrays (s, t) staged in shared memory by
-// asynchronous copies (cp.async, sm_80 and later), for the agents that keep
-// the loads of their next tiles in flight while they work on the current one
-// (agent_linrec_pipe, agent_linrec_rows). Global memory goes to shared memory
-// without passing through registers.
+// A tile of Arrays input arrays (linrec's s and t; the adjoint's s, g and
+// w) staged in shared memory by asynchronous copies (cp.async, sm_80 and
+// later), for the agents that keep the loads of their next tiles in flight
+// while they work on the current one (agent_linrec_pipe, agent_linrec_rows).
+// Global memory goes to shared memory without passing through registers.
+// Results go back to an array's slots and are stored from there.
 //
 // A tile is Block threads x Items elements of one contiguous run of memory
 // whose first element is 16-byte aligned. Owner o holds the elements
@@ -57,10 +58,11 @@ struct alignas(16) chunk {
 
 }  // namespace detail_async
 
-template <class T, int Block, int Items>
+template <class T, int Block, int Items, int Arrays = 2>
 struct staged_tile {
   using V = compute_t<T>;
   using chunk = detail_async::chunk<T>;
+  static constexpr int arrays = Arrays;
   static constexpr int per_chunk = chunk::n;
   static constexpr int chunks = Items / per_chunk;  // per owner
   static constexpr int tile_items = Block * Items;
@@ -82,18 +84,18 @@ struct staged_tile {
   }
 
   struct storage {
-    chunk s[tile_chunks];
-    chunk t[tile_chunks];  // holds w after write_run
+    chunk a[Arrays][tile_chunks];
   };
 
   // Starts the copies of the window [lo, hi) of the tile whose element 0 is
-  // s[base] and t[base] (a null array is not copied). A chunk inside the
-  // window goes whole, one that the window ends in from its start with the
-  // rest zero-filled, one that the window starts in element by element; no
-  // element outside the window is read (2-byte elements of a chunk the
-  // window starts in are copied by plain loads: cp.async moves 4 bytes at
-  // the least). Does not commit.
-  __device__ static void copy_in(storage& sg, T const* s, T const* t, std::int64_t base, int lo, int hi) {
+  // src[k][base], for each array k (a null one is not copied). A chunk
+  // inside the window goes whole, one that the window ends in from its start
+  // with the rest zero-filled, one that the window starts in element by
+  // element; no element outside the window is read (2-byte elements of a
+  // chunk the window starts in are copied by plain loads: cp.async moves 4
+  // bytes at the least). Does not commit.
+  __device__ static void copy_in(storage& sg, T const* const (&src)[Arrays], std::int64_t base, int lo,
+                                 int hi) {
 #pragma unroll
     for (int j = 0; j < chunks; ++j) {
       int const g = j * Block + static_cast<int>(threadIdx.x);
@@ -102,68 +104,70 @@ struct staged_tile {
       int const d = slot(g / chunks, g % chunks);
       if (e >= lo) {
         unsigned const bytes = static_cast<unsigned>(((hi - e < per_chunk ? hi - e : per_chunk)) * sizeof(T));
-        if (s) detail_async::cp_async16(&sg.s[d], s + base + e, bytes);
-        if (t) detail_async::cp_async16(&sg.t[d], t + base + e, bytes);
+#pragma unroll
+        for (int k = 0; k < Arrays; ++k)
+          if (src[k]) detail_async::cp_async16(&sg.a[k][d], src[k] + base + e, bytes);
       } else {
 #pragma unroll
         for (int u = 0; u < per_chunk; ++u) {
           if (e + u < lo || e + u >= hi) continue;
-          if constexpr (sizeof(T) >= 4) {
-            if (s) detail_async::cp_async_element<sizeof(T)>(&sg.s[d].v[u], s + base + e + u);
-            if (t) detail_async::cp_async_element<sizeof(T)>(&sg.t[d].v[u], t + base + e + u);
-          } else {
-            if (s) sg.s[d].v[u] = s[base + e + u];
-            if (t) sg.t[d].v[u] = t[base + e + u];
+#pragma unroll
+          for (int k = 0; k < Arrays; ++k) {
+            if (!src[k]) continue;
+            if constexpr (sizeof(T) >= 4)
+              detail_async::cp_async_element<sizeof(T)>(&sg.a[k][d].v[u], src[k] + base + e + u);
+            else
+              sg.a[k][d].v[u] = src[k][base + e + u];
           }
         }
       }
     }
   }
 
-  // Owner o's run, into registers in V; a staged array that was not copied
-  // (null in copy_in) reads as its scalar.
-  __device__ static void read_run(storage const& sg, int o, bool has_s, T s_value, bool has_t, T t_value,
-                                  V (&s)[Items], V (&t)[Items]) {
+  // Owner o's run of array k, into registers in V; an array that was not
+  // copied (`staged` false) reads as `value`.
+  __device__ static void read_run(storage const& sg, int k, int o, bool staged, T value, V (&x)[Items]) {
 #pragma unroll
     for (int c = 0; c < chunks; ++c) {
-      int const d = slot(o, c);
-      chunk const cs = has_s ? sg.s[d] : chunk{};
-      chunk const ct = has_t ? sg.t[d] : chunk{};
+      chunk const ch = staged ? sg.a[k][slot(o, c)] : chunk{};
 #pragma unroll
-      for (int u = 0; u < per_chunk; ++u) {
-        s[c * per_chunk + u] = to_compute(has_s ? cs.v[u] : s_value);
-        t[c * per_chunk + u] = to_compute(has_t ? ct.v[u] : t_value);
-      }
+      for (int u = 0; u < per_chunk; ++u) x[c * per_chunk + u] = to_compute(staged ? ch.v[u] : value);
     }
   }
 
-  // Owner o's results into its run's slots of t, rounded to T.
-  __device__ static void write_run(storage& sg, int o, V const (&w)[Items]) {
+  // Element m (0 .. tile_items - 1, memory order) of array k's tile, in V.
+  __device__ static V element(storage const& sg, int k, int m) {
+    int const o = m / Items, r = m % Items;
+    return to_compute(sg.a[k][slot(o, r / per_chunk)].v[r % per_chunk]);
+  }
+
+  // Owner o's results into its run's slots of array k, rounded to T.
+  __device__ static void write_run(storage& sg, int k, int o, V const (&w)[Items]) {
 #pragma unroll
     for (int c = 0; c < chunks; ++c) {
       chunk out;
 #pragma unroll
       for (int u = 0; u < per_chunk; ++u) out.v[u] = to_storage<T>(w[c * per_chunk + u]);
-      sg.t[slot(o, c)] = out;
+      sg.a[k][slot(o, c)] = out;
     }
   }
 
-  // Stores the window [lo, hi) of t's slots to w[base ..], striped and
-  // coalesced: whole chunks as 16-byte stores, partial ones element by
+  // Stores the window [lo, hi) of array k's slots to dst[base ..], striped
+  // and coalesced: whole chunks as 16-byte stores, partial ones element by
   // element. After a barrier that follows every owner's write_run.
-  __device__ static void store(storage const& sg, T* w, std::int64_t base, int lo, int hi) {
+  __device__ static void store(storage const& sg, int k, T* dst, std::int64_t base, int lo, int hi) {
 #pragma unroll
     for (int j = 0; j < chunks; ++j) {
       int const g = j * Block + static_cast<int>(threadIdx.x);
       int const e = g * per_chunk;
       if (e + per_chunk <= lo || e >= hi) continue;
-      chunk const out = sg.t[slot(g / chunks, g % chunks)];
+      chunk const out = sg.a[k][slot(g / chunks, g % chunks)];
       if (e >= lo && e + per_chunk <= hi) {
-        *reinterpret_cast<chunk*>(w + base + e) = out;
+        *reinterpret_cast<chunk*>(dst + base + e) = out;
       } else {
 #pragma unroll
         for (int u = 0; u < per_chunk; ++u)
-          if (e + u >= lo && e + u < hi) w[base + e + u] = out.v[u];
+          if (e + u >= lo && e + u < hi) dst[base + e + u] = out.v[u];
       }
     }
   }

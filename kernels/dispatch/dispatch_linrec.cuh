@@ -12,6 +12,10 @@
 // temporary storage must not be shared by two calls in flight at once.
 // T is the storage type (float, double, recur::bfloat16, recur::float16); the
 // agents compute in compute_t<T> (kernels/agent/linrec_params.cuh).
+//
+// recur::device::linrec_adjoint takes a detail::linrec_adjoint_problem the
+// same way and runs the same agents, chosen by the same rules, over the
+// adjoint's view (linrec_adjoint_params): one dispatch for both.
 
 #include <cmath>
 #include <cstddef>
@@ -39,26 +43,32 @@ __global__ void linrec_copy_init_kernel(detail::linrec_problem<T> p) {
 
 enum class linrec_agent { none, tiles, pipe, lanes, stripes, rows, three_kernel };
 
-template <class T>
-using linrec_pipe_agent = agent_linrec_pipe<T, linrec_policy<T>::pipe_block, linrec_policy<T>::pipe_items,
-                                            linrec_policy<T>::pipe_stages, linrec_policy<T>::lookback_depth,
-                                            linrec_policy<T>::pipe_min_blocks>;
-
-template <class T>
-using linrec_stripes_agent =
-    agent_linrec_stripes<T, linrec_policy<T>::stripes_block, linrec_policy<T>::stripes_lanes,
-                         linrec_policy<T>::stripes_rows, linrec_policy<T>::stripes_min_blocks>;
-
-template <class T>
-using linrec_rows_agent = agent_linrec_rows<T, linrec_policy<T>::rows_block, linrec_policy<T>::rows_items,
-                                            linrec_policy<T>::rows_stages, linrec_policy<T>::rows_min_blocks>;
+// The agents of a view P (linrec_params<T> or linrec_adjoint_params<T>), with
+// its policy (P::policy).
+template <class P, class T = typename P::storage, class policy = typename P::policy>
+using linrec_tiles_agent_of = agent_linrec_tiles<T, policy::block, policy::items, policy::lookback_depth,
+                                                 policy::min_blocks, 1, linrec_phases::all, P>;
+template <class P, class T = typename P::storage, class policy = typename P::policy>
+using linrec_lanes_agent_of =
+    agent_linrec_lanes<T, policy::lanes_block, policy::lanes_rows, policy::lanes_lookback_depth, P>;
+template <class P, class T = typename P::storage, class policy = typename P::policy>
+using linrec_pipe_agent_of = agent_linrec_pipe<T, policy::pipe_block, policy::pipe_items, policy::pipe_stages,
+                                               policy::lookback_depth, policy::pipe_min_blocks, 1, P>;
+template <class P, class T = typename P::storage, class policy = typename P::policy>
+using linrec_stripes_agent_of = agent_linrec_stripes<T, policy::stripes_block, policy::stripes_lanes,
+                                                     policy::stripes_rows, policy::stripes_min_blocks, P>;
+template <class P, class T = typename P::storage, class policy = typename P::policy>
+using linrec_rows_agent_of = agent_linrec_rows<T, policy::rows_block, policy::rows_items, policy::rows_stages,
+                                               policy::rows_min_blocks, P>;
 
 // Whether the batch fills a device of `sms` SMs with whole sequences, one
 // block each, rows_min_waves times over, and the rows agent serves it.
-template <class T>
-bool linrec_rows_fill(detail::linrec_problem<T> const& p, int sms) {
-  return p.lay.count >= linrec_rows_min_count<T>(sms) && p.lay.n >= linrec_rows_min_n<T>() &&
-         linrec_rows_agent<T>::serves(p);
+template <class P>
+bool linrec_rows_fill(P const& prm, int sms) {
+  using T = typename P::storage;
+  using policy = typename P::policy;
+  return prm.p.lay.count >= linrec_rows_min_count<T, policy>(sms) &&
+         prm.p.lay.n >= linrec_rows_min_n<T, policy>() && linrec_rows_agent_of<P>::serves(prm);
 }
 
 // Whether every tile's composed map is provably constant (a == 0): s is one
@@ -94,46 +104,53 @@ bool linrec_tiles_forget(detail::linrec_problem<T> const& p, int tile_items) {
 //                 contiguous 16-byte-aligned batch; it loses to the tiles
 //                 agent when walks go far back
 //   tiles         otherwise
-template <class T>
-linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_variant v, int sms) {
+//
+// The same for the adjoint's view: its coefficient is s, read one element
+// back, so the same tiles forget.
+template <class P>
+linrec_agent choose_linrec_agent(P const& prm, linrec_variant v, int sms) {
+  auto const& p = prm.p;
   if (p.lay.n == 0 || p.lay.count == 0) return linrec_agent::none;
   if (v == linrec_variant::three_kernel) return linrec_agent::three_kernel;
+  using policy = typename P::policy;
   if (p.lay.count >= linrec_lanes_min_count && p.lay.batch_stride == 1 && p.lay.n > 1)
-    return linrec_has_stripes<T> && p.lay.count >= linrec_stripes_min_count<T>(sms) ? linrec_agent::stripes
-                                                                                    : linrec_agent::lanes;
-  if (v == linrec_variant::automatic && linrec_rows_fill(p, sms)) return linrec_agent::rows;
+    return linrec_has_stripes<policy> &&
+                   p.lay.count >= linrec_stripes_min_count<typename P::storage, policy>(sms)
+               ? linrec_agent::stripes
+               : linrec_agent::lanes;
+  if (v == linrec_variant::automatic && linrec_rows_fill(prm, sms)) return linrec_agent::rows;
+  using pipe = linrec_pipe_agent_of<P>;
   if ((v == linrec_variant::pipelined ||
-       (v == linrec_variant::automatic && linrec_tiles_forget(p, linrec_pipe_agent<T>::tile_items))) &&
-      linrec_pipe_agent<T>::serves(p))
+       (v == linrec_variant::automatic && linrec_tiles_forget(p, pipe::tile_items))) &&
+      pipe::serves(prm))
     return linrec_agent::pipe;
   return linrec_agent::tiles;
+}
+template <class T>
+linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_variant v, int sms) {
+  return choose_linrec_agent(linrec_params<T>{p}, v, sms);
 }
 
 inline std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
 
-}  // namespace recur::kernels
-
-namespace recur::device {
-
-template <class T>
-cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem<T> const& p,
-                   cudaStream_t stream = 0, linrec_variant variant = linrec_variant::automatic) {
-  using namespace recur::kernels;
+// The dispatch of both device entry points over a view P.
+template <class P>
+cudaError_t linrec_dispatch(void* d_temp, std::size_t& temp_bytes, P const& prm, cudaStream_t stream,
+                            linrec_variant variant) {
+  using T = typename P::storage;
   using V = compute_t<T>;  // the agents compute in V, the arrays hold T
-  using policy = linrec_policy<T>;
-  using tiles_agent =
-      agent_linrec_tiles<T, policy::block, policy::items, policy::lookback_depth, policy::min_blocks>;
-  using lanes_agent =
-      agent_linrec_lanes<T, policy::lanes_block, policy::lanes_rows, policy::lanes_lookback_depth>;
+  using policy = typename P::policy;
+  using tiles_agent = linrec_tiles_agent_of<P>;
+  using lanes_agent = linrec_lanes_agent_of<P>;
   using status = linrec_tile_status<V>;
+  auto const& p = prm.p;
 
   int dev = 0, sms = 0;
   if (cudaError_t const e = cudaGetDevice(&dev); e != cudaSuccess) return e;
   if (cudaError_t const e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
       e != cudaSuccess)
     return e;
-  linrec_agent const agent = choose_linrec_agent(p, variant, sms);
-  linrec_params<T> const prm{p};
+  linrec_agent const agent = choose_linrec_agent(prm, variant, sms);
   std::int64_t const total = p.lay.n * p.lay.count;
   constexpr std::int64_t max_grid = 0x7fffffff;
 
@@ -154,7 +171,7 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       cudaError_t e = cudaMemsetAsync(d_temp, status::fill, status::bytes(tiles), stream);
       if (e != cudaSuccess) return e;
       constexpr int smem = sizeof(typename tiles_agent::temp_storage);
-      auto const kernel = linrec_tiles_kernel<tiles_agent, T>;
+      auto const kernel = linrec_tiles_kernel<tiles_agent>;
       if (smem > 48 * 1024) {
         e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         if (e != cudaSuccess) return e;
@@ -164,14 +181,14 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       return cudaGetLastError();
     }
     case linrec_agent::pipe: {
-      using agent = linrec_pipe_agent<T>;
+      using agent = linrec_pipe_agent_of<P>;
       std::int64_t const tiles = agent::tiles(total);
       temp_bytes = status::bytes(tiles);
       if (!d_temp) return cudaSuccess;
       cudaError_t e = cudaMemsetAsync(d_temp, status::fill, status::bytes(tiles), stream);
       if (e != cudaSuccess) return e;
       constexpr int smem = sizeof(typename agent::temp_storage);
-      auto const kernel = linrec_pipe_kernel<agent, T>;
+      auto const kernel = linrec_pipe_kernel<agent>;
       if (smem > 48 * 1024) {
         e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         if (e != cudaSuccess) return e;
@@ -190,16 +207,16 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       if (!d_temp) return cudaSuccess;
       cudaError_t e = cudaMemsetAsync(d_temp, status::fill, status::bytes(slots), stream);
       if (e != cudaSuccess) return e;
-      linrec_lanes_kernel<lanes_agent, T><<<static_cast<unsigned>(tiles), policy::lanes_block, 0, stream>>>(
+      linrec_lanes_kernel<lanes_agent><<<static_cast<unsigned>(tiles), policy::lanes_block, 0, stream>>>(
           prm, status::carve(d_temp, slots));
       return cudaGetLastError();
     }
     case linrec_agent::stripes:
-      if constexpr (linrec_has_stripes<T>) {
-        using agent = linrec_stripes_agent<T>;
+      if constexpr (linrec_has_stripes<policy>) {
+        using agent = linrec_stripes_agent_of<P>;
         temp_bytes = 1;  // no workspace (as for rows)
         if (!d_temp) return cudaSuccess;
-        auto const kernel = linrec_stripes_kernel<agent, T>;
+        auto const kernel = linrec_stripes_kernel<agent>;
         // Persistent: as many blocks as are resident at once on this device.
         int per_sm = 0;
         if (cudaError_t const e =
@@ -214,11 +231,11 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       }
       return cudaErrorInvalidValue;  // never chosen without a stripes policy
     case linrec_agent::rows: {
-      using agent = linrec_rows_agent<T>;
+      using agent = linrec_rows_agent_of<P>;
       temp_bytes = 1;  // no workspace (a nonzero size, as for `none`: the caller's second call launches)
       if (!d_temp) return cudaSuccess;
       constexpr int smem = sizeof(typename agent::temp_storage);
-      auto const kernel = linrec_rows_kernel<agent, T>;
+      auto const kernel = linrec_rows_kernel<agent>;
       cudaError_t e = cudaSuccess;
       if (smem > 48 * 1024)
         e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
@@ -255,15 +272,32 @@ cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem
       dim3 const grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), block(32, 8);
       unsigned const pb = policy::three_kernel_block;
       unsigned const pg = static_cast<unsigned>((plan.chunks + pb - 1) / pb);
-      linrec_rearrange_kernel<T, true><<<grid, block, 0, stream>>>(prm, plan);
+      linrec_rearrange_kernel<P, true><<<grid, block, 0, stream>>>(prm, plan);
       linrec_precompute_kernel<V><<<pg, pb, 0, stream>>>(plan);
       linrec_propagate_kernel<V><<<1, 1, 0, stream>>>(plan);
       linrec_determine_kernel<V><<<pg, pb, 0, stream>>>(plan);
-      linrec_rearrange_kernel<T, false><<<grid, block, 0, stream>>>(prm, plan);
+      linrec_rearrange_kernel<P, false><<<grid, block, 0, stream>>>(prm, plan);
       return cudaGetLastError();
     }
   }
   return cudaErrorInvalidValue;
+}
+
+}  // namespace recur::kernels
+
+namespace recur::device {
+
+template <class T>
+cudaError_t linrec(void* d_temp, std::size_t& temp_bytes, detail::linrec_problem<T> const& p,
+                   cudaStream_t stream = 0, linrec_variant variant = linrec_variant::automatic) {
+  return kernels::linrec_dispatch(d_temp, temp_bytes, kernels::linrec_params<T>{p}, stream, variant);
+}
+
+// The adjoint (detail::linrec_adjoint_problem, in the order it runs).
+template <class T>
+cudaError_t linrec_adjoint(void* d_temp, std::size_t& temp_bytes, detail::linrec_adjoint_problem<T> const& p,
+                           cudaStream_t stream = 0, linrec_variant variant = linrec_variant::automatic) {
+  return kernels::linrec_dispatch(d_temp, temp_bytes, kernels::linrec_adjoint_params<T>{p}, stream, variant);
 }
 
 }  // namespace recur::device

@@ -68,27 +68,34 @@ struct linrec_policy<float16> : linrec_policy<float> {};
 // stripe of stripes_lanes sequences per SM, where the policy has stripes
 // (stripes_lanes > 0); other interleaved batches run the lanes agent, whose
 // look-back lets chunks of one sequence run side by side.
-template <class T>
-constexpr bool linrec_has_stripes = linrec_policy<T>::stripes_lanes > 0;
-template <class T>
+template <class Policy>
+constexpr bool linrec_has_stripes = Policy::stripes_lanes > 0;
+template <class T, class Policy = linrec_policy<T>>
 constexpr long long linrec_stripes_min_count(int sms) {
-  return static_cast<long long>(linrec_policy<T>::stripes_lanes) * sms;
+  return static_cast<long long>(Policy::stripes_lanes) * sms;
 }
+
+// The adjoint (linrec_adjoint_params) on linrec's policies, with two blocks
+// per SM for the agents that stage a third array (pipe, rows: 96 KB a block
+// in f32, so two fit an SM, and their registers may double). Untuned.
+template <class T>
+struct linrec_adjoint_policy : linrec_policy<T> {
+  static constexpr int pipe_min_blocks = 2, rows_min_blocks = 2;
+};
 
 // The lanes agent needs enough sequences side by side to fill a warp's loads.
 inline constexpr long long linrec_lanes_min_count = 32;
 
 // The rows agent's reach (see above): at least this many sequences on a
-// device of `sms` SMs, each at least linrec_rows_min_n() long.
-template <class T>
+// device of `sms` SMs, each at least linrec_rows_min_n() long (Policy:
+// linrec_policy<T> or linrec_adjoint_policy<T>).
+template <class T, class Policy = linrec_policy<T>>
 constexpr long long linrec_rows_min_count(int sms) {
-  using policy = linrec_policy<T>;
-  return static_cast<long long>(policy::rows_min_waves) * policy::rows_min_blocks * sms;
+  return static_cast<long long>(Policy::rows_min_waves) * Policy::rows_min_blocks * sms;
 }
-template <class T>
+template <class T, class Policy = linrec_policy<T>>
 constexpr long long linrec_rows_min_n() {
-  using policy = linrec_policy<T>;
-  return static_cast<long long>(policy::rows_min_tiles) * policy::rows_block * policy::rows_items;
+  return static_cast<long long>(Policy::rows_min_tiles) * Policy::rows_block * Policy::rows_items;
 }
 
 }  // namespace recur::kernels

@@ -1,7 +1,8 @@
-// CPU backend of linrec: the P-scheme on threads (lib/cpu/pscheme.hpp) over
-// affine maps, and interleaved batches by blocks of adjacent sequences.
-// Values stored as T are computed in compute_t<T> (float for the 16-bit
-// storage types): converted when loaded, rounded to T when stored.
+// CPU backend of linrec and linrec_adjoint: the P-scheme on threads
+// (lib/cpu/pscheme.hpp) over affine maps, and interleaved batches by blocks
+// of adjacent sequences, written once over an element access (linrec's, or
+// the adjoint's). Values stored as T are computed in compute_t<T> (float for
+// the 16-bit storage types): converted when loaded, rounded to T when stored.
 //
 // An interleaved batch advances blocks of adjacent sequences row by row. A
 // batch with at least as many sequences as threads runs one sequence per
@@ -28,77 +29,132 @@ T step(T s, T t, T x) {
   return s == T(0) ? t : s * x + t;
 }
 
-// The P-scheme policy of a linrec problem: the state is w, a chunk's map the
-// composition of its affine steps.
+// An element access: the coefficient and input of step i of sequence k
+// (s, t), the initial state, what each state is stored as (store), and the
+// final state (finish).
+//
+// linrec's: s_i, t_i; w_i stored; the last w as the final state.
 template <class T>
-struct linrec_policy {
+struct linrec_elements {
   using V = compute_t<T>;
-  using state = V;
-  using map = ops::affine<V>;
   linrec_problem<T> const& p;
 
+  layout const& lay() const { return p.lay; }
   V s(std::int64_t i, std::int64_t k) const { return to_compute(p.s ? p.s[p.lay.offset(i, k)] : p.s_value); }
   V t(std::int64_t i, std::int64_t k) const { return to_compute(p.t ? p.t[p.lay.offset(i, k)] : p.t_value); }
-  state init(std::int64_t k) const { return to_compute(p.init_of(k)); }
-  map reduce(std::int64_t k, std::int64_t b, std::int64_t e) const {
+  V init(std::int64_t k) const { return to_compute(p.init_of(k)); }
+  void store(std::int64_t i, std::int64_t k, V x) const { p.w[p.lay.offset(i, k)] = to_storage<T>(x); }
+  void finish(std::int64_t k, V x) const {
+    if (p.final_state) p.final_state[k] = to_storage<T>(x);
+  }
+};
+
+// linrec_adjoint's (linrec_adjoint_problem): coefficient s_{i-1} (1 at
+// i = 0), input g_i; dt_i = lambda_i and ds_i = lambda_i x_i stored; the
+// init's gradient s_{n-1} lambda_{n-1} at the end.
+template <class T>
+struct linrec_adjoint_elements {
+  using V = compute_t<T>;
+  linrec_adjoint_problem<T> const& q;
+
+  layout const& lay() const { return q.scan.lay; }
+  V coefficient(std::int64_t i, std::int64_t k) const {
+    return to_compute(q.scan.s ? q.scan.s[q.scan.lay.offset(i, k)] : q.scan.s_value);
+  }
+  V s(std::int64_t i, std::int64_t k) const { return i == 0 ? V(1) : coefficient(i - 1, k); }
+  V t(std::int64_t i, std::int64_t k) const { return to_compute(q.scan.t[q.scan.lay.offset(i, k)]); }
+  V init(std::int64_t k) const { return to_compute(q.scan.init_of(k)); }
+  void store(std::int64_t i, std::int64_t k, V lambda) const {
+    std::int64_t const o = q.scan.lay.offset(i, k);
+    q.scan.w[o] = to_storage<T>(lambda);
+    if (q.ds) {
+      V const x = to_compute(i == q.scan.lay.n - 1 ? q.w_init_of(k) : q.w[q.scan.lay.offset(i + 1, k)]);
+      q.ds[o] = to_storage<T>(lambda * x);
+    }
+  }
+  void finish(std::int64_t k, V lambda) const {
+    if (q.scan.final_state) q.scan.final_state[k] = to_storage<T>(coefficient(q.scan.lay.n - 1, k) * lambda);
+  }
+};
+
+// The P-scheme policy of an element access: the state is w (or lambda), a
+// chunk's map the composition of its affine steps.
+template <class E>
+struct linrec_policy {
+  using V = typename E::V;
+  using state = V;
+  using map = ops::affine<V>;
+  E const& e;
+
+  state init(std::int64_t k) const { return e.init(k); }
+  map reduce(std::int64_t k, std::int64_t b, std::int64_t end) const {
     auto m = ops::affine_identity<V>();
-    for (std::int64_t i = b; i < e; ++i) m = ops::compose_resetting{}(m, map{s(i, k), t(i, k)});
+    for (std::int64_t i = b; i < end; ++i) m = ops::compose_resetting{}(m, map{e.s(i, k), e.t(i, k)});
     return m;
   }
   state apply(map const& m, state x) const { return step(m.a, m.b, x); }
-  state run(std::int64_t k, std::int64_t b, std::int64_t e, state x) const {
-    for (std::int64_t i = b; i < e; ++i) {
-      x = step(s(i, k), t(i, k), x);
-      p.w[p.lay.offset(i, k)] = to_storage<T>(x);
+  state run(std::int64_t k, std::int64_t b, std::int64_t end, state x) const {
+    for (std::int64_t i = b; i < end; ++i) {
+      x = step(e.s(i, k), e.t(i, k), x);
+      e.store(i, k, x);
     }
     return x;
   }
-  void finish(std::int64_t k, state x) const {
-    if (p.final_state) p.final_state[k] = to_storage<T>(x);
-  }
+  void finish(std::int64_t k, state x) const { e.finish(k, x); }
 };
 
 // Interleaved batches (batch_stride 1): a block of adjacent sequences is
 // advanced one row at a time, so every access runs along memory. One
 // sequence per thread would stride through memory `count` elements apart.
-template <class T>
-void linrec_lane_blocks(linrec_problem<T> const& p, int threads) {
+template <class E>
+void lane_blocks(E const& e, int threads) {
   constexpr std::int64_t lanes = 256;
-  std::int64_t const n = p.lay.n, count = p.lay.count, es = p.lay.element_stride;
+  std::int64_t const n = e.lay().n, count = e.lay().count;
   std::int64_t const blocks = (count + lanes - 1) / lanes;
   int const nt = static_cast<int>(std::min<std::int64_t>(threads, blocks));
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (std::int64_t b = 0; b < blocks; ++b) {
     std::int64_t const k0 = b * lanes, m = std::min(lanes, count - k0);
-    compute_t<T> x[lanes];
-    for (std::int64_t j = 0; j < m; ++j) x[j] = to_compute(p.init_of(k0 + j));
-    for (std::int64_t i = 0; i < n; ++i) {
-      std::int64_t const row = i * es + k0;
+    typename E::V x[lanes];
+    for (std::int64_t j = 0; j < m; ++j) x[j] = e.init(k0 + j);
+    for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = 0; j < m; ++j) {
-        x[j] = step(to_compute(p.s ? p.s[row + j] : p.s_value), to_compute(p.t ? p.t[row + j] : p.t_value),
-                    x[j]);
-        p.w[row + j] = to_storage<T>(x[j]);
+        x[j] = step(e.s(i, k0 + j), e.t(i, k0 + j), x[j]);
+        e.store(i, k0 + j, x[j]);
       }
-    }
-    if (p.final_state)
-      for (std::int64_t j = 0; j < m; ++j) p.final_state[k0 + j] = to_storage<T>(x[j]);
+    for (std::int64_t j = 0; j < m; ++j) e.finish(k0 + j, x[j]);
   }
+}
+
+template <class E>
+void run_elements(E const& e, int threads) {
+  layout const& lay = e.lay();
+  if (lay.batch_stride == 1 && lay.count >= 16 && lay.n > 1)
+    return lane_blocks(e, available_threads(threads));
+  // Chunks whenever pscheme_chunks gives more than one: its cost model
+  // already counts linrec's two passes (reduce_ratio 0).
+  pscheme(linrec_policy<E>{e}, lay.n, lay.count, threads, pscheme_costs{1, 0});
 }
 
 }  // namespace
 
 template <class T>
 void linrec_cpu(linrec_problem<T> const& p, int threads) {
-  if (p.lay.batch_stride == 1 && p.lay.count >= 16 && p.lay.n > 1)
-    return linrec_lane_blocks(p, available_threads(threads));
-  // Chunks whenever pscheme_chunks gives more than one: its cost model
-  // already counts linrec's two passes (reduce_ratio 0).
-  pscheme(linrec_policy<T>{p}, p.lay.n, p.lay.count, threads, pscheme_costs{1, 0});
+  run_elements(linrec_elements<T>{p}, threads);
+}
+
+template <class T>
+void linrec_adjoint_cpu(linrec_adjoint_problem<T> const& p, int threads) {
+  run_elements(linrec_adjoint_elements<T>{p}, threads);
 }
 
 template void linrec_cpu<float>(linrec_problem<float> const&, int);
 template void linrec_cpu<double>(linrec_problem<double> const&, int);
 template void linrec_cpu<bfloat16>(linrec_problem<bfloat16> const&, int);
 template void linrec_cpu<float16>(linrec_problem<float16> const&, int);
+template void linrec_adjoint_cpu<float>(linrec_adjoint_problem<float> const&, int);
+template void linrec_adjoint_cpu<double>(linrec_adjoint_problem<double> const&, int);
+template void linrec_adjoint_cpu<bfloat16>(linrec_adjoint_problem<bfloat16> const&, int);
+template void linrec_adjoint_cpu<float16>(linrec_adjoint_problem<float16> const&, int);
 
 }  // namespace recur::detail

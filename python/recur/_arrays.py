@@ -167,7 +167,7 @@ class _Torch(_NumPy):
         return x.contiguous()
 
     def broadcast_to(self, x, shape):
-        return x.expand(*shape)
+        return x.expand(tuple(shape))  # a tuple: expand() of no sizes (a 0-d result) takes ()
 
     def strides(self, x):
         return x.stride()

@@ -26,6 +26,29 @@ def _is_array(v):
     return getattr(v, "ndim", 0) > 0
 
 
+def _states(fn, be, ref, axis, dtype, given, want_out):
+    """The per-sequence state arrays of a call on ``ref`` along ``axis``, in
+    the order its layout numbers the sequences: each (name, value) of
+    ``given`` that is an array (0-d included: one value for every sequence),
+    as the extension takes it (None for None or a Python number), and with
+    ``want_out`` an output array and the function that gives it the batch
+    shape (else None and None)."""
+
+    def is_state(v):
+        return v is not None and not isinstance(v, (int, float))
+
+    if not want_out and not any(is_state(v) for _, v in given):
+        return [None] * len(given), None, None
+    shape = tuple(ref.shape)
+    bshape = shape[:axis] + shape[axis + 1 :]
+    order = state_order(len(shape), axis, batch_axes(be, ref, axis), lambda j: j if j < axis else j - 1, [])
+    ins = [
+        be.export(state_in(fn, be, v, bshape, order, dtype, ref, name)) if is_state(v) else None for name, v in given
+    ]
+    out, back = state_out(be, bshape, order, dtype, ref) if want_out else (None, None)
+    return ins, out, back
+
+
 def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, stream=None, threads=0):
     """The linear recurrence w_i = s_i w_{i-1} + t_i along ``axis``.
 
@@ -103,16 +126,8 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
             ops[i], spare = spare, None
         else:
             ops[i] = conform(be, v, w, axis)
-    init_arr, init_value, final, back = None, 0.0, None, None
-    if (init is not None and _is_array(init)) or return_final:
-        bshape = shape[:axis] + shape[axis + 1 :]
-        order = state_order(ndim, axis, batch_axes(be, w, axis), lambda j: j if j < axis else j - 1, [])
-        if init is not None and _is_array(init):
-            init_arr = be.export(state_in(fn, be, init, bshape, order, dtype, w, "init"))
-        if return_final:
-            final, back = state_out(be, bshape, order, dtype, w)
-    if init is not None and init_arr is None:
-        init_value = float(init)
+    (init_arr,), final, back = _states(fn, be, w, axis, dtype, [("init", init)], return_final)
+    init_value = float(init) if init is not None and init_arr is None else 0.0
     ex = be.export
     _recur.linrec(
         *(v if isinstance(v, float) else ex(v) for v in ops), ex(w), axis, bool(reverse), init_arr, init_value,
@@ -120,3 +135,39 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
     )
     w = be.finish(w, sid)
     return (w, back(final)) if return_final else w
+
+
+def adjoint(s, w, g, *, axis, reverse=False, init=None, final_gradient=None, want_ds=True,
+            want_init_gradient=False, stream=None, threads=0):
+    """The gradient of ``linrec(s, t, axis=axis, reverse=reverse,
+    init=init)`` from its result ``w`` and ``g``, the gradient reaching w
+    (``final_gradient``, the one reaching its final value, or None), in one
+    fused call (recur::linrec_adjoint): returns ``(dt, ds, dinit)``, ds
+    None unless ``want_ds``, dinit (the batch shape) None unless
+    ``want_init_gradient``. s is an array of g's shape or a scalar, init
+    None, a scalar or an array of the batch shape; every array of g's
+    framework, device and dtype (recur.torch's backward passes them so).
+    """
+    fn = "recur.linrec (backward)"
+    be = backend_of(g)
+    dtype = be.dtype(g)
+    axis %= g.ndim
+    sid = be.stream(g, stream)
+    dt = be.empty_like(g, dtype)
+    ds = be.empty_like(g, dtype) if want_ds else None
+    # Every array laid out like dt (conform copies one that is not).
+    s = s if not _is_array(s) else conform(be, prepare_input(fn, be, s, dtype, "s"), dt, axis)
+    w = conform(be, prepare_input(fn, be, w, dtype, "w"), dt, axis) if want_ds else None
+    g = conform(be, prepare_input(fn, be, g, dtype, "g"), dt, axis)
+    (init_arr, fg), ig, back = _states(
+        fn, be, dt, axis, dtype, [("init", init), ("final_gradient", final_gradient)], want_init_gradient
+    )
+    init_value = float(init) if init is not None and init_arr is None else 0.0
+    ex = be.export
+    _recur.linrec_adjoint(
+        s if not _is_array(s) else ex(s), None if w is None else ex(w), ex(g), ex(dt),
+        None if ds is None else ex(ds), axis, bool(reverse), init_arr, init_value, fg,
+        None if ig is None else ex(ig), sid, threads
+    )
+    dt = be.finish(dt, sid)
+    return dt, ds, None if ig is None else back(ig)

@@ -10,7 +10,10 @@ reverse.
 
 - linrec: w_i = s_i w_{i-1} + t_i. With lambda the reverse recurrence
   lambda_i = g_i + s_{i+1} lambda_{i+1}: dt = lambda, ds_i = lambda_i
-  w_{i-1}, dinit = s_0 lambda_0.
+  w_{i-1}, dinit = s_0 lambda_0, all from one fused call
+  (recur::linrec_adjoint: s, w and g read once, dt and ds written once),
+  itself a custom op (recur::linrec_backward) without a backward of its
+  own: second derivatives of linrec are not available.
 - lfilter (direct form II transposed, a normalised by a[0]): with lambda =
   reverse(lfilter(1, a, reverse(g))): dx = reverse(lfilter(b, 1,
   reverse(lambda))), db_k = sum_i lambda_i x_{i-k}, da_k = -sum_i lambda_i
@@ -84,13 +87,36 @@ def _eager(op, setup_context, backward):
     )
 
     def call(*args):
-        if (
-            torch.compiler.is_compiling()
-            or torch._C._are_functorch_transforms_active()
-            or any(isinstance(v, torch.Tensor) and type(v) not in _PLAIN for v in args)
-        ):
+        return op(*args) if _tracing(args) else fn.apply(*args)
+
+    return call
+
+
+def _tracing(args):
+    """Whether torch.compile or a torch.func transform traces, or an
+    argument is a tracer's tensor: then ops are called through
+    torch.library."""
+    return (
+        torch.compiler.is_compiling()
+        or torch._C._are_functorch_transforms_active()
+        or any(isinstance(v, torch.Tensor) and type(v) not in _PLAIN for v in args)
+    )
+
+
+def _direct(op):
+    """The calls of a custom op without a backward: the op where _tracing,
+    else its implementation, without torch.library's dispatch. Differentiating
+    through it (create_graph=True) raises."""
+    impl = _IMPLS[op]
+
+    def call(*args):
+        if _tracing(args):
             return op(*args)
-        return fn.apply(*args)
+        if torch.is_grad_enabled() and any(isinstance(v, torch.Tensor) and v.requires_grad for v in args):
+            raise NotImplementedError(
+                f"recur.torch: {impl.__name__} has no backward of its own (second derivatives are not supported)"
+            )
+        return impl(*args)
 
     return call
 
@@ -143,36 +169,49 @@ def _linrec_setup(ctx, inputs, output):
     ctx.params = (s_value, axis, reverse, init_value, t is not None)
 
 
+@_custom_op("recur::linrec_backward")
+def _linrec_backward_op(
+    s: Optional[torch.Tensor],
+    w: torch.Tensor,
+    g: torch.Tensor,
+    s_value: float,
+    axis: int,
+    reverse: bool,
+    init: Optional[torch.Tensor],
+    init_value: float,
+    gfinal: Optional[torch.Tensor],
+    want_dinit: bool,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """dt, ds and dinit of linrec (recur::linrec_adjoint); ds and dinit are
+    empty where not wanted (s a scalar; init not a tensor)."""
+    dt, ds, dinit = _linrec.adjoint(
+        s_value if s is None else s, w, g, axis=axis, reverse=reverse,
+        init=init_value if init is None else init, final_gradient=gfinal, want_ds=s is not None,
+        want_init_gradient=want_dinit,
+    )
+    return dt, g.new_empty((0,)) if ds is None else ds, g.new_empty((0,)) if dinit is None else dinit
+
+
+@_linrec_backward_op.register_fake
+def _(s, w, g, s_value, axis, reverse, init, init_value, gfinal, want_dinit):
+    shape = list(g.shape)
+    del shape[axis]
+    ds = g.new_empty((0,)) if s is None else torch.empty_like(g)
+    return torch.empty_like(g), ds, g.new_empty(shape if want_dinit else (0,))
+
+
 def _linrec_backward(ctx, gw, gfinal):
     s, t, init, w = ctx.saved_tensors
     s_value, axis, reverse, init_value, t_is_tensor = ctx.params
-    n = w.shape[axis]
-    g = gw.clone() if gw is not None else torch.zeros_like(w)
-    # The last w computed (w_{n-1}, or w_0 in reverse) is also the final value.
-    last = 0 if reverse else n - 1
-    if gfinal is not None:
-        g.narrow(axis, last, 1).add_(gfinal.unsqueeze(axis))
-    step = 1 if reverse else -1  # the adjoint runs against the recurrence
-    coeff = s_value if s is None else _shift(s, axis, step)
-    lam = _linrec_call(None if s is None else coeff, g, s_value, 0.0, axis, not reverse, None, 0.0)[0]
-    if init is not None:
-        boundary = init.unsqueeze(axis)
-    else:
-        boundary = torch.full_like(w.narrow(axis, 0, 1), init_value)
-    prev = _shift(w, axis, -step)  # w_{i-1} (w_{i+1} in reverse), the end from init
-    first = n - 1 if reverse else 0
-    prev.narrow(axis, first, 1).copy_(boundary)
-    ds = lam * prev if s is not None else None
-    dt = lam if t_is_tensor else None
-    dinit = None
-    if init is not None:
-        s_first = s.narrow(axis, first, 1) if s is not None else s_value
-        dinit = (s_first * lam.narrow(axis, first, 1)).squeeze(axis)
-    return ds, dt, None, None, None, None, dinit, None
+    g = gw if gw is not None else torch.zeros_like(w)
+    dt, ds, dinit = _linrec_backward_call(s, w, g, s_value, axis, reverse, init, init_value, gfinal, init is not None)
+    return (ds if s is not None else None, dt if t_is_tensor else None, None, None, None, None,
+            dinit if init is not None else None, None)
 
 
 torch.library.register_autograd("recur::linrec", _linrec_backward, setup_context=_linrec_setup)
 _linrec_call = _eager(_linrec_op, _linrec_setup, _linrec_backward)
+_linrec_backward_call = _direct(_linrec_backward_op)
 
 
 def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, stream=None):

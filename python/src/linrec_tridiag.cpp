@@ -1,5 +1,5 @@
-// Bindings of include/recur/linrec.hpp (linrec) and tridiag.hpp
-// (solve_batched). Each checks what the C++ API cannot see (dtypes, devices,
+// Bindings of include/recur/linrec.hpp (linrec, linrec_adjoint) and
+// tridiag.hpp (solve_batched). Each checks what the C++ API cannot see (dtypes, devices,
 // shapes, state sizes, one layout for every array), then calls the entry
 // point, which checks the rest.
 #include <cstdint>
@@ -26,6 +26,13 @@ using stream_arg = std::optional<std::uintptr_t>;
 using array_or_scalar = std::variant<array, double>;
 
 array const* array_of(array_or_scalar const& v) { return std::get_if<array>(&v); }
+
+// An operand of T: the array's data from element `off` on, or the scalar.
+template <class T>
+operand<T> operand_at(array_or_scalar const& v, std::int64_t off) {
+  if (auto const* a = array_of(v)) return operand<T>(in<T>(*a) + off);
+  return operand<T>(static_cast<T>(std::get<double>(v)));
+}
 
 // The batch of every named array, which must all have `ref`'s shape and
 // share its layout.
@@ -64,22 +71,71 @@ void bind_linrec_tridiag(nb::module_& m) {
                             {"final_state", given(final_state)}});
           check_state(fn, "init", init, sequences(bt));
           check_state(fn, "final_state", final_state, sequences(bt));
-          auto operand_of = [](array_or_scalar const& v, std::int64_t off) {
-            if (auto const* a = std::get_if<array>(&v)) return operand<T>(in<T>(*a) + off);
-            return operand<T>(static_cast<T>(std::get<double>(v)));
-          };
           run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
             linrec_options<T> opt;
             opt.dir = reverse ? direction::reverse : direction::forward;
             opt.init = at(in<T>(init), first);
             opt.init_value = static_cast<T>(init_value);
             opt.final_state = at(output<T>(final_state), first);
-            linrec<T>(e, operand_of(s, off), operand_of(t, off), output<T>(w) + off, bt.lay, opt);
+            linrec<T>(e, operand_at<T>(s, off), operand_at<T>(t, off), output<T>(w) + off, bt.lay, opt);
           });
         });
       },
       arg("s"), arg("t"), arg("w"), arg("axis"), arg("reverse"), arg("init").none(), arg("init_value"),
       arg("final_state").none(), arg("stream").none(), arg("threads"));
+
+  // The adjoint of linrec (recur.torch's backward): g, dt and ds (optional)
+  // w's shape and layout, s an array like them or a scalar; w is read only
+  // for ds. init, final_gradient and init_gradient: one value per sequence,
+  // or None.
+  m.def(
+      "linrec_adjoint",
+      [](array_or_scalar const& s, std::optional<array> const& w, array const& g, array const& dt,
+         std::optional<array> const& ds, std::int64_t axis, bool reverse, std::optional<array> const& init,
+         double init_value, std::optional<array> const& final_gradient,
+         std::optional<array> const& init_gradient, stream_arg stream, int threads) {
+        char const* fn = "recur.linrec (backward)";
+        executor_spec const ex{stream, threads};
+        check_devices(fn, ex,
+                      {{"s", array_of(s)},
+                       {"w", given(w)},
+                       {"g", &g},
+                       {"dt", &dt},
+                       {"ds", given(ds)},
+                       {"init", given(init)},
+                       {"final_gradient", given(final_gradient)},
+                       {"init_gradient", given(init_gradient)}});
+        auto const bt = one_batch(fn, "dt", dt, axis,
+                                  {{"s", array_of(s)}, {"w", given(w)}, {"g", &g}, {"ds", given(ds)}});
+        with_linrec_type(fn, "dt", dt, [&](auto z) {
+          using T = decltype(z);
+          check_same_dtype(fn, dt,
+                           {{"s", array_of(s)},
+                            {"w", given(w)},
+                            {"g", &g},
+                            {"ds", given(ds)},
+                            {"init", given(init)},
+                            {"final_gradient", given(final_gradient)},
+                            {"init_gradient", given(init_gradient)}});
+          for (auto const& [name, st] :
+               {std::pair{"init", &init}, std::pair{"final_gradient", &final_gradient},
+                std::pair{"init_gradient", &init_gradient}})
+            check_state(fn, name, *st, sequences(bt));
+          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+            linrec_adjoint_options<T> opt;
+            opt.dir = reverse ? direction::reverse : direction::forward;
+            opt.init = at(in<T>(init), first);
+            opt.init_value = static_cast<T>(init_value);
+            opt.final_gradient = at(in<T>(final_gradient), first);
+            opt.init_gradient = at(output<T>(init_gradient), first);
+            linrec_adjoint<T>(e, operand_at<T>(s, off), at(in<T>(w), off), in<T>(g) + off,
+                              output<T>(dt) + off, at(output<T>(ds), off), bt.lay, opt);
+          });
+        });
+      },
+      arg("s"), arg("w").none(), arg("g"), arg("dt"), arg("ds").none(), arg("axis"), arg("reverse"),
+      arg("init").none(), arg("init_value"), arg("final_gradient").none(), arg("init_gradient").none(),
+      arg("stream").none(), arg("threads"));
 
   // b and x are d's shape, or d's shape behind a leading axis of nrhs
   // right-hand sides, each laid out like d. info, pivoted and

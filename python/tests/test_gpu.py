@@ -284,6 +284,32 @@ def test_torch_autograd_on_the_gpu(rng):
         rl.solve_tridiagonal(torch.ones(2, 63, dtype=torch.float64), d, torch.ones(2, 63, device="cuda"), x)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("shape,axis", [((1600, 8200), -1), ((8200, 1600), 0), ((3, 50001), -1)])
+def test_linrec_backward_matches_the_cpu(dtype, reverse, shape, axis, rng):
+    """linrec's fused backward (recur::linrec_adjoint) on CUDA tensors
+    against the same on CPU tensors: batches that fill the device (the rows
+    agent, 1600 contiguous sequences of 8200), interleaved ones (the lanes
+    agent) and a few long sequences (tiles), gradients through w and the
+    final value, with a tensor init."""
+    torch = pytest.importorskip("torch")
+    tdtype = getattr(torch, dtype)
+    ax = axis % 2
+    host = [torch.as_tensor(a, dtype=tdtype) for a in (rng.uniform(-0.95, 0.95, shape), rng.standard_normal(shape),
+                                                       rng.standard_normal(shape[1 - ax]), rng.standard_normal(shape),
+                                                       rng.standard_normal(shape[1 - ax]))]
+    grads = []
+    for device in ("cpu", "cuda"):
+        s, t, i, c, cf = (v.to(device) for v in host)
+        s, t, i = (v.requires_grad_() for v in (s, t, i))
+        w, final = recur.linrec(s, t, axis=axis, reverse=reverse, init=i, return_final=True)
+        grads.append([v.cpu() for v in torch.autograd.grad((w * c).sum() + (final * cf).sum(), (s, t, i))])
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
+    for name, a, b in zip(("s", "t", "init"), grads[1], grads[0]):
+        torch.testing.assert_close(a, b, **tol, msg=lambda m: f"d{name}: {m}")
+
+
 def test_wrong_device_is_refused(rng):
     torch = pytest.importorskip("torch")
     x = torch.randn(100, device="cuda")

@@ -60,6 +60,79 @@ def test_linrec_gradcheck_axis0(rng):
     assert torch.autograd.gradcheck(lambda s, t: recur.linrec(s, t, axis=0), (s, t))
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("init", ["none", "value", "tensor"])
+def test_linrec_gradcheck_fused_backward(reverse, axis, init, rng):
+    """The fused backward (recur::linrec_adjoint) on every axis of a 3-D
+    batch (interleaved and strided sequences), with init absent, a scalar
+    or a tensor, the gradient reaching w and the final value."""
+    shape = (5, 3, 4)
+    s = f64(rng.uniform(-0.9, 0.9, shape))
+    t = f64(rng.standard_normal(shape))
+    bshape = tuple(n for j, n in enumerate(shape) if j != axis % 3)
+    inputs = (s, t) + ((f64(rng.standard_normal(bshape)),) if init == "tensor" else ())
+
+    def f(s_, t_, *i):
+        i_ = i[0] if i else (0.4 if init == "value" else None)
+        return recur.linrec(s_, t_, axis=axis, reverse=reverse, init=i_, return_final=True)
+
+    assert torch.autograd.gradcheck(f, inputs)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_linrec_gradcheck_edges(reverse, rng):
+    """One element per sequence; the gradient reaching only the final value
+    or only w; s given as a scalar with a tensor init; one sequence."""
+    s, t, i = f64(rng.uniform(-0.9, 0.9, (1, 3))), f64(rng.standard_normal((1, 3))), f64(rng.standard_normal(3))
+    assert torch.autograd.gradcheck(
+        lambda s, t, i: recur.linrec(s, t, axis=0, reverse=reverse, init=i, return_final=True), (s, t, i)
+    )
+    s, t, i = f64(rng.uniform(-0.9, 0.9, (2, 9))), f64(rng.standard_normal((2, 9))), f64(rng.standard_normal(2))
+    assert torch.autograd.gradcheck(
+        lambda s, t, i: recur.linrec(s, t, reverse=reverse, init=i, return_final=True)[1], (s, t, i)
+    )
+    assert torch.autograd.gradcheck(lambda s, t: recur.linrec(s, t, reverse=reverse, init=0.5), (s, t))
+    assert torch.autograd.gradcheck(lambda t, i: recur.linrec(0.8, t, reverse=reverse, init=i), (t, i))
+    # One sequence: init and the final value are 0-d.
+    s, t, i = f64(rng.uniform(-0.9, 0.9, 6)), f64(rng.standard_normal(6)), f64(rng.standard_normal(()))
+    assert torch.autograd.gradcheck(
+        lambda s, t, i: recur.linrec(s, t, reverse=reverse, init=i, return_final=True), (s, t, i)
+    )
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_linrec_backward_against_autograd_of_a_loop(reverse, rng):
+    """The fused backward's gradients against PyTorch's autograd through the
+    recurrence written as a loop of torch ops (float64, 3 x 257)."""
+    shape = (3, 257)
+    s = f64(rng.uniform(-0.95, 0.95, shape))
+    t = f64(rng.standard_normal(shape))
+    i = f64(rng.standard_normal(3))
+    c, cf = torch.from_numpy(rng.standard_normal(shape)), torch.from_numpy(rng.standard_normal(3))
+
+    def loop(s, t, i):
+        x, out = i, []
+        for k in reversed(range(shape[1])) if reverse else range(shape[1]):
+            x = s[:, k] * x + t[:, k]
+            out.append(x)
+        w = torch.stack(out[::-1] if reverse else out, 1)
+        return (w * c).sum() + (x * cf).sum()
+
+    want = torch.autograd.grad(loop(s, t, i), (s, t, i))
+    w, final = recur.linrec(s, t, reverse=reverse, init=i, return_final=True)
+    got = torch.autograd.grad((w * c).sum() + (final * cf).sum(), (s, t, i))
+    for name, a, b in zip(("s", "t", "init"), got, want):
+        torch.testing.assert_close(a, b, rtol=1e-11, atol=1e-12, msg=lambda m: f"d{name}: {m}")
+
+
+def test_linrec_second_derivatives_are_refused(rng):
+    s, t = f64(rng.uniform(-0.9, 0.9, (2, 5))), f64(rng.standard_normal((2, 5)))
+    w = recur.linrec(s, t)
+    with pytest.raises(NotImplementedError, match="second derivatives"):
+        torch.autograd.grad((w**2).sum(), (s, t), create_graph=True)
+
+
 @pytest.mark.parametrize("with_zi", [False, True])
 def test_lfilter_gradcheck(with_zi, rng):
     b = f64([0.3, 0.2, -0.1])
@@ -176,6 +249,24 @@ def test_torch_compile(rng):
     loss(x, b, a).backward()
     torch.testing.assert_close(got, loss(x, b, a))
     torch.testing.assert_close(g_compiled, x.grad)
+
+
+def test_torch_compile_linrec_backward(rng):
+    """linrec's fused backward traced by torch.compile: array s, a tensor
+    init, gradients through w and the final value."""
+    s = f64(rng.uniform(-0.9, 0.9, (3, 40)))
+    t = f64(rng.standard_normal((3, 40)))
+    i = f64(rng.standard_normal(3))
+
+    def loss(s, t, i):
+        w, final = recur.linrec(s, t, axis=-1, reverse=True, init=i, return_final=True)
+        return (w**2).sum() + final.sum()
+
+    compiled = torch.compile(loss, backend="aot_eager", fullgraph=True)
+    got = torch.autograd.grad(compiled(s, t, i), (s, t, i))
+    want = torch.autograd.grad(loss(s, t, i), (s, t, i))
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b)
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])

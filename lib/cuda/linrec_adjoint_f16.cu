@@ -1,0 +1,5 @@
+// linrec_adjoint<float16> on CUDA: one translation unit per type so builds parallelise.
+#include "linrec_cuda.cuh"
+
+template void recur::detail::linrec_adjoint_cuda<recur::float16>(
+    recur::detail::linrec_adjoint_problem<recur::float16> const&, CUstream_st*, recur::linrec_variant);
