@@ -41,6 +41,7 @@
 // value space).
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include <recur/layout/layout.hpp>
@@ -75,7 +76,9 @@ struct lti_params {
   T resp[Rows][K];
 };
 
-// Unit: element stride 1 (32-bit offsets within a tile), chosen at launch.
+// Unit: element stride 1 or -1 (a reverse view: the host API mirrors
+// reverse calls), with offsets within a tile known at compile time, chosen at
+// launch; otherwise any element stride, read through 64-bit offsets.
 // Correct: the determination adds each output's response to the thread's
 // incoming state, y_j = y0_j + C A^j s_in (K independent FMAs per sample),
 // to the outputs y0 of the pre-computation's zero-state run, instead of
@@ -193,22 +196,32 @@ struct agent_lti {
     }
   };
 
+  // f(es) with the element stride: for Unit a compile-time 1 or -1, so that
+  // the striped offsets j * Block * es are constants.
+  template <class F>
+  __device__ __forceinline__ static void with_stride(params const& p, F&& f) {
+    if constexpr (!Unit)
+      f(p.lay.element_stride);
+    else if (p.lay.element_stride < 0)
+      f(std::integral_constant<int, -1>{});
+    else
+      f(std::integral_constant<int, 1>{});
+  }
+
   __device__ static void run(temp_storage& ts, params const& p, status const& st) {
     unsigned const tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     if (tid == 0) ts.tile = st.next_tile();
     __syncthreads();
     std::int64_t const tile = ts.tile;
     std::int64_t const seq = tile / p.tiles_per_seq, local = tile - seq * p.tiles_per_seq;
-    std::int64_t const n = p.lay.n, es = Unit ? 1 : p.lay.element_stride;
+    std::int64_t const n = p.lay.n;
     std::int64_t const i0 = local * tile_items;
     int const valid = static_cast<int>(n - i0 < tile_items ? n - i0 : tile_items);
-    std::int64_t const base = seq * p.lay.batch_stride + i0 * es;
 
-    // Load, striped and coalesced, every load in flight before the first use
-    // (unit stride, the common case, with 32-bit offsets).
-    {
+    // Load, striped and coalesced, every load in flight before the first use.
+    with_stride(p, [&](auto es) {
       T v[Items];
-      T const* x = p.x + base + tid * es;
+      T const* x = p.x + seq * p.lay.batch_stride + (i0 + tid) * es;
       if (valid == tile_items) {
 #pragma unroll
         for (int j = 0; j < Items; ++j) v[j] = x[j * Block * es];
@@ -218,7 +231,7 @@ struct agent_lti {
       }
 #pragma unroll
       for (int j = 0; j < Items; ++j) ts.x[j * padded(Block) + padded(int(tid))] = v[j];
-    }
+    });
     __syncthreads();
 
     // The thread's run: item i at run[at(i)], offsets known at compile time
@@ -334,15 +347,17 @@ struct agent_lti {
       }
     }
     __syncthreads();
-    T* const y = p.y + base + tid * es;
-    if (valid == tile_items) {
+    with_stride(p, [&](auto es) {
+      T* const y = p.y + seq * p.lay.batch_stride + (i0 + tid) * es;
+      if (valid == tile_items) {
 #pragma unroll
-      for (int j = 0; j < Items; ++j) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
-    } else {
+        for (int j = 0; j < Items; ++j) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
+      } else {
 #pragma unroll
-      for (int j = 0; j < Items; ++j)
-        if (j * Block + int(tid) < valid) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
-    }
+        for (int j = 0; j < Items; ++j)
+          if (j * Block + int(tid) < valid) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
+      }
+    });
   }
 };
 

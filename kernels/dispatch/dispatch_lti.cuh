@@ -97,6 +97,12 @@ lti_power_chain<K> const& cached_power_chain(System const& sys, int top) {
   return *last.chain;
 }
 
+// Whether the elements of each sequence are adjacent in memory, forwards or
+// backwards (a reverse view, whose element stride is -1), or single.
+constexpr bool lti_unit_stride(layout const& lay) {
+  return lay.element_stride == 1 || lay.element_stride == -1 || lay.n <= 1;
+}
+
 // One tile shape: sizes (null temp) or launches.
 // `chain` (may be null: the cached one) holds at least log2(Items) + levels
 // powers.
@@ -147,7 +153,7 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
   status const st = status::carve(d_temp, tiles);
   cudaError_t const e = cudaMemsetAsync(d_temp, 0xff, bytes, stream);
   if (e != cudaSuccess) return e;
-  if (lay.element_stride == 1 || lay.n <= 1)
+  if (lti_unit_stride(lay))
     lti_tiles_kernel<agent><<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
   else
     lti_tiles_kernel<strided><<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
@@ -158,11 +164,12 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
 // (sequentially, as the references do).
 template <class T, int K>
 constexpr bool lti_runs_lanes(layout const& lay) {
-  return lay.count >= lti_lanes_min_count && (lay.element_stride != 1 || lay.n <= 2 * lti_lanes_tile<T, K>);
+  return lay.count >= lti_lanes_min_count && (!lti_unit_stride(lay) || lay.n <= 2 * lti_lanes_tile<T, K>);
 }
 
-// x and y follow `lay` (y may equal x); zi and zf (device, may be null, may
-// be equal) hold each sequence's K state values at seq * state_stride.
+// x and y follow `lay` (y may equal x; the element stride may be negative:
+// a reverse view); zi and zf (device, may be null, may be equal) hold each
+// sequence's K state values at seq * state_stride.
 // Policy: a tile shape (lti_shape) for every tiled call, or void for
 // lti_policy's. Errors: cudaErrorInvalidValue for a negative size or too
 // little temporary storage.
