@@ -76,16 +76,18 @@ struct lti_params {
   T resp[Rows][K];
 };
 
-// Unit: element stride 1 or -1 (a reverse view: the host API mirrors
-// reverse calls), with offsets within a tile known at compile time, chosen at
-// launch; otherwise any element stride, read through 64-bit offsets.
+// Step: the element stride when it is 1, or -1 (a reverse view: the host
+// API mirrors reverse calls), with offsets within a tile known at compile
+// time; 0: any element stride, read through 64-bit offsets. Chosen at
+// launch.
 // Correct: the determination adds each output's response to the thread's
 // incoming state, y_j = y0_j + C A^j s_in (K independent FMAs per sample),
 // to the outputs y0 of the pre-computation's zero-state run, instead of
 // running the System's step chain a second time.
-template <class T, class System, int Block, int Items, int Depth, int MinBlocks, bool Unit = true,
+template <class T, class System, int Block, int Items, int Depth, int MinBlocks, int Step = 1,
           bool Correct = false>
 struct agent_lti {
+  static_assert(Step == 1 || Step == -1 || Step == 0);
   static constexpr int K = System::K;
   static constexpr int block_threads = Block, min_blocks = MinBlocks;
   static constexpr int tile_items = Block * Items, warps = Block / 32;
@@ -196,18 +198,6 @@ struct agent_lti {
     }
   };
 
-  // f(es) with the element stride: for Unit a compile-time 1 or -1, so that
-  // the striped offsets j * Block * es are constants.
-  template <class F>
-  __device__ __forceinline__ static void with_stride(params const& p, F&& f) {
-    if constexpr (!Unit)
-      f(p.lay.element_stride);
-    else if (p.lay.element_stride < 0)
-      f(std::integral_constant<int, -1>{});
-    else
-      f(std::integral_constant<int, 1>{});
-  }
-
   __device__ static void run(temp_storage& ts, params const& p, status const& st) {
     unsigned const tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     if (tid == 0) ts.tile = st.next_tile();
@@ -217,9 +207,17 @@ struct agent_lti {
     std::int64_t const n = p.lay.n;
     std::int64_t const i0 = local * tile_items;
     int const valid = static_cast<int>(n - i0 < tile_items ? n - i0 : tile_items);
+    // The element stride; a constant for Step 1 and -1, so that the striped
+    // offsets j * Block * es are constants too.
+    auto const es = [&] {
+      if constexpr (Step == 0)
+        return p.lay.element_stride;
+      else
+        return std::integral_constant<int, Step>{};
+    }();
 
     // Load, striped and coalesced, every load in flight before the first use.
-    with_stride(p, [&](auto es) {
+    {
       T v[Items];
       T const* x = p.x + seq * p.lay.batch_stride + (i0 + tid) * es;
       if (valid == tile_items) {
@@ -231,7 +229,7 @@ struct agent_lti {
       }
 #pragma unroll
       for (int j = 0; j < Items; ++j) ts.x[j * padded(Block) + padded(int(tid))] = v[j];
-    });
+    }
     __syncthreads();
 
     // The thread's run: item i at run[at(i)], offsets known at compile time
@@ -347,17 +345,15 @@ struct agent_lti {
       }
     }
     __syncthreads();
-    with_stride(p, [&](auto es) {
-      T* const y = p.y + seq * p.lay.batch_stride + (i0 + tid) * es;
-      if (valid == tile_items) {
+    T* const y = p.y + seq * p.lay.batch_stride + (i0 + tid) * es;
+    if (valid == tile_items) {
 #pragma unroll
-        for (int j = 0; j < Items; ++j) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
-      } else {
+      for (int j = 0; j < Items; ++j) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
+    } else {
 #pragma unroll
-        for (int j = 0; j < Items; ++j)
-          if (j * Block + int(tid) < valid) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
-      }
-    });
+      for (int j = 0; j < Items; ++j)
+        if (j * Block + int(tid) < valid) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
+    }
   }
 };
 
