@@ -98,12 +98,13 @@ void correlate_lags(cuda const& ex, std::type_identity_t<T> const* u,
   detail::check_device_pointer(fn, c, "c");
   if (lay.n > 0 && lay.count > 0) {
     detail::check_device_pointer(fn, u, "u");
-    for (std::int64_t j = 0; j < nv; ++j) detail::check_device_pointer(fn, v[j], fmt::format("v[{}]", j).c_str());
+    for (std::int64_t j = 0; j < nv; ++j)
+      detail::check_device_pointer(fn, v[j], fmt::format("v[{}]", j).c_str());
   }
   detail::correlate_cuda<T>(call.u, call.v.data(), nv, c, lags, call.lay, ex.stream);
 }
 
-#define RECUR_CORRELATE(Ex, T)                                                                       \
+#define RECUR_CORRELATE(Ex, T)                                                                      \
   template void correlate_lags<T>(Ex const&, T const*, std::span<T const* const>, T*, std::int64_t, \
                                   layout const&, direction);
 RECUR_CORRELATE(host, float)

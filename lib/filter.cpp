@@ -1,7 +1,9 @@
 // Host API of the IIR filters (lfilter, lfilter_zi, lfiltic, sosfilt,
-// sosfilt_zi, filtfilt, sosfiltfilt) and the DPCM codecs: every argument checked before anything is written,
-// then the backend (filter_backends.hpp): the references' arithmetic per sequence over OpenMP threads
-// (lib/cpu/filter_cpu.cpp), or, with recur::cuda, the GPU's own checks (order at most 8, device memory,
+// sosfilt_zi, filtfilt, sosfiltfilt) and the DPCM codecs: every argument
+// checked before anything is written, the reverse direction as a mirrored
+// view, then the backend (filter_backends.hpp): the references' arithmetic
+// per sequence over OpenMP threads (lib/cpu/filter_cpu.cpp), or, with
+// recur::cuda, the GPU's own checks (order at most 8, device memory,
 // coefficients on the host) and the CUDA backends (lib/cuda/).
 #include <algorithm>
 #include <cmath>
@@ -103,7 +105,8 @@ void check_filter_call(char const* fn, T const* x, T* y, layout const& lay, filt
   detail::check_pointer(fn, opt.init, "opt.init", false);
   detail::check_pointer(fn, opt.final_state, "opt.final_state", false);
   if (opt.dir != direction::forward && opt.dir != direction::reverse)
-    detail::bad_argument(fn, fmt::format("opt.dir = {} is not forward or reverse", static_cast<int>(opt.dir)));
+    detail::bad_argument(fn,
+                         fmt::format("opt.dir = {} is not forward or reverse", static_cast<int>(opt.dir)));
   std::int64_t const values = detail::state_size(fn, lay.count, per_sequence, what, sizeof(T));
   byte_span const sx = span_of(x, lay), sy = span_of<T>(y, lay);
   byte_span const si = span_of(opt.init, values), sf = span_of<T>(opt.final_state, values);

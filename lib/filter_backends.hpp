@@ -107,8 +107,8 @@ void filtfilt_cuda(iir_coefficients<T> const& f, T const* zi, std::int64_t per, 
 // for n == 0 (c zeros).
 inline constexpr std::int64_t correlate_cuda_max_lags = 9, correlate_cuda_max_arrays = 2;
 template <class T>
-void correlate_cuda(T const* u, T const* const* v, std::int64_t nv, T* c, std::int64_t lags, layout const& lay,
-                    CUstream_st* stream);
+void correlate_cuda(T const* u, T const* const* v, std::int64_t nv, T* c, std::int64_t lags,
+                    layout const& lay, CUstream_st* stream);
 
 // lib/cuda/filters_f32.cu, filters_f64.cu (the predictor recurrence of
 // kernels/dispatch/dispatch_filters.cuh): c_1 .. c_k.

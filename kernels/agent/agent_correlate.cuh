@@ -33,11 +33,11 @@ struct correlate_params {
   T const* v[MaxArrays];  // the first nv used
   int nv;
   int lags;
-  layout lay;                 // element stride may be negative (a reverse view)
-  bool sequences_adjacent;    // |batch_stride| < |element_stride|: load sequence-fastest
-  std::int64_t tiles_along;   // tiles along the elements of a group of Seqs sequences
-  std::int64_t tiles;         // all the tiles
-  T* partial;                 // output o's partial of tile t at partial[o * tiles + t], o = j * lags + k
+  layout lay;                // element stride may be negative (a reverse view)
+  bool sequences_adjacent;   // |batch_stride| < |element_stride|: load sequence-fastest
+  std::int64_t tiles_along;  // tiles along the elements of a group of Seqs sequences
+  std::int64_t tiles;        // all the tiles
+  T* partial;                // output o's partial of tile t at partial[o * tiles + t], o = j * lags + k
 };
 
 template <class T, int Block, int Items, int Seqs, int MaxLags, int MaxArrays>
@@ -74,7 +74,8 @@ struct agent_correlate {
     for (int m = 0; m < loads; ++m) {
       int const q = m * Block + tid;
       if (q < Seqs * row) {
-        int const s = p.sequences_adjacent ? q % Seqs : q / row, e = p.sequences_adjacent ? q / Seqs : q % row;
+        int const s = p.sequences_adjacent ? q % Seqs : q / row,
+                  e = p.sequences_adjacent ? q / Seqs : q % row;
         std::int64_t const i = i0 + e, k = s0 + s;
         bool const in = i >= 0 && i < n && k < count;
         std::int64_t const off = in ? p.lay.offset(i, k) : 0;
@@ -132,7 +133,8 @@ struct agent_correlate {
 };
 
 template <class Agent, class Params>
-__global__ void __launch_bounds__(Agent::block_threads) correlate_tiles_kernel(__grid_constant__ Params const p) {
+__global__ void __launch_bounds__(Agent::block_threads)
+    correlate_tiles_kernel(__grid_constant__ Params const p) {
   __shared__ typename Agent::temp_storage ts;
   Agent::run(ts, p);
 }

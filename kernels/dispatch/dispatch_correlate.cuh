@@ -38,13 +38,13 @@ inline constexpr int correlate_max_lags = 9, correlate_max_arrays = 2;
 // Untuned: 256 threads, runs of 32 bytes per thread (a long tile of 8 KB per
 // array, as agent_lti's f32 tiles hold).
 template <class T, int Seqs>
-using correlate_agent = agent_correlate<T, 256, 32 / sizeof(T), Seqs, correlate_max_lags, correlate_max_arrays>;
+using correlate_agent =
+    agent_correlate<T, 256, 32 / sizeof(T), Seqs, correlate_max_lags, correlate_max_arrays>;
 
 // c[o] = the sum of partial[o * tiles + t] over t, in a fixed order; one
 // block per output.
 template <class T, int Block>
-__global__ void __launch_bounds__(Block)
-    correlate_reduce_kernel(T const* partial, std::int64_t tiles, T* c) {
+__global__ void __launch_bounds__(Block) correlate_reduce_kernel(T const* partial, std::int64_t tiles, T* c) {
   __shared__ T warp_sum[Block / 32];
   int const tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
   T const* row = partial + std::int64_t(blockIdx.x) * tiles;
@@ -105,7 +105,8 @@ template <class T>
 cudaError_t correlate_lags(void* d_temp, std::size_t& temp_bytes, T const* u, T const* const* v, int nv, T* c,
                            int lags, layout const& lay, cudaStream_t stream = 0) {
   using namespace recur::kernels;
-  if (nv < 0 || nv > correlate_max_arrays || lags < 0 || lags > correlate_max_lags) return cudaErrorInvalidValue;
+  if (nv < 0 || nv > correlate_max_arrays || lags < 0 || lags > correlate_max_lags)
+    return cudaErrorInvalidValue;
   if (lay.n < 0 || lay.count < 0) return cudaErrorInvalidValue;
   if (nv == 0 || lags == 0 || lay.n == 0 || lay.count == 0) {
     if (d_temp == nullptr) {

@@ -13,15 +13,17 @@ static_assert(correlate_cuda_max_lags == kernels::correlate_max_lags &&
               correlate_cuda_max_arrays == kernels::correlate_max_arrays);
 
 template <class T>
-void correlate_cuda(T const* u, T const* const* v, std::int64_t nv, T* c, std::int64_t lags, layout const& lay,
-                    CUstream_st* stream) {
+void correlate_cuda(T const* u, T const* const* v, std::int64_t nv, T* c, std::int64_t lags,
+                    layout const& lay, CUstream_st* stream) {
   int const nvi = static_cast<int>(nv), li = static_cast<int>(lags);
   with_temp(
       "recur::device::correlate_lags", stream,
       [&](std::size_t& bytes) {
         return device::correlate_lags<T>(nullptr, bytes, u, v, nvi, c, li, lay, stream);
       },
-      [&](void* t, std::size_t bytes) { return device::correlate_lags<T>(t, bytes, u, v, nvi, c, li, lay, stream); });
+      [&](void* t, std::size_t bytes) {
+        return device::correlate_lags<T>(t, bytes, u, v, nvi, c, li, lay, stream);
+      });
 }
 
 template void correlate_cuda<float>(float const*, float const* const*, std::int64_t, float*, std::int64_t,
