@@ -16,13 +16,12 @@
 
 #include <boost/test/unit_test.hpp>
 #include <recur/filter.hpp>
-#include <recur/reference/lfilter.hpp>
 
+#include "common/iir.hpp"
 #include "common/layouts.hpp"
 #include "common/poison.hpp"
 #include "common/random.hpp"
 
-namespace ref = recur::reference;
 using recur::direction;
 using recur::host;
 using recur::layout;
@@ -32,40 +31,11 @@ using recur_test::seed_for;
 namespace {
 
 using recur_test::all_poison;
+using recur_test::flipped;
+using recur_test::iir;
 using recur_test::poison;
 using recur_test::random_values;
 using recur_test::same_bytes;
-
-// b of nb random values; a = a0 prod_j (1 - r_j z^-1), real poles |r_j| <
-// 0.7, a0 in [0.5, 1.5) (the normalisation is exercised).
-template <class T>
-struct filter {
-  std::vector<T> b, a;
-};
-
-template <class T>
-filter<T> random_filter(rng& r, int nb, int poles) {
-  std::vector<double> a = {1.0};
-  for (int j = 0; j < poles; ++j) {
-    double const root = 0.7 * r.symmetric();
-    a.push_back(0.0);
-    for (std::size_t i = a.size() - 1; i > 0; --i) a[i] -= root * a[i - 1];
-  }
-  double const a0 = 0.5 + r.uniform();
-  filter<T> f;
-  for (double v : a) f.a.push_back(static_cast<T>(v * a0));
-  for (int j = 0; j < nb; ++j) f.b.push_back(static_cast<T>(r.symmetric()));
-  return f;
-}
-
-// v with every sequence of the layout reversed (gaps copied).
-template <class T>
-std::vector<T> flipped(std::vector<T> const& v, layout const& lay) {
-  std::vector<T> f = v;
-  for (std::int64_t k = 0; k < lay.count; ++k)
-    for (std::int64_t i = 0; i < lay.n; ++i) f[lay.offset(i, k)] = v[lay.offset(lay.n - 1 - i, k)];
-  return f;
-}
 
 std::string describe(layout const& lay) {
   return "n=" + std::to_string(lay.n) + " count=" + std::to_string(lay.count) +
@@ -73,42 +43,14 @@ std::string describe(layout const& lay) {
          " batch_stride=" + std::to_string(lay.batch_stride);
 }
 
-// The filter under test: lfilter (sections 0: b and a) or sosfilt (rows).
-template <class T>
-struct iir {
-  filter<T> f;
-  std::vector<T> sos;  // non-empty: sosfilt
-  std::int64_t state() const {
-    return sos.empty() ? std::int64_t(std::max(f.a.size(), f.b.size())) - 1 : std::int64_t(sos.size() / 6) * 2;
-  }
-  void run(int threads, T const* x, T* y, layout const& lay, recur::filter_options<T> const& opt) const {
-    if (sos.empty())
-      recur::lfilter(host{threads}, std::span<T const>(f.b), std::span<T const>(f.a), x, y, lay, opt);
-    else
-      recur::sosfilt(host{threads}, std::span<T const>(sos), x, y, lay, opt);
-  }
-  void reference(T const* x, T* y, layout const& lay, T const* zi, T* zf) const {
-    if (sos.empty())
-      ref::lfilter<T>(f.b, f.a, x, y, lay, zi, zf);
-    else
-      ref::sosfilt<T>(sos, x, y, lay, zi, zf);
-  }
-};
-
+// FIR and IIR filters of 1 to 5 coefficients b and 0, 2 or 4 poles, and
+// cascades of 1 and 3 sections.
 template <class T>
 std::vector<iir<T>> filters(rng& r) {
   std::vector<iir<T>> fs;
   for (int nb = 1; nb <= 5; ++nb)
-    for (int poles = 0; poles <= 4; poles += 2) fs.push_back({random_filter<T>(r, nb, poles), {}});
-  for (int sections : {1, 3}) {
-    iir<T> s;
-    for (int j = 0; j < sections; ++j) {
-      auto const f = random_filter<T>(r, 3, 2);
-      s.sos.insert(s.sos.end(), f.b.begin(), f.b.end());
-      s.sos.insert(s.sos.end(), f.a.begin(), f.a.end());
-    }
-    fs.push_back(s);
-  }
+    for (int poles = 0; poles <= 4; poles += 2) fs.push_back(iir<T>::filter(r, nb, poles, 0.7));
+  for (int sections : {1, 3}) fs.push_back(iir<T>::cascade(r, sections, 0.7));
   return fs;
 }
 
@@ -134,16 +76,14 @@ void reverse_is_flipped_forward(std::uint64_t seed) {
           for (int const threads : {0, 1}) {
             std::vector<T> y(ext, poison<T>()), zf(zi.size(), poison<T>());
             recur::filter_options<T> const opt{zi.data(), zf.data(), direction::reverse};
-            g.run(threads, x.data(), y.data(), lay, opt);
-            BOOST_TEST(same_bytes(y, want), "sos=" << g.sos.size() / 6 << " nb=" << g.f.b.size()
-                                                   << " na=" << g.f.a.size() << " " << describe(lay)
-                                                   << " threads=" << threads);
+            g.run(host{threads}, x.data(), y.data(), lay, opt);
+            BOOST_TEST(same_bytes(y, want), g.name() << " " << describe(lay) << " threads=" << threads);
             BOOST_TEST(same_bytes(zf, want_zf), describe(lay));
             BOOST_TEST(recur_test::gaps_untouched(y, lay));
           }
           // In place, the state updated in place.
           std::vector<T> v = x, z = zi;
-          g.run(0, v.data(), v.data(), lay, {z.data(), z.data(), direction::reverse});
+          g.run(host{}, v.data(), v.data(), lay, {z.data(), z.data(), direction::reverse});
           for (std::int64_t k = 0; k < count; ++k)
             for (std::int64_t i = 0; i < n; ++i)
               BOOST_TEST(recur_test::same_bits(v[lay.offset(i, k)], want[lay.offset(i, k)]));
@@ -165,7 +105,9 @@ correlation reference_correlation(std::vector<T> const& u, std::vector<std::vect
   std::int64_t const nv = static_cast<std::int64_t>(v.size());
   correlation r{std::vector<long double>(static_cast<std::size_t>(nv * lags), 0),
                 std::vector<long double>(static_cast<std::size_t>(nv * lags), 0)};
-  auto at = [&](std::int64_t i, std::int64_t k) { return lay.offset(dir == direction::forward ? i : lay.n - 1 - i, k); };
+  auto at = [&](std::int64_t i, std::int64_t k) {
+    return lay.offset(dir == direction::forward ? i : lay.n - 1 - i, k);
+  };
   for (std::int64_t j = 0; j < nv; ++j)
     for (std::int64_t l = 0; l < lags; ++l)
       for (std::int64_t k = 0; k < lay.count; ++k)
@@ -217,8 +159,8 @@ BOOST_AUTO_TEST_CASE(reverse_filter_is_the_adjoint) {
     auto const x = random_values<double>(r, static_cast<std::size_t>(n * count));
     auto const gy = random_values<double>(r, x.size());
     std::vector<double> y(x.size()), ax(x.size());
-    g.run(0, x.data(), y.data(), lay, {});
-    g.run(0, gy.data(), ax.data(), lay, {nullptr, nullptr, direction::reverse});
+    g.run(host{}, x.data(), y.data(), lay, {});
+    g.run(host{}, gy.data(), ax.data(), lay, {nullptr, nullptr, direction::reverse});
     long double lhs = 0, rhs = 0, size = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
       lhs += static_cast<long double>(gy[i]) * y[i];
@@ -226,8 +168,7 @@ BOOST_AUTO_TEST_CASE(reverse_filter_is_the_adjoint) {
       size += std::fabs(static_cast<long double>(gy[i]) * y[i]);
     }
     BOOST_TEST(std::fabs(double(lhs - rhs)) <= 1e-12 * double(size),
-               "sos=" << g.sos.size() / 6 << " nb=" << g.f.b.size() << ": " << double(lhs) << " vs "
-                      << double(rhs));
+               g.name() << ": " << double(lhs) << " vs " << double(rhs));
   }
 }
 
@@ -236,7 +177,8 @@ BOOST_AUTO_TEST_CASE(empty_sequences_in_reverse) {
   std::vector<double> const b = {0.5, 0.2}, a = {1.0, -0.3}, zi = {1.5, -2.5};
   std::vector<double> zf(2, poison<double>());
   recur::lfilter(host{}, std::span<double const>(b), std::span<double const>(a), nullptr,
-                 static_cast<double*>(nullptr), layout::contiguous(0, 2), {zi.data(), zf.data(), direction::reverse});
+                 static_cast<double*>(nullptr), layout::contiguous(0, 2),
+                 {zi.data(), zf.data(), direction::reverse});
   BOOST_TEST(same_bytes(zf, zi));
 }
 
@@ -270,14 +212,15 @@ void correlate_matches_reference(std::uint64_t seed) {
               for (int const threads : {0, 1, 2}) {
                 if (threads > 0 && lags != 9) continue;  // thread counts on one lag count (time)
                 std::vector<T> c(static_cast<std::size_t>(nv * lags), poison<T>());
-                recur::correlate_lags(host{threads}, u.data(), std::span<T const* const>(ptrs), c.data(), lags,
-                                      lay, dir);
+                recur::correlate_lags(host{threads}, u.data(), std::span<T const* const>(ptrs), c.data(),
+                                      lags, lay, dir);
                 BOOST_TEST(close(c, want, lay), describe(lay) << " nv=" << nv << " lags=" << lags
                                                               << " reverse=" << (dir == direction::reverse));
                 if (first.empty())
                   first = c;
                 else
-                  BOOST_TEST(same_bytes(c, first), describe(lay) << " threads=" << threads << " changes the bits");
+                  BOOST_TEST(same_bytes(c, first), describe(lay)
+                                                       << " threads=" << threads << " changes the bits");
               }
             }
         }
@@ -299,8 +242,10 @@ BOOST_AUTO_TEST_CASE(correlate_lags_empty) {
     BOOST_TEST(c == std::vector<double>(6, 0.0));
   }
   std::vector<double> c(6, poison<double>());
-  recur::correlate_lags(host{}, u.data(), std::span<double const* const>(v), c.data(), 0, layout::contiguous(4, 2));
-  recur::correlate_lags(host{}, u.data(), std::span<double const* const>(), c.data(), 3, layout::contiguous(4, 2));
+  recur::correlate_lags(host{}, u.data(), std::span<double const* const>(v), c.data(), 0,
+                        layout::contiguous(4, 2));
+  recur::correlate_lags(host{}, u.data(), std::span<double const* const>(), c.data(), 3,
+                        layout::contiguous(4, 2));
   BOOST_TEST(all_poison(c));
 }
 
@@ -312,7 +257,7 @@ BOOST_AUTO_TEST_CASE(coefficient_gradients) {
   rng r(seed_for(3606));
   std::int64_t const n = 301, count = 2;
   layout const lay = layout::interleaved(n, count);
-  auto const f = random_filter<double>(r, 3, 2);
+  auto const f = iir<double>::filter(r, 3, 2, 0.7);
   std::vector<double> b = f.b, a = f.a;
   for (double& v : b) v /= a[0];
   for (double& v : a) v /= f.a[0];
@@ -338,7 +283,8 @@ BOOST_AUTO_TEST_CASE(coefficient_gradients) {
     std::vector<double> e(3, 0.0);
     e[k] = 1;
     double const db = loss(e, a);
-    BOOST_TEST(std::fabs(c[k] - db) <= 1e-12 * (1 + std::fabs(db)), "b_" << k << ": " << c[k] << " vs " << db);
+    BOOST_TEST(std::fabs(c[k] - db) <= 1e-12 * (1 + std::fabs(db)),
+               "b_" << k << ": " << c[k] << " vs " << db);
   }
   for (int k = 1; k < 3; ++k) {
     double const h = 1e-6;
@@ -369,20 +315,28 @@ BOOST_AUTO_TEST_CASE(correlate_lags_errors_nothing_written) {
     BOOST_TEST(all_poison(c), what);
   };
   using span = std::span<double const* const>;
-  rejected([&] { recur::correlate_lags(host{}, u.data(), span(ok), c.data(), -1, lay); }, "lags = -1 is negative");
+  rejected([&] { recur::correlate_lags(host{}, u.data(), span(ok), c.data(), -1, lay); },
+           "lags = -1 is negative");
   rejected([&] { recur::correlate_lags(host{}, nullptr, span(ok), c.data(), 2, lay); }, "u is null");
   rejected([&] { recur::correlate_lags(host{}, u.data(), span(null_v1), c.data(), 2, lay); }, "v[1] is null");
   rejected([&] { recur::correlate_lags<double>(host{}, u.data(), span(ok), nullptr, 2, lay); }, "c is null");
-  rejected([&] { recur::correlate_lags(host{}, u.data(), span(ok), v0.data() + 3, 2, lay); }, "c overlaps v[0]");
+  rejected([&] { recur::correlate_lags(host{}, u.data(), span(ok), v0.data() + 3, 2, lay); },
+           "c overlaps v[0]");
   rejected([&] { recur::correlate_lags(host{}, c.data(), span(ok), c.data(), 2, layout::contiguous(2, 1)); },
            "c overlaps u");
-  rejected([&] { recur::correlate_lags(host{}, u.data(), span(into_c), c.data(), 2, layout::contiguous(2, 1)); },
-           "c overlaps v[0]");
-  rejected([&] { recur::correlate_lags(host{}, u.data(), span(ok), c.data(), 2, layout::strided(n, count, 0, n)); },
-           "layout.element_stride = 0");
-  rejected([&] { recur::correlate_lags(host{-1}, u.data(), span(ok), c.data(), 2, lay); }, "host.threads = -1");
-  rejected([&] { recur::correlate_lags(host{}, u.data(), span(ok), c.data(), 2, lay, static_cast<direction>(5)); },
-           "dir = 5");
+  rejected(
+      [&] { recur::correlate_lags(host{}, u.data(), span(into_c), c.data(), 2, layout::contiguous(2, 1)); },
+      "c overlaps v[0]");
+  rejected(
+      [&] {
+        recur::correlate_lags(host{}, u.data(), span(ok), c.data(), 2, layout::strided(n, count, 0, n));
+      },
+      "layout.element_stride = 0");
+  rejected([&] { recur::correlate_lags(host{-1}, u.data(), span(ok), c.data(), 2, lay); },
+           "host.threads = -1");
+  rejected(
+      [&] { recur::correlate_lags(host{}, u.data(), span(ok), c.data(), 2, lay, static_cast<direction>(5)); },
+      "dir = 5");
 }
 
 // A direction that is neither forward nor reverse: invalid_argument, nothing written.
@@ -397,12 +351,17 @@ BOOST_AUTO_TEST_CASE(filter_direction_checked) {
     });
     BOOST_TEST(all_poison(y));
   };
-  check([&] {
-    recur::lfilter(host{}, std::span<double const>(b), std::span<double const>(a), x.data(), y.data(),
-                   layout::contiguous(8), opt);
-  }, "recur::lfilter: ");
-  check([&] { recur::sosfilt(host{}, std::span<double const>(sos), x.data(), y.data(), layout::contiguous(8), opt); },
-        "recur::sosfilt: ");
+  check(
+      [&] {
+        recur::lfilter(host{}, std::span<double const>(b), std::span<double const>(a), x.data(), y.data(),
+                       layout::contiguous(8), opt);
+      },
+      "recur::lfilter: ");
+  check(
+      [&] {
+        recur::sosfilt(host{}, std::span<double const>(sos), x.data(), y.data(), layout::contiguous(8), opt);
+      },
+      "recur::sosfilt: ");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
