@@ -90,6 +90,15 @@ template void filtfilt_cuda<double>(iir_coefficients<double> const&, double cons
                                     CUstream_st*);
 
 template <class T>
+void correlate_cuda(T const*, T const* const*, std::int64_t, T*, std::int64_t, layout const&, CUstream_st*) {
+  no_cuda();
+}
+template void correlate_cuda<float>(float const*, float const* const*, std::int64_t, float*, std::int64_t,
+                                    layout const&, CUstream_st*);
+template void correlate_cuda<double>(double const*, double const* const*, std::int64_t, double*, std::int64_t,
+                                     layout const&, CUstream_st*);
+
+template <class T>
 void dpcm_float_cuda(bool, T const*, std::int64_t, T const*, T*, layout const&, T const*, CUstream_st*) {
   no_cuda();
 }

@@ -1,7 +1,9 @@
 // Host API of the IIR filters (lfilter, lfilter_zi, lfiltic, sosfilt,
-// sosfilt_zi, filtfilt, sosfiltfilt) and the DPCM codecs: every argument checked before anything is written,
-// then the backend (filter_backends.hpp): the references' arithmetic per sequence over OpenMP threads
-// (lib/cpu/filter_cpu.cpp), or, with recur::cuda, the GPU's own checks (order at most 8, device memory,
+// sosfilt_zi, filtfilt, sosfiltfilt) and the DPCM codecs: every argument
+// checked before anything is written, the reverse direction as a mirrored
+// view, then the backend (filter_backends.hpp): the references' arithmetic
+// per sequence over OpenMP threads (lib/cpu/filter_cpu.cpp), or, with
+// recur::cuda, the GPU's own checks (order at most 8, device memory,
 // coefficients on the host) and the CUDA backends (lib/cuda/).
 #include <algorithm>
 #include <cmath>
@@ -102,6 +104,9 @@ void check_filter_call(char const* fn, T const* x, T* y, layout const& lay, filt
   detail::check_pointer(fn, y, "y", work);
   detail::check_pointer(fn, opt.init, "opt.init", false);
   detail::check_pointer(fn, opt.final_state, "opt.final_state", false);
+  if (opt.dir != direction::forward && opt.dir != direction::reverse)
+    detail::bad_argument(fn,
+                         fmt::format("opt.dir = {} is not forward or reverse", static_cast<int>(opt.dir)));
   std::int64_t const values = detail::state_size(fn, lay.count, per_sequence, what, sizeof(T));
   byte_span const sx = span_of(x, lay), sy = span_of<T>(y, lay);
   byte_span const si = span_of(opt.init, values), sf = span_of<T>(opt.final_state, values);
@@ -114,6 +119,29 @@ void check_filter_call(char const* fn, T const* x, T* y, layout const& lay, filt
     o.disjoint(sy, "y", sc, name);
     o.disjoint(sf, "final_state", sc, name);
   }
+}
+
+// The batch of a checked filter call as the backends run it: the layout
+// normalised and, for direction::reverse, mirrored (element i of the view is
+// element n - 1 - i: x and y moved to element n - 1, the element stride
+// negated), as linrec runs its reverse direction.
+template <class T>
+struct filter_view {
+  T const* x;
+  T* y;
+  layout lay;
+};
+
+template <class T>
+filter_view<T> view_of(T const* x, T* y, layout const& lay, direction dir) {
+  filter_view<T> v{x, y, detail::normalised_layout(lay)};
+  if (dir == direction::reverse && v.lay.n > 0 && v.lay.count > 0) {
+    std::int64_t const last = (v.lay.n - 1) * v.lay.element_stride;
+    v.x += last;
+    v.y += last;
+    v.lay.element_stride = -v.lay.element_stride;
+  }
+  return v;
 }
 
 // The arrays of a recur::cuda filter call: x, y and the state (where the
@@ -323,8 +351,9 @@ void lfilter(host const& ex, std::span<std::type_identity_t<T> const> b,
   auto const f = checked_filter<T>(fn, b, a);
   check_filter_call<T>(fn, x, y, lay, opt, f.order(), lfilter_what, {{b, "b"}, {a, "a"}});
   if (lay.count == 0) return;
-  detail::df2t_cpu<T>(f.b.data(), f.a.data(), 1, f.order(), x, y, detail::normalised_layout(lay), opt.init,
-                      opt.final_state, ex.threads);
+  auto const v = view_of(x, y, lay, opt.dir);
+  detail::df2t_cpu<T>(f.b.data(), f.a.data(), 1, f.order(), v.x, v.y, v.lay, opt.init, opt.final_state,
+                      ex.threads);
 }
 
 // recur::cuda: the host's checks (the same errors, nothing written on error),
@@ -345,8 +374,9 @@ void lfilter(cuda const& ex, std::span<std::type_identity_t<T> const> b,
   check_filter_call<T>(fn, x, y, lay, opt, m, lfilter_what, {{b, "b"}, {a, "a"}});
   check_device_arrays<T>(fn, x, y, lay, opt.init, opt.final_state, m);  // order 0 has no state
   if (lay.count == 0) return;
+  auto const v = view_of(x, y, lay, opt.dir);
   detail::lfilter_cuda<T>(b.data(), static_cast<std::int64_t>(b.size()), a.data(),
-                          static_cast<std::int64_t>(a.size()), x, y, detail::normalised_layout(lay), opt.init,
+                          static_cast<std::int64_t>(a.size()), v.x, v.y, v.lay, opt.init,
                           m > 0 ? opt.final_state : nullptr, ex.stream);
 }
 
@@ -391,8 +421,9 @@ void sosfilt(host const& ex, std::span<std::type_identity_t<T> const> sos, std::
   auto const s = checked_sections<T>(fn, sos);
   check_filter_call<T>(fn, x, y, lay, opt, 2 * s.count(), sosfilt_what, {{sos, "sos"}});
   if (lay.count == 0) return;
-  detail::df2t_cpu<T>(s.b.data(), s.a.data(), s.count(), 2, x, y, detail::normalised_layout(lay), opt.init,
-                      opt.final_state, ex.threads);
+  auto const v = view_of(x, y, lay, opt.dir);
+  detail::df2t_cpu<T>(s.b.data(), s.a.data(), s.count(), 2, v.x, v.y, v.lay, opt.init, opt.final_state,
+                      ex.threads);
 }
 
 // recur::cuda: the host's checks, then the GPU's (device memory, sos on the
@@ -407,8 +438,8 @@ void sosfilt(cuda const& ex, std::span<std::type_identity_t<T> const> sos, std::
   check_filter_call<T>(fn, x, y, lay, opt, 2 * s.count(), sosfilt_what, {{sos, "sos"}});
   check_device_arrays<T>(fn, x, y, lay, opt.init, opt.final_state, 2 * s.count());
   if (lay.count == 0) return;
-  detail::sosfilt_cuda<T>(sos.data(), s.count(), x, y, detail::normalised_layout(lay), opt.init,
-                          opt.final_state, ex.stream);
+  auto const v = view_of(x, y, lay, opt.dir);
+  detail::sosfilt_cuda<T>(sos.data(), s.count(), v.x, v.y, v.lay, opt.init, opt.final_state, ex.stream);
 }
 
 template <real_value T>

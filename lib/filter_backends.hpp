@@ -1,10 +1,13 @@
 #pragma once
-// What lib/filter.cpp calls, after its argument checks pass, for lfilter,
-// sosfilt, filtfilt, sosfiltfilt and the DPCM codecs. Backends receive a checked problem:
-// coefficients in host memory, finite, normalised where the entry point
-// normalises them (lfilter's b and a by a[0] for the CPU; sos rows by their
-// a0); a layout free of self-overlap and of 64-bit overflow, its unused
-// strides made well defined (detail::normalised_layout); count > 0 and
+// What lib/filter.cpp and lib/correlate.cpp call, after their argument
+// checks pass, for lfilter, sosfilt, filtfilt, sosfiltfilt, the DPCM codecs
+// and correlate_lags. Backends receive a checked problem: coefficients in
+// host memory, finite, normalised where the entry point normalises them
+// (lfilter's b and a by a[0] for the CPU; sos rows by their a0); a layout
+// free of self-overlap and of 64-bit overflow, its unused strides made well
+// defined (detail::normalised_layout), for lfilter, sosfilt and
+// correlate_lags in direction::reverse mirrored (element i at the pointers'
+// element n - 1 - i: a negative element stride); count > 0 and
 // n > 0 unless stated; outputs either disjoint from the inputs or equal to
 // one exactly (in place), final_state disjoint from init or equal to it;
 // state arrays null or holding count times the state size (filters: the
@@ -43,6 +46,13 @@ void df2t_cpu(T const* b, T const* a, std::int64_t sections, std::int64_t order,
 template <class T>
 void filtfilt_cpu(T const* b, T const* a, std::int64_t sections, std::int64_t order, T const* zi, T const* x,
                   T* y, layout const& lay, std::int64_t edge, filtfilt_pad pad, int threads);
+
+// correlate_lags: c[j * lags + k] = sum over the sequences and elements i of
+// u[i] v[j][i - k] (the view's elements), for j < nv and k < lags (both
+// positive); count or n may be 0 (c zeros).
+template <class T>
+void correlate_cpu(T const* u, T const* const* v, std::int64_t nv, T* c, std::int64_t lags, layout const& lay,
+                   int threads);
 
 // Integer DPCM (S: int16_t, int32_t, uint8_t) and floating-point DPCM
 // (T: float, double); encode maps x to e, decode e to x (in to out).
@@ -90,6 +100,15 @@ struct iir_coefficients {
 template <class T>
 void filtfilt_cuda(iir_coefficients<T> const& f, T const* zi, std::int64_t per, T const* x, T* y,
                    layout const& lay, std::int64_t edge, filtfilt_pad pad, CUstream_st* stream);
+
+// lib/cuda/correlate_cuda.cu (kernels/dispatch/dispatch_correlate.cuh):
+// correlate_cpu's sums on the GPU, u, the arrays of v and c device memory,
+// v itself host memory; lags and nv at most the limits below. Also called
+// for n == 0 (c zeros).
+inline constexpr std::int64_t correlate_cuda_max_lags = 9, correlate_cuda_max_arrays = 2;
+template <class T>
+void correlate_cuda(T const* u, T const* const* v, std::int64_t nv, T* c, std::int64_t lags,
+                    layout const& lay, CUstream_st* stream);
 
 // lib/cuda/filters_f32.cu, filters_f64.cu (the predictor recurrence of
 // kernels/dispatch/dispatch_filters.cuh): c_1 .. c_k.

@@ -1,6 +1,8 @@
 #pragma once
 // IIR filtering with scipy.signal's semantics (lfilter, lfilter_zi, lfiltic,
-// sosfilt, sosfilt_zi, filtfilt, sosfiltfilt), and DPCM codecs, over batches.
+// sosfilt, sosfilt_zi, filtfilt, sosfiltfilt), forward or in reverse, the
+// lagged correlations of lfilter's gradients (correlate_lags), and DPCM
+// codecs, over batches.
 //
 //   std::vector<float> b = {0.2f, 0.4f, 0.2f}, a = {1.0f, -0.5f, 0.1f};
 //   recur::lfilter(recur::host{}, b, a, x, y, recur::layout::contiguous(n, count));
@@ -16,9 +18,10 @@
 // dpcm_encode and dpcm_decode (kernels/dispatch/dispatch_lfilter.cuh,
 // dispatch_filters.cuh, both over dispatch_lti.cuh), integer through
 // kernels/dispatch/dispatch_dpcm_int.cuh; filtfilt and sosfiltfilt are two
-// of those lfilter or sosfilt calls on the stream (lib/cuda/filtfilt_cuda.cu).
-// lfilter_zi, lfiltic and sosfilt_zi compute on the host from the
-// coefficients alone.
+// of those lfilter or sosfilt calls on the stream (lib/cuda/filtfilt_cuda.cu);
+// correlate_lags through recur::device::correlate_lags
+// (kernels/dispatch/dispatch_correlate.cuh). lfilter_zi, lfiltic and
+// sosfilt_zi compute on the host from the coefficients alone.
 //
 // Semantics: those of the sequential references, include/recur/reference/
 // lfilter.hpp and dpcm.hpp, whose arithmetic the recur::host functions run,
@@ -38,6 +41,13 @@
 //   sample, so filtering x[0, h) with final_state = z, then x[h, n) with
 //   init = z, gives the same bits as filtering x at once. init may be
 //   final_state itself (the state updated in place).
+// - direction (opt.dir, lfilter and sosfilt): direction::reverse runs each
+//   sequence from its last element to its first, y = flip(lfilter(b, a,
+//   flip(x), zi)) with flip reversing the element axis, without copies (the
+//   backends run the mirrored view, a negative element stride, as linrec's
+//   reverse direction does); init is then the state before x[n - 1] and
+//   final_state the state after x[0]. The adjoint of a filter is the filter
+//   run in the other direction (recur.torch's backward passes).
 // - lfilter_zi: scipy.signal.lfilter_zi, the steady-state state for a unit
 //   step: lfilter with init = c * lfilter_zi(b, a) (per sequence) on a
 //   constant c input is constant from the first sample.
@@ -161,6 +171,39 @@ std::vector<T> lfilter_zi(std::span<T const> b, std::span<T const> a);
 template <real_value T>
 std::vector<T> lfiltic(std::span<T const> b, std::span<T const> a, std::span<T const> y,
                        std::span<T const> x = {});
+
+// --- lfilter's gradients ----------------------------------------------------
+
+// The lagged correlations of u with each array of v, summed over the batch:
+//
+//   c[j * lags + k] = sum over sequences s, elements i in [k, n) of u_s[i] v_j,s[i - k]
+//
+// for k < lags, j < v.size(), u and every v[j] laid out as lay, element i
+// counted in direction dir (direction::reverse: i is element n - 1 - i, so
+// the sum runs over u_s[i] v_j,s[i + k]). For y = lfilter(b, a, x) and
+// lambda its adjoint (lfilter(1, a, g) run in the other direction, g the
+// gradient of y), the coefficients' gradients are c of (lambda; x, y): with
+// a[0] = 1, d b_k = c[k] and d a_k = -c[lags + k] for k >= 1.
+//
+// c (v.size() * lags values) must not overlap u or any v; lags >= 0 (none:
+// nothing written). An empty batch gives zeros. With recur::host the result
+// does not depend on the thread count; each sequence is summed in chunks
+// of a fixed length, the chunks' sums added in order. With recur::cuda: u,
+// v's arrays and c are device memory (v, the span of pointers, is host
+// memory), lags at most 9 and v.size() at most 2 (lfilter's gradients of
+// orders 0-8; more is an invalid_argument), the work enqueued on the
+// stream without synchronising; tiles' partial sums are added in a fixed
+// order, so the result is bitwise reproducible run to run (not bitwise
+// recur::host's). Errors name the argument: null or misaligned pointers
+// (of a non-empty batch), the layout's, a negative lags, overlaps.
+template <real_value T>
+void correlate_lags(host const& ex, std::type_identity_t<T> const* u,
+                    std::span<std::type_identity_t<T> const* const> v, T* c, std::int64_t lags,
+                    layout const& lay, direction dir = direction::forward);
+template <real_value T>
+void correlate_lags(cuda const& ex, std::type_identity_t<T> const* u,
+                    std::span<std::type_identity_t<T> const* const> v, T* c, std::int64_t lags,
+                    layout const& lay, direction dir = direction::forward);
 
 // --- filtfilt --------------------------------------------------------------
 

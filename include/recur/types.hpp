@@ -119,10 +119,13 @@ struct mobius_options {
 // the sequence axis first: `order` values per sequence (lfilter:
 // max(len(a), len(b)) - 1; sosfilt: 2 per section), sequence k's at
 // init + k * order. init may equal final_state (the state updated in place).
+// direction::reverse filters each sequence from its last element to its
+// first (include/recur/filter.hpp).
 template <class T>
 struct filter_options {
   T const* init = nullptr;   // count * order values; null: zero (scipy's default)
   T* final_state = nullptr;  // count * order values; null: not wanted
+  direction dir = direction::forward;
 };
 
 // How filtfilt and sosfiltfilt extend each sequence at both ends before the

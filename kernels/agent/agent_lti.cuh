@@ -41,6 +41,7 @@
 // value space).
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include <recur/layout/layout.hpp>
@@ -75,14 +76,18 @@ struct lti_params {
   T resp[Rows][K];
 };
 
-// Unit: element stride 1 (32-bit offsets within a tile), chosen at launch.
+// Step: the element stride when it is 1, or -1 (a reverse view: the host
+// API mirrors reverse calls), with offsets within a tile known at compile
+// time; 0: any element stride, read through 64-bit offsets. Chosen at
+// launch.
 // Correct: the determination adds each output's response to the thread's
 // incoming state, y_j = y0_j + C A^j s_in (K independent FMAs per sample),
 // to the outputs y0 of the pre-computation's zero-state run, instead of
 // running the System's step chain a second time.
-template <class T, class System, int Block, int Items, int Depth, int MinBlocks, bool Unit = true,
+template <class T, class System, int Block, int Items, int Depth, int MinBlocks, int Step = 1,
           bool Correct = false>
 struct agent_lti {
+  static_assert(Step == 1 || Step == -1 || Step == 0);
   static constexpr int K = System::K;
   static constexpr int block_threads = Block, min_blocks = MinBlocks;
   static constexpr int tile_items = Block * Items, warps = Block / 32;
@@ -199,16 +204,22 @@ struct agent_lti {
     __syncthreads();
     std::int64_t const tile = ts.tile;
     std::int64_t const seq = tile / p.tiles_per_seq, local = tile - seq * p.tiles_per_seq;
-    std::int64_t const n = p.lay.n, es = Unit ? 1 : p.lay.element_stride;
+    std::int64_t const n = p.lay.n;
     std::int64_t const i0 = local * tile_items;
     int const valid = static_cast<int>(n - i0 < tile_items ? n - i0 : tile_items);
-    std::int64_t const base = seq * p.lay.batch_stride + i0 * es;
+    // The element stride; a constant for Step 1 and -1, so that the striped
+    // offsets j * Block * es are constants too.
+    auto const es = [&] {
+      if constexpr (Step == 0)
+        return p.lay.element_stride;
+      else
+        return std::integral_constant<int, Step>{};
+    }();
 
-    // Load, striped and coalesced, every load in flight before the first use
-    // (unit stride, the common case, with 32-bit offsets).
+    // Load, striped and coalesced, every load in flight before the first use.
     {
       T v[Items];
-      T const* x = p.x + base + tid * es;
+      T const* x = p.x + seq * p.lay.batch_stride + (i0 + tid) * es;
       if (valid == tile_items) {
 #pragma unroll
         for (int j = 0; j < Items; ++j) v[j] = x[j * Block * es];
@@ -334,7 +345,7 @@ struct agent_lti {
       }
     }
     __syncthreads();
-    T* const y = p.y + base + tid * es;
+    T* const y = p.y + seq * p.lay.batch_stride + (i0 + tid) * es;
     if (valid == tile_items) {
 #pragma unroll
       for (int j = 0; j < Items; ++j) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];

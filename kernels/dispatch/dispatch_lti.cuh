@@ -97,6 +97,18 @@ lti_power_chain<K> const& cached_power_chain(System const& sys, int top) {
   return *last.chain;
 }
 
+// Whether the elements of each sequence are adjacent in memory, forwards or
+// backwards (a reverse view, whose element stride is -1), or single.
+constexpr bool lti_unit_stride(layout const& lay) {
+  return lay.element_stride == 1 || lay.element_stride == -1 || lay.n <= 1;
+}
+
+// The agent of a tile shape for the element stride Step: 1, -1 (a reverse
+// view), or 0 (any). Their parameters and status are the same types.
+template <class T, class Policy, class System, int Step>
+using lti_agent_for = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks,
+                                Step, Policy::correct>;
+
 // One tile shape: sizes (null temp) or launches.
 // `chain` (may be null: the cached one) holds at least log2(Items) + levels
 // powers.
@@ -105,10 +117,7 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
                        layout const& lay, T const* zi, T* zf, std::int64_t state_stride, cudaStream_t stream,
                        lti_power_chain<System::K> const* chain = nullptr) {
   constexpr int K = System::K;
-  using agent = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, true,
-                          Policy::correct>;
-  using strided = agent_lti<T, System, Policy::block, Policy::items, Policy::depth, Policy::min_blocks, false,
-                            Policy::correct>;
+  using agent = lti_agent_for<T, Policy, System, 1>;
   using status = typename agent::status;
   std::int64_t const tps = agent::tiles_per_seq(lay.n);
   std::int64_t const tiles = tps * lay.count;
@@ -147,10 +156,15 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
   status const st = status::carve(d_temp, tiles);
   cudaError_t const e = cudaMemsetAsync(d_temp, 0xff, bytes, stream);
   if (e != cudaSuccess) return e;
+  // One sample has no stride; -1 is a reverse view's (the host API mirrors reverse calls).
   if (lay.element_stride == 1 || lay.n <= 1)
     lti_tiles_kernel<agent><<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
+  else if (lay.element_stride == -1)
+    lti_tiles_kernel<lti_agent_for<T, Policy, System, -1>>
+        <<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
   else
-    lti_tiles_kernel<strided><<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
+    lti_tiles_kernel<lti_agent_for<T, Policy, System, 0>>
+        <<<static_cast<unsigned>(tiles), agent::block_threads, 0, stream>>>(p, st);
   return cudaGetLastError();
 }
 
@@ -158,11 +172,12 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
 // (sequentially, as the references do).
 template <class T, int K>
 constexpr bool lti_runs_lanes(layout const& lay) {
-  return lay.count >= lti_lanes_min_count && (lay.element_stride != 1 || lay.n <= 2 * lti_lanes_tile<T, K>);
+  return lay.count >= lti_lanes_min_count && (!lti_unit_stride(lay) || lay.n <= 2 * lti_lanes_tile<T, K>);
 }
 
-// x and y follow `lay` (y may equal x); zi and zf (device, may be null, may
-// be equal) hold each sequence's K state values at seq * state_stride.
+// x and y follow `lay` (y may equal x; the element stride may be negative:
+// a reverse view); zi and zf (device, may be null, may be equal) hold each
+// sequence's K state values at seq * state_stride.
 // Policy: a tile shape (lti_shape) for every tiled call, or void for
 // lti_policy's. Errors: cudaErrorInvalidValue for a negative size or too
 // little temporary storage.

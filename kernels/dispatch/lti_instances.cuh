@@ -2,11 +2,13 @@
 // The instances of dispatch_lti (dispatch_lti.cuh) that lfilter, sosfilt,
 // the floating-point DPCM codecs and linrec_order_k call, named by macros so
 // that a program spreads their compilation over translation units: each
-// instance compiles five kernels, and a unit that calls lfilter<float> alone
-// compiles nine instances. A unit that calls those facilities declares the
-// instances extern; units of their own define them. librecur defines every
-// one for float and double (lib/CMakeLists.txt, one unit per type and state
-// size), so a unit linked with it may declare them all extern.
+// instance compiles seven kernels (two tile shapes for element strides 1,
+// -1 and any, and one thread per sequence), and a unit that calls
+// lfilter<float> alone compiles nine instances. A unit that calls those
+// facilities declares the instances extern; units of their own define them.
+// librecur defines every one for float and double (lib/CMakeLists.txt, one
+// unit per type and state size), so a unit linked with it may declare them
+// all extern.
 //
 //   RECUR_LTI_INSTANCES(extern, float, 3)  // declares the systems of state size 3
 //   RECUR_LTI_INSTANCES(, float, 3)        // defines them

@@ -1,7 +1,8 @@
-// CPU backend of lfilter, sosfilt, filtfilt, sosfiltfilt and the DPCM codecs: sequences spread over
-// OpenMP threads, each filtered sequentially by the references' arithmetic
-// (include/recur/reference/lfilter.hpp, dpcm.hpp), so the results are the
-// references' bit for bit whatever the thread count.
+// CPU backend of lfilter, sosfilt, filtfilt, sosfiltfilt and the DPCM codecs:
+// sequences spread over OpenMP threads, each filtered sequentially by the
+// references' arithmetic (include/recur/reference/lfilter.hpp, dpcm.hpp), so
+// the results are the references' bit for bit whatever the thread count; and
+// correlate_lags, sums over units of fixed size added in order.
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -22,9 +23,11 @@ namespace {
 // runs along memory, and a row of 256 sequences fills whole pages, where a
 // narrower block would touch every page of the batch for a few hundred bytes
 // and pay a TLB miss for each (linrec_cpu.cpp's lane blocks do the same). The
-// per-sequence arithmetic is unchanged.
+// per-sequence arithmetic is unchanged. The element stride is negative in a
+// reverse view (filter_backends.hpp).
 std::int64_t sequence_block(layout const& l) {
-  return l.count > 1 && l.n > 1 && l.batch_stride < l.element_stride ? 256 : 1;
+  std::int64_t const es = l.element_stride < 0 ? -l.element_stride : l.element_stride;
+  return l.count > 1 && l.n > 1 && l.batch_stride < es ? 256 : 1;
 }
 
 // The direct form II transposed step of the reference over a batch. `sections`
@@ -113,6 +116,35 @@ void filtfilt_sequence(T const* b, T const* a, std::int64_t sections, std::int64
   for (std::int64_t i = n - 1; i >= 0; --i) ys[i * es] = step(ys[i * es]);
 }
 
+// correlate_cpu's unit of work: sequences [k0, k1) (one, or a block of
+// sequence_block's when rows run along memory) and elements [i0, i1), its
+// nv * lags sums to out. Each sum is a vector reduction over the elements of
+// one sequence, or over the sequences of one row (the order fixed by the
+// build, not by the thread that runs the unit).
+template <class T>
+void correlate_unit(T const* u, T const* const* v, std::int64_t nv, std::int64_t lags, layout const lay,
+                    std::int64_t k0, std::int64_t k1, std::int64_t i0, std::int64_t i1, T* out) {
+  std::int64_t const es = lay.element_stride, bs = lay.batch_stride;
+  for (std::int64_t j = 0; j < nv; ++j)
+    for (std::int64_t l = 0; l < lags; ++l) {
+      T acc = T(0);
+      T const* const vj = v[j];
+      std::int64_t const back = l * es;  // element i - l of v[j] at offset(i, k) - back
+      if (k1 - k0 == 1) {
+        std::int64_t const s = k0 * bs;
+#pragma omp simd reduction(+ : acc)
+        for (std::int64_t i = std::max(i0, l); i < i1; ++i) acc += u[s + i * es] * vj[s + i * es - back];
+      } else {
+        for (std::int64_t i = std::max(i0, l); i < i1; ++i) {
+          std::int64_t const r = i * es;
+#pragma omp simd reduction(+ : acc)
+          for (std::int64_t k = k0; k < k1; ++k) acc += u[r + k * bs] * vj[r + k * bs - back];
+        }
+      }
+      out[j * lags + l] = acc;
+    }
+}
+
 // Sequences over threads; each one is the reference's call on that sequence
 // alone (a one-sequence layout at its first element, its init values).
 template <class S, class Body>
@@ -169,6 +201,29 @@ void filtfilt_cpu(T const* b, T const* a, std::int64_t sections, std::int64_t or
   }
 }
 
+template <class T>
+void correlate_cpu(T const* u, T const* const* v, std::int64_t nv, T* c, std::int64_t lags, layout const& lay,
+                   int threads) {
+  std::int64_t const values = nv * lags;
+  std::fill(c, c + values, T(0));
+  if (lay.n == 0 || lay.count == 0) return;
+  // Units of about 4096 elements (a fixed function of the layout): their
+  // sums, added in unit order, do not depend on the thread count.
+  std::int64_t const block = sequence_block(lay), rows = block > 1 ? 16 : 4096;
+  std::int64_t const groups = (lay.count + block - 1) / block, chunks = (lay.n + rows - 1) / rows;
+  std::int64_t const units = groups * chunks;
+  int const nt = thread_count(available_threads(threads), units, lay.n * lay.count * values);
+  std::vector<T> sums(static_cast<std::size_t>(units * values));  // before the parallel region: it may throw
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (std::int64_t q = 0; q < units; ++q) {
+    std::int64_t const g = q / chunks, h = q % chunks;
+    correlate_unit<T>(u, v, nv, lags, lay, g * block, std::min(lay.count, (g + 1) * block), h * rows,
+                      std::min(lay.n, (h + 1) * rows), sums.data() + q * values);
+  }
+  for (std::int64_t q = 0; q < units; ++q)
+    for (std::int64_t e = 0; e < values; ++e) c[e] += sums[static_cast<std::size_t>(q * values + e)];
+}
+
 template <class S>
 void dpcm_int_cpu(bool encode, std::span<std::int64_t const> c, int shift, S const* in, S* out,
                   layout const& lay, S const* init, int threads) {
@@ -201,6 +256,10 @@ template void filtfilt_cpu<float>(float const*, float const*, std::int64_t, std:
                                   float const*, float*, layout const&, std::int64_t, filtfilt_pad, int);
 template void filtfilt_cpu<double>(double const*, double const*, std::int64_t, std::int64_t, double const*,
                                    double const*, double*, layout const&, std::int64_t, filtfilt_pad, int);
+template void correlate_cpu<float>(float const*, float const* const*, std::int64_t, float*, std::int64_t,
+                                   layout const&, int);
+template void correlate_cpu<double>(double const*, double const* const*, std::int64_t, double*, std::int64_t,
+                                    layout const&, int);
 template void dpcm_int_cpu<std::int16_t>(bool, std::span<std::int64_t const>, int, std::int16_t const*,
                                          std::int16_t*, layout const&, std::int16_t const*, int);
 template void dpcm_int_cpu<std::int32_t>(bool, std::span<std::int64_t const>, int, std::int32_t const*,

@@ -29,6 +29,7 @@ from . import _recur
 from ._arrays import (
     backend_of,
     batch_axes,
+    conform,
     host_coefficients,
     output_for,
     prepare_input,
@@ -67,21 +68,22 @@ def _prepare(fn, x, axis, stream):
     return be, dtype, x, s, axis % ndim
 
 
-def _filter(fn, kind, coeffs, x, axis, zi, per_shape, stream, threads):
+def _filter(fn, kind, coeffs, x, axis, zi, per_shape, stream, threads, reverse=False):
     """lfilter and sosfilt: per_shape(x_shape) is scipy's zi shape and the
-    permutation's batch and state positions."""
+    permutation's batch and state positions. reverse runs each sequence from
+    its last element to its first (recur.torch's backward passes)."""
     be, dtype, x, s, axis = _prepare(fn, x, axis, stream)
     c = [host_coefficients(fn, name, v, dtype, nd) for name, v, nd in coeffs]
     x_in, y = output_for(be, x, dtype, axis)
     ex = be.export
     if zi is None:
-        getattr(_recur, kind)(*c, ex(x_in), ex(y), axis, None, None, s, threads)
+        getattr(_recur, kind)(*c, ex(x_in), ex(y), axis, None, None, s, threads, reverse)
         return be.finish(y, s)
     shape, batch_pos, state_pos = per_shape(tuple(x.shape), axis, c)
     order = state_order(len(x.shape), axis, batch_axes(be, y, axis), batch_pos, state_pos)
     zi_c = state_in(fn, be, zi, shape, order, dtype, y, "zi")
     zf_c, back = state_out(be, shape, order, dtype, y)
-    getattr(_recur, kind)(*c, ex(x_in), ex(y), axis, ex(zi_c), ex(zf_c), s, threads)
+    getattr(_recur, kind)(*c, ex(x_in), ex(y), axis, ex(zi_c), ex(zf_c), s, threads, reverse)
     return be.finish(y, s), back(zf_c)
 
 
@@ -125,6 +127,41 @@ def lfilter(b, a, x, axis=-1, zi=None, *, stream=None, threads=0):
     return _filter(
         "recur.signal.lfilter", "lfilter", [("b", b, 1), ("a", a, 1)], x, axis, zi, _lfilter_state, stream, threads
     )
+
+
+def _lfilter(b, a, x, axis, zi, reverse):
+    """lfilter with zi, forward or (reverse) from each sequence's last
+    element to its first: flip(lfilter(b, a, flip(x), zi)) without the
+    copies. Returns (y, zf); zf is the state after the last element
+    filtered. For recur.torch's ops (scipy's lfilter has no direction)."""
+    return _filter(
+        "recur.signal.lfilter", "lfilter", [("b", b, 1), ("a", a, 1)], x, axis, zi, _lfilter_state, None, 0, reverse
+    )
+
+
+def _correlate_lags(u, vs, lags, axis=-1, reverse=False):
+    """The lagged correlations c[j, k] = sum over the batch and i >= k of
+    u[i] vs[j][i - k] along axis (reverse: i counted from each sequence's
+    end): an array of shape (len(vs), lags), u's type, on u's device. The
+    coefficient gradients of lfilter (recur.torch)."""
+    fn = "recur.signal.correlate_lags"
+    be = backend_of(u)
+    dtype = real_dtype(fn, be, u, "u")
+    u = prepare_input(fn, be, u, dtype, "u")
+    s = be.stream(u, None)
+    ax = axis % len(u.shape)
+    ex = be.export
+    layout = _recur.batch_layout(ex(u), ax)
+    if layout is None:  # a broadcast or reversed view: copied
+        u = be.contiguous(u)
+        layout = _recur.batch_layout(ex(u), ax)
+    vs = [conform(be, prepare_input(fn, be, v, dtype, "v"), u, ax) for v in vs]
+    parts = 1
+    for count, _ in layout[5]:
+        parts *= count
+    c = be.empty((parts, len(vs), lags), dtype, u)
+    _recur.correlate_lags(ex(u), [ex(v) for v in vs], ex(c), ax, lags, reverse, s, 0)
+    return be.finish(c.sum(0) if parts > 1 else c[0], s)
 
 
 def sosfilt(sos, x, axis=-1, zi=None, *, stream=None, threads=0):

@@ -15,9 +15,12 @@ reverse.
   itself a custom op (recur::linrec_backward) without a backward of its
   own: second derivatives of linrec are not available.
 - lfilter (direct form II transposed, a normalised by a[0]): with lambda =
-  reverse(lfilter(1, a, reverse(g))): dx = reverse(lfilter(b, 1,
-  reverse(lambda))), db_k = sum_i lambda_i x_{i-k}, da_k = -sum_i lambda_i
-  y_{i-k}, dzi_j = lambda_j, chained through the normalisation by a[0].
+  lfilter(1, a, g) run in reverse (recur's reverse direction, no copies):
+  dx = lfilter(b, 1, lambda) in reverse, db_k = sum_i lambda_i x_{i-k},
+  da_k = -sum_i lambda_i y_{i-k} (one pass for all k, recur's
+  correlate_lags, an op of its own whose backward is two FIR filters),
+  dzi_j = lambda_j, chained through the normalisation by a[0]. The op also
+  runs in reverse (for the backward passes), whose adjoint runs forward.
 - sosfilt: the sections' outputs recomputed, then lfilter's backward section
   by section, last first.
 - solve_tridiagonal: db = A^-T g (recur's solver on the transposed
@@ -242,48 +245,89 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
 # ---------------------------------------------------------------- filters --
 
 
-def _lfilter_grads(b, a, x, y, g, order):
+def _lfilter_grads(b, a, x, y, g, order, reverse=False):
     """lfilter's backward on sequences along the last axis: (db, da, dx,
-    dzi) for y = lfilter(b, a, x, zi), g the gradient of y; b and a 1-D, on
-    any device (recur reads coefficients on the host), db and da on theirs."""
-    n = x.shape[-1]
-    # lambda = reverse(lfilter(1, a / a[0], reverse(g))): the adjoint of the
-    # normalised recurrence.
-    last = g.dim() - 1
-    lam = _lfilter_call(a[:1], a, g.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(a) - 1,)))[0].flip(-1)
-    dx = _lfilter_call(b, a[:1], lam.flip(-1), last, g.new_zeros(g.shape[:-1] + (len(b) - 1,)))[0].flip(-1)
-    # The coefficients' gradients are computed on the device of lam, then
-    # handed back on the coefficients' own.
-    bd, ad = b.to(lam.device), a.to(lam.device)
+    dzi) for y = lfilter(b, a, x, zi) run forward or (reverse) from each
+    sequence's end, g the gradient of y; b and a 1-D, on any device (recur
+    reads coefficients on the host), db and da on theirs. Three passes over
+    the batch: lambda, dx, and the correlations of lambda with x and y."""
+    n, last = g.shape[-1], g.dim() - 1
+    zero_state = g.new_zeros(g.shape[:-1] + (len(a) - 1,))
+    # lambda: the adjoint of the normalised recurrence, lfilter(1, a) run in
+    # the other direction; dx = lfilter(b / a[0], 1, lambda), also reversed.
+    lam = _lfilter_call(a[:1], a, g, last, zero_state, not reverse)[0]
+    dx = _lfilter_call(b, a[:1], lam, last, g.new_zeros(g.shape[:-1] + (len(b) - 1,)), not reverse)[0]
+    # c[0, k] = sum_i lambda_i x_{i-k}, c[1, k] = sum_i lambda_i y_{i-k} (i
+    # counted in the filter's direction), handed to the coefficients' device.
+    c = _correlate_call(lam, x, y, max(len(a), len(b)), reverse).to(b.device)
+    ad = a.to(b.device)
     a0 = ad[0]
-    bn, an = bd / a0, ad / a0
-
-    def corr(v, k):
-        return (lam[..., k:] * v[..., : n - k]).sum() if k < n else lam.new_zeros(())
-
-    gb = torch.stack([corr(x, k) for k in range(len(b))])
-    ga = torch.stack([-corr(y, k) for k in range(len(a))])
-    ga[0] = 0
+    gb = c[0, : len(b)]
+    ga = torch.cat([c.new_zeros(1), -c[1, 1 : len(a)]])
+    bn, an = b / a0, ad / a0
     db = gb / a0
     da = ga / a0
     da[0] = -((bn * gb).sum() + (an[1:] * ga[1:]).sum()) / a0
-    dzi = lam[..., :order]
-    if dzi.shape[-1] < order:
-        dzi = torch.cat([dzi, dzi.new_zeros(dzi.shape[:-1] + (order - dzi.shape[-1],))], -1)
-    return db.to(b.device), da.to(a.device), dx, dzi
+    # dzi_j = lambda_j: the first `order` elements in the filter's direction.
+    m = min(order, n)
+    dzi = lam[..., :m] if not reverse else lam[..., n - m :].flip(-1)
+    if m < order:
+        dzi = torch.cat([dzi, dzi.new_zeros(dzi.shape[:-1] + (order - m,))], -1)
+    return db, da.to(a.device), dx, dzi
+
+
+@_custom_op("recur::correlate_lags")
+def _correlate_op(u: torch.Tensor, x: torch.Tensor, y: torch.Tensor, lags: int, reverse: bool) -> torch.Tensor:
+    return _signal._correlate_lags(u, [x, y], lags, axis=-1, reverse=reverse)
+
+
+@_correlate_op.register_fake
+def _(u, x, y, lags, reverse):
+    return u.new_empty((2, lags))
+
+
+def _correlate_setup(ctx, inputs, output):
+    u, x, y, lags, reverse = inputs
+    ctx.save_for_backward(u, x, y)
+    ctx.reverse = reverse
+
+
+def _correlate_backward(ctx, gc):
+    # c[j, k] = sum_i u_i v_j[i-k] is bilinear: du_i = sum_jk gc[j, k] v_j[i-k],
+    # FIR filters of v_j in the correlation's direction; dv_j[i] = sum_k
+    # gc[j, k] u[i+k], an FIR filter of u in the other direction.
+    u, x, y = ctx.saved_tensors
+    reverse, last = ctx.reverse, u.dim() - 1
+    one = gc.new_ones(1)
+
+    def fir(h, v, rev):
+        return _lfilter_call(h, one, v, last, v.new_zeros(v.shape[:-1] + (len(h) - 1,)), rev)[0]
+
+    du = fir(gc[0], x, reverse) + fir(gc[1], y, reverse)
+    return du, fir(gc[0], u, not reverse), fir(gc[1], u, not reverse), None, None
+
+
+torch.library.register_autograd("recur::correlate_lags", _correlate_backward, setup_context=_correlate_setup)
+_correlate_call = _eager(_correlate_op, _correlate_setup, _correlate_backward)
 
 
 @_custom_op("recur::lfilter")
-def _lfilter_op(b: torch.Tensor, a: torch.Tensor, x: torch.Tensor, axis: int, zi: torch.Tensor) -> tuple[
-    torch.Tensor, torch.Tensor
-]:
-    y, zf = _signal.lfilter(b, a, x, axis=axis, zi=zi)
+def _lfilter_op(
+    b: torch.Tensor, a: torch.Tensor, x: torch.Tensor, axis: int, zi: torch.Tensor, reverse: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    y, zf = _signal._lfilter(b, a, x, axis, zi, reverse)
     return y, zf
 
 
 @_lfilter_op.register_fake
-def _(b, a, x, axis, zi):
+def _(b, a, x, axis, zi, reverse):
     return torch.empty_like(x), torch.empty_like(zi)
+
+
+def _lfilter_setup(ctx, inputs, output):
+    b, a, x, axis, zi, reverse = inputs
+    ctx.save_for_backward(b, a, x, zi, output[0])
+    ctx.axis, ctx.reverse = axis, reverse
 
 
 def _filter_setup(ctx, inputs, output):
@@ -308,12 +352,14 @@ def _lfilter_backward(ctx, gy, gzf):
     ax = ctx.axis
     order = max(len(a), len(b)) - 1
     g = gy if gy is not None else torch.zeros_like(y)
-    db, da, dx, dzi = _lfilter_grads(b, a, x.movedim(ax, -1), y.movedim(ax, -1), g.movedim(ax, -1), order)
-    return db, da, dx.movedim(-1, ax), None, dzi.movedim(-1, ax)
+    db, da, dx, dzi = _lfilter_grads(
+        b, a, x.movedim(ax, -1), y.movedim(ax, -1), g.movedim(ax, -1), order, ctx.reverse
+    )
+    return db, da, dx.movedim(-1, ax), None, dzi.movedim(-1, ax), None
 
 
-torch.library.register_autograd("recur::lfilter", _lfilter_backward, setup_context=_filter_setup)
-_lfilter_call = _eager(_lfilter_op, _filter_setup, _lfilter_backward)
+torch.library.register_autograd("recur::lfilter", _lfilter_backward, setup_context=_lfilter_setup)
+_lfilter_call = _eager(_lfilter_op, _lfilter_setup, _lfilter_backward)
 
 
 def lfilter(b, a, x, axis=-1, zi=None, *, stream=None):
@@ -327,7 +373,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, stream=None):
     shape = list(x.shape)
     shape[ax] = order
     z = x.new_zeros(shape) if zi is None else zi.to(x.dtype).expand(shape)
-    y, zf = _lfilter_call(b, a, x, ax, z)
+    y, zf = _lfilter_call(b, a, x, ax, z, False)
     return y if zi is None else (y, zf)
 
 
@@ -351,7 +397,7 @@ def _sosfilt_backward(ctx, gy, gzf):
     # Each section's input, recomputed: u[j] enters section j.
     u = [xs]
     for j in range(sos.shape[0] - 1):
-        u.append(_lfilter_call(sos[j, :3], sos[j, 3:], u[j], xs.dim() - 1, zs[j])[0])
+        u.append(_lfilter_call(sos[j, :3], sos[j, 3:], u[j], xs.dim() - 1, zs[j], False)[0])
     g = (gy if gy is not None else torch.zeros_like(y)).movedim(ax, -1)
     dsos = torch.zeros_like(sos)
     dzi = torch.zeros_like(zs)

@@ -1,7 +1,9 @@
 // Bindings of include/recur/filter.hpp: lfilter, lfilter_zi, lfiltic,
-// sosfilt, sosfilt_zi, filtfilt, sosfiltfilt, dpcm_encode, dpcm_decode.
-// Each checks what the C++ API cannot see (dtypes, devices, shapes, state
-// sizes), then calls the entry point, which checks the rest.
+// sosfilt, sosfilt_zi, filtfilt, sosfiltfilt, correlate_lags, dpcm_encode,
+// dpcm_decode. Each checks what the C++ API cannot see (dtypes, devices,
+// shapes, state sizes), then calls the entry point, which checks the rest.
+// lfilter's and sosfilt's `reverse` and correlate_lags serve recur.torch's
+// backward passes (scipy's signatures have neither).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,8 +53,8 @@ filtfilt_options filtfilt_opts(char const* fn, std::optional<std::string> const&
 // coefficients and state size per sequence, `call(ex, ...)` runs it.
 template <class Coeffs, class Call>
 void filter_call(char const* fn, array const& x, array const& y, std::int64_t axis,
-                 std::optional<array> const& zi, std::optional<array> const& zf, stream_arg stream,
-                 int threads, Coeffs coeffs, Call call) {
+                 std::optional<array> const& zi, std::optional<array> const& zf, bool reverse,
+                 stream_arg stream, int threads, Coeffs coeffs, Call call) {
   executor_spec const ex{stream, threads};
   check_devices(fn, ex, {{"x", &x}, {"y", &y}, {"zi", given(zi)}, {"zf", given(zf)}});
   auto const bt = shared_batch(fn, x, "x", y, "y", axis);
@@ -63,8 +65,45 @@ void filter_call(char const* fn, array const& x, array const& y, std::int64_t ax
     check_state(fn, "zi", zi, sequences(bt) * per);
     check_state(fn, "zf", zf, sequences(bt) * per);
     run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
-      filter_options<T> const opt{at(in<T>(zi), first * per), at(output<T>(zf), first * per)};
+      filter_options<T> const opt{at(in<T>(zi), first * per), at(output<T>(zf), first * per),
+                                  reverse ? direction::reverse : direction::forward};
       call(e, c, in<T>(x) + off, output<T>(y) + off, bt.lay, opt);
+    });
+  });
+}
+
+// correlate_lags along `axis` of u and of each array of v, which share u's
+// layout (the Python layer copies those that do not). A batch that takes
+// several calls (batch.outer) writes one set of nv * lags sums per call,
+// c[part * nv * lags ...), for the Python layer to add.
+void correlate_call(array const& u, std::vector<array> const& v, array const& c, std::int64_t axis,
+                    std::int64_t lags, bool reverse, stream_arg stream, int threads) {
+  char const* fn = "recur.signal.correlate_lags";
+  executor_spec const ex{stream, threads};
+  std::vector<std::string> names;
+  for (std::size_t j = 0; j < v.size(); ++j) names.push_back("v[" + std::to_string(j) + "]");
+  std::vector<std::pair<char const*, array const*>> arrays = {{"u", &u}, {"c", &c}};
+  for (std::size_t j = 0; j < v.size(); ++j) arrays.emplace_back(names[j].c_str(), &v[j]);
+  check_devices(fn, ex, arrays);
+  auto const bu = batch_of(u, axis);
+  if (!bu) value_error(std::string(fn) + ": no layout describes u (the Python layer copies such inputs)");
+  batch const& bt = *bu;
+  for (std::size_t j = 0; j < v.size(); ++j) shared_batch(fn, u, "u", v[j], names[j].c_str(), axis);
+  std::int64_t parts = 1;
+  for (auto const& g : bt.outer) parts *= g.first;
+  with_real_type(fn, "u", u, [&](auto t) {
+    using T = decltype(t);
+    arrays.erase(arrays.begin());
+    check_same_dtype(fn, u, arrays);
+    if (lags < 0) value_error(std::string(fn) + ": lags = " + std::to_string(lags) + " is negative");
+    std::int64_t const values = static_cast<std::int64_t>(v.size()) * lags;
+    check_state(fn, "c", c, parts * values);
+    std::int64_t part = 0;
+    run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t) {
+      std::vector<T const*> vs;
+      for (auto const& a : v) vs.push_back(in<T>(a) + off);
+      correlate_lags<T>(e, in<T>(u) + off, std::span<T const* const>(vs), output<T>(c) + part++ * values,
+                        lags, bt.lay, reverse ? direction::reverse : direction::forward);
     });
   });
 }
@@ -145,10 +184,11 @@ void bind_filters(nb::module_& m) {
   m.def(
       "lfilter",
       [](array const& b, array const& a, array const& x, array const& y, std::int64_t axis,
-         std::optional<array> const& zi, std::optional<array> const& zf, stream_arg stream, int threads) {
+         std::optional<array> const& zi, std::optional<array> const& zf, stream_arg stream, int threads,
+         bool reverse) {
         char const* fn = "recur.signal.lfilter";
         filter_call(
-            fn, x, y, axis, zi, zf, stream, threads,
+            fn, x, y, axis, zi, zf, reverse, stream, threads,
             [&](auto t) {
               using T = decltype(t);
               std::pair<std::span<T const>, std::span<T const>> const c{coefficients<T>(fn, "b", b),
@@ -163,15 +203,15 @@ void bind_filters(nb::module_& m) {
             });
       },
       arg("b"), arg("a"), arg("x"), arg("y"), arg("axis"), arg("zi").none(), arg("zf").none(),
-      arg("stream").none(), arg("threads"));
+      arg("stream").none(), arg("threads"), arg("reverse") = false);
 
   m.def(
       "sosfilt",
       [](array const& sos, array const& x, array const& y, std::int64_t axis, std::optional<array> const& zi,
-         std::optional<array> const& zf, stream_arg stream, int threads) {
+         std::optional<array> const& zf, stream_arg stream, int threads, bool reverse) {
         char const* fn = "recur.signal.sosfilt";
         filter_call(
-            fn, x, y, axis, zi, zf, stream, threads,
+            fn, x, y, axis, zi, zf, reverse, stream, threads,
             [&](auto t) {
               auto const s = sections<decltype(t)>(fn, sos);
               return std::pair{s, static_cast<std::int64_t>(s.size() / 3)};
@@ -181,7 +221,10 @@ void bind_filters(nb::module_& m) {
             });
       },
       arg("sos"), arg("x"), arg("y"), arg("axis"), arg("zi").none(), arg("zf").none(), arg("stream").none(),
-      arg("threads"));
+      arg("threads"), arg("reverse") = false);
+
+  m.def("correlate_lags", &correlate_call, arg("u"), arg("v"), arg("c"), arg("axis"), arg("lags"),
+        arg("reverse"), arg("stream").none(), arg("threads"));
 
   m.def(
       "filtfilt",

@@ -181,7 +181,8 @@ void check_same_dtype(char const* fn, array const& x,
 void check_state(char const* fn, char const* name, std::optional<array> const& s, std::int64_t values) {
   if (!s) return;
   std::int64_t expect = 1;
-  for (std::size_t j = s->ndim(); j-- > 0;) {
+  // An empty array is contiguous whatever its strides (order 0: no state).
+  for (std::size_t j = s->ndim(); s->size() > 0 && j-- > 0;) {
     if (s->shape(j) > 1 && s->stride(j) != expect)
       value_error(std::string(fn) + ": " + name + " is not contiguous");
     expect *= static_cast<std::int64_t>(s->shape(j));

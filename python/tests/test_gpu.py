@@ -310,6 +310,54 @@ def test_linrec_backward_matches_the_cpu(dtype, reverse, shape, axis, rng):
         torch.testing.assert_close(a, b, **tol, msg=lambda m: f"d{name}: {m}")
 
 
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_torch_lfilter_backward_on_the_gpu_matches_cpu(order, rng):
+    """The backward's pieces on the GPU (the reverse filters, the lagged
+    correlations): gradients in float64 as the CPU's, with zi, along the
+    last axis and the middle one, and a float32 batch of 64 x 2^14."""
+    torch = pytest.importorskip("torch")
+    a = np.array([1.0])
+    for r in rng.uniform(-0.7, 0.7, order):
+        a = np.convolve(a, [1.0, -r])
+    b, a = rng.uniform(-1, 1, order + 1), 1.3 * a
+    for shape, axis in (((3, 5000), -1), ((2, 4001, 3), 1)):
+        x = rng.standard_normal(shape)
+        zshape = list(shape)
+        zshape[axis] = order
+        zi, g = rng.standard_normal(zshape), rng.standard_normal(shape)
+        grads = {}
+        for dev in ("cpu", "cuda"):
+            args = [torch.tensor(v, dtype=torch.float64, device=d, requires_grad=True)
+                    for v, d in ((b, "cpu"), (a, "cpu"), (x, dev), (zi, dev))]
+            y = rs.lfilter(*args[:3], axis=axis, zi=args[3])[0]
+            y.backward(torch.tensor(g, device=dev))
+            grads[dev] = [v.grad.cpu().numpy() for v in args]
+        for got, want in zip(grads["cuda"], grads["cpu"]):
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+    x = torch.randn(64, 1 << 14, device="cuda", requires_grad=True)
+    bt = torch.tensor(b, dtype=torch.float32, requires_grad=True)
+    at = torch.tensor(a, dtype=torch.float32, requires_grad=True)
+    g = torch.randn(64, 1 << 14, device="cuda")
+    dx, db, da = torch.autograd.grad(rs.lfilter(bt, at, x), (x, bt, at), g)
+    x64 = x.detach().double().cpu().requires_grad_(True)
+    b64, a64 = (v.detach().double().requires_grad_(True) for v in (bt, at))
+    want = torch.autograd.grad(rs.lfilter(b64, a64, x64), (x64, b64, a64), g.double().cpu())
+    for got, w in zip((dx, db, da), want):
+        np.testing.assert_allclose(got.double().cpu().numpy(), w.numpy(), rtol=2e-3, atol=2e-3 * float(w.abs().max()))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_correlate_lags_on_the_gpu(reverse, rng):
+    torch = pytest.importorskip("torch")
+    u = rng.standard_normal((3, 7001))
+    v = [rng.standard_normal((3, 7001)) for _ in range(2)]
+    want = rs._correlate_lags(u, v, 9, reverse=reverse)
+    got = rs._correlate_lags(torch.tensor(u, device="cuda"), [torch.tensor(w, device="cuda") for w in v], 9,
+                             reverse=reverse)
+    assert got.device.type == "cuda" and got.shape == (2, 9)
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
+
+
 def test_wrong_device_is_refused(rng):
     torch = pytest.importorskip("torch")
     x = torch.randn(100, device="cuda")

@@ -164,6 +164,84 @@ def test_sosfilt_gradcheck(with_zi, rng):
     assert torch.autograd.gradcheck(f, (sos, x, zi))
 
 
+def _stable_a(rng, order, a0=1.3):
+    """a0 * prod (1 - r z^-1), real poles |r| < 0.7 (a[0] != 1: the
+    normalisation's gradient too)."""
+    a = np.array([1.0])
+    for r in rng.uniform(-0.7, 0.7, order):
+        a = np.convolve(a, [1.0, -r])
+    return a0 * a
+
+
+def _with_axis(rng, n, axis, shape=(2, 3)):
+    shape = list(shape)
+    shape.insert(axis % (len(shape) + 1), n)
+    return rng.standard_normal(shape)
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_lfilter_gradcheck_orders_with_zi(order, axis, rng):
+    """Orders 1-4 (b shorter than a, or a shorter than b), zi, every axis of
+    a 3-D array (axis 1: the batch takes several calls)."""
+    nb, na = (order + 1, order) if order % 2 else (order, order + 1)
+    b, a = f64(rng.uniform(-1, 1, nb)), f64(_stable_a(rng, na - 1))
+    x = f64(_with_axis(rng, 9, axis))
+    zshape = list(x.shape)
+    zshape[axis] = order
+    zi = f64(rng.standard_normal(zshape))
+    assert torch.autograd.gradcheck(lambda b, a, x, zi: rs.lfilter(b, a, x, axis=axis, zi=zi)[0], (b, a, x, zi))
+
+
+@pytest.mark.parametrize("sections", [1, 2, 3, 4])
+def test_sosfilt_gradcheck_sections_with_zi(sections, rng):
+    sos = ss.butter(2 * sections, 0.3, output="sos")
+    sos[:, 3:] *= 1.2  # rows' a0 != 1
+    sos, x = f64(sos), f64(_with_axis(rng, 11, 1))
+    zi = f64(rng.standard_normal((sections, 2, 2, 3)))
+    assert torch.autograd.gradcheck(lambda sos, x, zi: rs.sosfilt(sos, x, axis=1, zi=zi)[0], (sos, x, zi))
+
+
+def test_lfilter_op_in_reverse(rng):
+    """The op's reverse direction (what the backward passes run): flip,
+    filter, flip, without the copies; differentiable too (its adjoint runs
+    forward)."""
+    from recur import torch as rt
+
+    b, a = f64([0.4, -0.2, 0.1]), f64(_stable_a(rng, 2))
+    x, zi = f64(rng.standard_normal((3, 10))), f64(rng.standard_normal((3, 2)))
+    y, zf = rt._lfilter_call(b, a, x, 1, zi, True)
+    bn, an, xn, zn = (v.detach().numpy() for v in (b, a, x, zi))
+    want, want_zf = ss.lfilter(bn, an, xn[:, ::-1], zi=zn)
+    np.testing.assert_allclose(y.detach().numpy(), want[:, ::-1], atol=1e-12)
+    np.testing.assert_allclose(zf.detach().numpy(), want_zf, atol=1e-12)
+    assert torch.autograd.gradcheck(lambda b, a, x, zi: rt._lfilter_call(b, a, x, 1, zi, True)[0], (b, a, x, zi))
+
+
+def test_lfilter_double_backward(rng):
+    """The backward is made of differentiable ops (the reverse filter, the
+    correlations, whose backward is two FIR filters)."""
+    b, a = f64([0.3, 0.2, -0.1]), f64(_stable_a(rng, 2))
+    x, zi = f64(rng.standard_normal((2, 8))), f64(rng.standard_normal((2, 2)))
+    assert torch.autograd.gradgradcheck(lambda b, a, x, zi: rs.lfilter(b, a, x, zi=zi)[0], (b, a, x, zi))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_correlate_lags(reverse, rng):
+    """c[j, k] = sum u[i] v_j[i - k] over the batch (reverse: sum u[i]
+    v_j[i + k]): NumPy arrays and tensors, the middle axis of a 3-D array
+    (several calls, their sums added), v strided unlike u (copied)."""
+    u = rng.standard_normal((2, 13, 3))
+    v = [rng.standard_normal((2, 13, 3)), np.asfortranarray(rng.standard_normal((2, 13, 3)))]
+    uu, vv = (u[:, ::-1], [w[:, ::-1] for w in v]) if reverse else (u, v)
+    want = np.array([[(uu[:, k:] * w[:, : 13 - k]).sum() for k in range(4)] for w in vv])
+    got = rs._correlate_lags(u, v, 4, axis=1, reverse=reverse)
+    assert isinstance(got, np.ndarray) and got.shape == (2, 4)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got_t = rs._correlate_lags(torch.from_numpy(u), [torch.from_numpy(w) for w in v], 4, axis=1, reverse=reverse)
+    np.testing.assert_allclose(got_t.numpy(), want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("rhs", [None, 2])
 @pytest.mark.parametrize("short", [False, True])
 def test_solve_tridiagonal_gradcheck(rhs, short, rng):
@@ -244,11 +322,13 @@ def test_torch_compile(rng):
     compiled = torch.compile(loss, backend="aot_eager", fullgraph=True)
     got = compiled(x, b, a)
     got.backward()
-    g_compiled = x.grad.clone()
-    x.grad = None
+    grads_compiled = [v.grad.clone() for v in (x, b, a)]
+    for v in (x, b, a):
+        v.grad = None
     loss(x, b, a).backward()
     torch.testing.assert_close(got, loss(x, b, a))
-    torch.testing.assert_close(g_compiled, x.grad)
+    for g, v in zip(grads_compiled, (x, b, a)):
+        torch.testing.assert_close(g, v.grad)
 
 
 def test_torch_compile_linrec_backward(rng):

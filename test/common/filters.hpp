@@ -107,4 +107,22 @@ void fill_symmetric(std::vector<T>& x, std::uint64_t key) {
   });
 }
 
+// b of nb values in [-1, 1); a = a0 prod_j (1 - r_j z^-1) with `poles` real
+// poles r_j in (-radius, radius), a0 in [0.5, 1.5) (not 1: the
+// normalisation is exercised).
+template <class T>
+void real_pole_filter(rng& r, int nb, int poles, double radius, std::vector<T>& b, std::vector<T>& a) {
+  std::vector<double> p = {1.0};
+  for (int j = 0; j < poles; ++j) {
+    double const root = radius * r.symmetric();
+    p.push_back(0.0);
+    for (std::size_t i = p.size() - 1; i > 0; --i) p[i] -= root * p[i - 1];
+  }
+  double const a0 = 0.5 + r.uniform();
+  a.clear();
+  b.clear();
+  for (double v : p) a.push_back(static_cast<T>(v * a0));
+  for (int j = 0; j < nb; ++j) b.push_back(static_cast<T>(r.symmetric()));
+}
+
 }  // namespace recur_test

@@ -78,4 +78,13 @@ bool gaps_untouched(std::vector<T> const& y, recur::layout const& lay, int W = 1
   return true;
 }
 
+// v (the layout's extent) with every sequence reversed, the gaps copied.
+template <class T>
+std::vector<T> flipped(std::vector<T> const& v, recur::layout const& lay) {
+  std::vector<T> f = v;
+  for (std::int64_t k = 0; k < lay.count; ++k)
+    for (std::int64_t i = 0; i < lay.n; ++i) f[lay.offset(i, k)] = v[lay.offset(lay.n - 1 - i, k)];
+  return f;
+}
+
 }  // namespace recur_test
