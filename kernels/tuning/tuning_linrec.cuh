@@ -20,15 +20,15 @@ struct linrec_policy;
 
 template <>
 struct linrec_policy<float> {
-  // Tiles (agent_linrec_tiles): tune_linrec_tiles f32 (h100-tune-linrec.log): 72.9% of copy
+  // Tiles (agent_linrec_tiles): tune_linrec_tiles f32 (h100-tune-linrec.log): 73.4% of copy
   static constexpr int block = 256, items = 16, lookback_depth = 256, min_blocks = 4;
-  // Pipelined (agent_linrec_pipe): tune_linrec_tiles f32 PIPE (h100-tune-linrec.log): 87.3% of copy
+  // Pipelined (agent_linrec_pipe): tune_linrec_tiles f32 PIPE (h100-tune-linrec.log): 88.1% of copy
   static constexpr int pipe_block = 256, pipe_items = 16, pipe_stages = 2, pipe_min_blocks = 3;
   // Lanes (agent_linrec_lanes), untuned: 128 sequences x 32 rows in registers
   static constexpr int lanes_block = 128, lanes_rows = 32, lanes_lookback_depth = 8;
   // Three kernels: the paper's T = 128 threads per block, P = 256 threads per SM
   static constexpr int three_kernel_block = 128, three_kernel_blocks_per_sm = 2;
-  // Rows: tune_linrec_rows f32 4096 x 2^16 (h100-tune-linrec-rows.log): 91.4% of copy
+  // Rows: tune_linrec_rows f32 4096 x 2^16 (h100-tune-linrec-rows.log): 91.1% of copy
   static constexpr int rows_block = 256, rows_items = 16, rows_stages = 2, rows_min_blocks = 3,
                        rows_min_waves = 4, rows_min_tiles = 2;
   // Stripes: none. tune_linrec_rows interleaved f32 (h100- and h200-tune-linrec-rows.log): the lanes
@@ -47,7 +47,7 @@ struct linrec_policy<double> {
   static constexpr int lanes_block = 128, lanes_rows = 16, lanes_lookback_depth = 8;
   // Three kernels: the paper's T and G, as for float
   static constexpr int three_kernel_block = 128, three_kernel_blocks_per_sm = 2;
-  // Rows: tune_linrec_rows f64 4096 x 2^16 (h100-tune-linrec-rows.log): 93.6% of copy
+  // Rows: tune_linrec_rows f64 4096 x 2^16 (h100-tune-linrec-rows.log): 93.7% of copy
   static constexpr int rows_block = 256, rows_items = 8, rows_stages = 2, rows_min_blocks = 3,
                        rows_min_waves = 4, rows_min_tiles = 2;
   // Stripes: tune_linrec_rows interleaved f64 4096 x 2^16: 92.5% of copy on the H100, 86.6% on the H200
