@@ -195,8 +195,8 @@ void bondeli_long_systems() {
   tally t;
   int idx = 0;
   for (std::int64_t const n : {std::int64_t{100003}, (std::int64_t{1} << 20) + 1})
-    for (auto const& [kind, count] :
-         {std::pair{layout_kind::contiguous, std::int64_t{1}}, std::pair{layout_kind::interleaved, std::int64_t{4}}}) {
+    for (auto const& [kind, count] : {std::pair{layout_kind::contiguous, std::int64_t{1}},
+                                      std::pair{layout_kind::interleaved, std::int64_t{4}}}) {
       layout const lay = make_layout(kind, n, count);
       auto const p = make_problem<T>(lay, 1, 0, matrix_kind::dominant, seed_for(470, idx++, sizeof(T)));
       auto const out = run<cuda_backend>(p, tridiag_algorithm::bondeli, idx % 2 == 0);

@@ -142,11 +142,11 @@ void expect_backward_stable_all(std::int64_t n) {
 // The named algorithms whose tiles hold systems in shared memory (larger
 // systems run the partitioned form with them solving the reduced systems),
 // and bondeli (its own form at any n).
-constexpr tridiag_algorithm named[] = {
-    tridiag_algorithm::cr,      tridiag_algorithm::pcr,      tridiag_algorithm::rd,
-    tridiag_algorithm::cr_pcr,  tridiag_algorithm::cr_rd,    tridiag_algorithm::cr_packed,
-    tridiag_algorithm::pscheme, tridiag_algorithm::cr_split, tridiag_algorithm::thomas_pcr,
-    tridiag_algorithm::bondeli};
+constexpr tridiag_algorithm named[] = {tridiag_algorithm::cr,         tridiag_algorithm::pcr,
+                                       tridiag_algorithm::rd,         tridiag_algorithm::cr_pcr,
+                                       tridiag_algorithm::cr_rd,      tridiag_algorithm::cr_packed,
+                                       tridiag_algorithm::pscheme,    tridiag_algorithm::cr_split,
+                                       tridiag_algorithm::thomas_pcr, tridiag_algorithm::bondeli};
 
 template <class T>
 void expect_named(std::int64_t n) {

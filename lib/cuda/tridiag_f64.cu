@@ -11,7 +11,7 @@ extern template cudaError_t tridiag_launch_segments<double>(tridiag_launch_plan 
 extern template cudaError_t tridiag_launch_checked<double>(tridiag_launch_plan const&, void*,
                                                            tridiag_args<double> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_bondeli<double>(tridiag_launch_plan const&, void*,
-                                                          tridiag_args<double> const&, cudaStream_t);
+                                                           tridiag_args<double> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_pivot<double>(tridiag_launch_plan const&, void*,
                                                          tridiag_args<double> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_periodic<double>(tridiag_launch_plan const&, void*,
