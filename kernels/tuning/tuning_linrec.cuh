@@ -31,7 +31,7 @@ struct linrec_policy<float> {
   // Rows: tune_linrec_rows f32 4096 x 2^16 (h100-tune-linrec-rows.log): 91.1% of copy
   static constexpr int rows_block = 256, rows_items = 16, rows_stages = 2, rows_min_blocks = 3,
                        rows_min_waves = 4, rows_min_tiles = 2;
-  // Stripes: none. tune_linrec_rows interleaved f32 (h100- and h200-tune-linrec-rows.log): the lanes
+  // Stripes: none. tune_linrec_rows interleaved f32 (h100-tune-linrec-rows.log, h200-tune.log): the lanes
   // agent's look-back form is ahead of every stripes candidate but one (within a point) on both chips
   static constexpr int stripes_block = 0, stripes_lanes = 0, stripes_rows = 0, stripes_min_blocks = 0;
 };
@@ -39,7 +39,7 @@ struct linrec_policy<float> {
 template <>
 struct linrec_policy<double> {
   // Tiles: tune_linrec_tiles f64 (h100-tune-linrec.log): 87.8% of copy (long memory 79.9%); on the
-  // H200 73.4% (64.9%) (h200-tune-linrec.log), 4 blocks per SM 81.6% (74.8%) and 68.5% (61.2%)
+  // H200 73.4% (64.9%) (h200-tune.log), 4 blocks per SM 81.6% (74.8%) and 68.5% (61.2%)
   static constexpr int block = 256, items = 8, lookback_depth = 256, min_blocks = 5;
   // Pipelined: tune_linrec_tiles f64 PIPE (h100-tune-linrec.log): 94.4% of copy
   static constexpr int pipe_block = 256, pipe_items = 8, pipe_stages = 2, pipe_min_blocks = 3;
@@ -51,7 +51,7 @@ struct linrec_policy<double> {
   static constexpr int rows_block = 256, rows_items = 8, rows_stages = 2, rows_min_blocks = 3,
                        rows_min_waves = 4, rows_min_tiles = 2;
   // Stripes: tune_linrec_rows interleaved f64 4096 x 2^16: 92.5% of copy on the H100, 86.6% on the H200
-  // (h100- and h200-tune-linrec-rows.log; the lanes agent 81.4% and 71.5%)
+  // (h100-tune-linrec-rows.log, h200-tune.log; the lanes agent 81.4% and 71.5%)
   static constexpr int stripes_block = 256, stripes_lanes = 16, stripes_rows = 8, stripes_min_blocks = 2;
 };
 
