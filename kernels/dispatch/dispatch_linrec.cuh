@@ -133,6 +133,22 @@ linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_vari
 
 inline std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
 
+// A persistent launch: as many blocks of `block` threads and `smem` bytes of
+// dynamic shared memory as are resident at once on a device of `sms` SMs,
+// at most `work` (the blocks take work items b, b + grid, ...).
+template <class Kernel, class Params>
+cudaError_t launch_persistent(Kernel kernel, int block, int smem, int sms, std::int64_t work,
+                              cudaStream_t stream, Params const& prm) {
+  cudaError_t e = cudaSuccess;
+  if (smem > 48 * 1024) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  int per_sm = 0;
+  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem);
+  if (e != cudaSuccess) return e;
+  std::int64_t const want = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
+  kernel<<<static_cast<unsigned>(work < want ? work : want), block, smem, stream>>>(prm);
+  return cudaGetLastError();
+}
+
 // The dispatch of both device entry points over a view P.
 template <class P>
 cudaError_t linrec_dispatch(void* d_temp, std::size_t& temp_bytes, P const& prm, cudaStream_t stream,
@@ -216,38 +232,16 @@ cudaError_t linrec_dispatch(void* d_temp, std::size_t& temp_bytes, P const& prm,
         using agent = linrec_stripes_agent_of<P>;
         temp_bytes = 1;  // no workspace (as for rows)
         if (!d_temp) return cudaSuccess;
-        auto const kernel = linrec_stripes_kernel<agent>;
-        // Persistent: as many blocks as are resident at once on this device.
-        int per_sm = 0;
-        if (cudaError_t const e =
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, agent::block_threads, 0);
-            e != cudaSuccess)
-          return e;
-        std::int64_t const want = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
-        std::int64_t const stripes = agent::stripes(p.lay.count);
-        kernel<<<static_cast<unsigned>(stripes < want ? stripes : want), agent::block_threads, 0, stream>>>(
-            prm);
-        return cudaGetLastError();
+        return launch_persistent(linrec_stripes_kernel<agent>, agent::block_threads, 0, sms,
+                                 agent::stripes(p.lay.count), stream, prm);
       }
       return cudaErrorInvalidValue;  // never chosen without a stripes policy
     case linrec_agent::rows: {
       using agent = linrec_rows_agent_of<P>;
       temp_bytes = 1;  // no workspace (a nonzero size, as for `none`: the caller's second call launches)
       if (!d_temp) return cudaSuccess;
-      constexpr int smem = sizeof(typename agent::temp_storage);
-      auto const kernel = linrec_rows_kernel<agent>;
-      cudaError_t e = cudaSuccess;
-      if (smem > 48 * 1024)
-        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-      // Persistent: as many blocks as are resident at once on this device.
-      int per_sm = 0;
-      if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, agent::block_threads, smem);
-      if (e != cudaSuccess) return e;
-      std::int64_t const want = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
-      unsigned const grid = static_cast<unsigned>(p.lay.count < want ? p.lay.count : want);
-      kernel<<<grid, agent::block_threads, smem, stream>>>(prm);
-      return cudaGetLastError();
+      return launch_persistent(linrec_rows_kernel<agent>, agent::block_threads,
+                               int(sizeof(typename agent::temp_storage)), sms, p.lay.count, stream, prm);
     }
     case linrec_agent::three_kernel: {
       linrec_three_kernel_plan<V> plan{};

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -55,20 +56,18 @@ void bind_linrec_tridiag(nb::module_& m) {
          stream_arg stream, int threads) {
         char const* fn = "recur.linrec";
         executor_spec const ex{stream, threads};
-        check_devices(fn, ex,
-                      {{"s", array_of(s)},
-                       {"t", array_of(t)},
-                       {"w", &w},
-                       {"init", given(init)},
-                       {"final_state", given(final_state)}});
+        // Every array the call touches: on the executor's device, of w's dtype.
+        std::vector<std::pair<char const*, array const*>> const arrays = {
+            {"s", array_of(s)},
+            {"t", array_of(t)},
+            {"w", &w},
+            {"init", given(init)},
+            {"final_state", given(final_state)}};
+        check_devices(fn, ex, arrays);
         auto const bt = one_batch(fn, "w", w, axis, {{"s", array_of(s)}, {"t", array_of(t)}});
         with_linrec_type(fn, "w", w, [&](auto z) {
           using T = decltype(z);
-          check_same_dtype(fn, w,
-                           {{"s", array_of(s)},
-                            {"t", array_of(t)},
-                            {"init", given(init)},
-                            {"final_state", given(final_state)}});
+          check_same_dtype(fn, w, arrays);
           check_state(fn, "init", init, sequences(bt));
           check_state(fn, "final_state", final_state, sequences(bt));
           run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
@@ -96,27 +95,22 @@ void bind_linrec_tridiag(nb::module_& m) {
          std::optional<array> const& init_gradient, stream_arg stream, int threads) {
         char const* fn = "recur.linrec (backward)";
         executor_spec const ex{stream, threads};
-        check_devices(fn, ex,
-                      {{"s", array_of(s)},
-                       {"w", given(w)},
-                       {"g", &g},
-                       {"dt", &dt},
-                       {"ds", given(ds)},
-                       {"init", given(init)},
-                       {"final_gradient", given(final_gradient)},
-                       {"init_gradient", given(init_gradient)}});
+        // Every array the call touches: on the executor's device, of dt's dtype.
+        std::vector<std::pair<char const*, array const*>> const arrays = {
+            {"s", array_of(s)},
+            {"w", given(w)},
+            {"g", &g},
+            {"dt", &dt},
+            {"ds", given(ds)},
+            {"init", given(init)},
+            {"final_gradient", given(final_gradient)},
+            {"init_gradient", given(init_gradient)}};
+        check_devices(fn, ex, arrays);
         auto const bt = one_batch(fn, "dt", dt, axis,
                                   {{"s", array_of(s)}, {"w", given(w)}, {"g", &g}, {"ds", given(ds)}});
         with_linrec_type(fn, "dt", dt, [&](auto z) {
           using T = decltype(z);
-          check_same_dtype(fn, dt,
-                           {{"s", array_of(s)},
-                            {"w", given(w)},
-                            {"g", &g},
-                            {"ds", given(ds)},
-                            {"init", given(init)},
-                            {"final_gradient", given(final_gradient)},
-                            {"init_gradient", given(init_gradient)}});
+          check_same_dtype(fn, dt, arrays);
           for (auto const& [name, st] :
                {std::pair{"init", &init}, std::pair{"final_gradient", &final_gradient},
                 std::pair{"init_gradient", &init_gradient}})
