@@ -1069,8 +1069,11 @@ void register_lfilter() {
   struct shape {
     i64 lanes, n;
   };
-  for (shape sh : {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}})
+  // One lane of 1024 samples, order 2: the host time of a call on a small
+  // input (host_loop_us; bench/python_bench.py's overhead entries).
+  for (shape sh : {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}, shape{1, 1024}})
     for (int order = 1; order <= 4; ++order) {
+      if (sh.n == 1024 && order != 2) continue;
       std::string const family = "lfilter_f32";
       std::string const key = arg_name(family, {{"order", order}, {"lanes", sh.lanes}, {"N", sh.n}});
       entry_info info{8.0 * double(sh.lanes * sh.n), role::ours, key, key};
@@ -1115,7 +1118,7 @@ void register_filters() {
   };
   static std::vector<float> const sos = bench_sos();
   static std::vector<float> const pred = {1.6f, -0.64f};
-  for (shape sh : {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}}) {
+  for (shape sh : {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}, shape{1, 1024}}) {
     {
       std::string const family = "sosfilt_f32";
       std::string const key = arg_name(family, {{"sections", 4}, {"lanes", sh.lanes}, {"N", sh.n}});
@@ -1223,6 +1226,8 @@ void register_all() {
   register_peers<double>(sizes_f64, batch_shapes);
   register_ours<float>(sizes_f32, batch_shapes_f32);
   register_ours<double>(sizes_f64, batch_shapes);
+  // The host time of a call on a small input (bench/python_bench.py's overhead entries).
+  register_single<float>("linrec", false, role::ours, 1024, recur_call<float>(linrec_variant::automatic));
   for (batch_shape bs : batch_shapes_bf16)
     register_batched<recur::bfloat16>("linrec", false, role::ours, bs,
                                       recur_call<recur::bfloat16>(linrec_variant::automatic));

@@ -29,13 +29,20 @@ longer than the call takes to enqueue, so that real_time is the GPU's time,
 not the host's; warm-up calls first, the median of --reps. JAX's work runs
 on JAX's own streams: its group (recur on JAX arrays included) is timed by
 the wall clock around a call that blocks until its result is ready. host_us
-is the median wall time of the call alone on an idle GPU (its enqueue, or
-everything where the call waits for its result).
+is the host's time of one call, as bench_linrec's: the median over the timed
+calls of the wall time from the call's start to its return, each call
+enqueued behind the spin (its enqueue, or everything where the call waits
+for its result); for the wall-clock group, the median wall time of the
+call on an idle GPU.
+
+recur's entries also get host_loop_us: the host's time of one call among
+50 back-to-back calls (a Python loop of calls; bench_linrec measures its
+recur entries the same way).
 
 With --cpp (bench_linrec's JSON from the same machine), each recur entry
 with a C++ counterpart (cpp_name) gets vs_cpp (its real_time over the C++
-entry's: the GPU work the Python layer adds) and overhead_us (its host_us
-less the C++ call's host_us).
+entry's: the GPU work the Python layer adds) and overhead_us (its
+host_loop_us less the C++ call's: the host time the Python layer adds).
 
 bytes: each input read once and each output written once (forward plus
 backward: the forward's, then the gradient in, the saved arrays read and
@@ -544,28 +551,38 @@ def overhead_groups(inp):
     for framework in ("cupy", "torch"):
         for n in (1 << 10, 1 << 20, 1 << 24, 1 << 28):
             get = on(framework, st(n))
-            cpp = f"linrec_f32/N:{n}" if n >= 1 << 20 else None
+            cpp = f"linrec_f32/N:{n}"
             yield Entry(f"recur_linrec_f32/N:{n}/{framework}", f"overhead/linrec_f32/N:{n}", "ours", framework,
                         lambda get=get: ((lambda: recur.linrec(*get())), None), 12 * n, cpp=cpp)
         for lanes, n in ((1, 1 << 10), (64, 1 << 18)):
             get = on(framework, sig(lanes, n))
-            cpp = f"lfilter_f32/order:2/lanes:{lanes}/N:{n}" if n >= 1 << 18 else None
+            cpp = f"lfilter_f32/order:2/lanes:{lanes}/N:{n}"
             yield Entry(f"recur_lfilter_f32/order:2/lanes:{lanes}/N:{n}/{framework}",
                         f"overhead/lfilter_f32/order:2/lanes:{lanes}/N:{n}", "ours", framework,
                         lambda get=get: ((lambda: rs.lfilter(b2, a2, get()[0])), None), 8 * lanes * n, cpp=cpp)
-        # The other filters' calls on one small sequence (host_us only: no C++ entry has the shape).
+        # The other filters' calls on one small sequence (sosfilt's against the C++ entry of its shape).
         get = on(framework, sig(1, 1 << 10))
         for name, call in (("sosfilt_f32/sections:4", lambda x: rs.sosfilt(sos4, x)),
                            ("filtfilt_f32/order:2", lambda x: rs.filtfilt(b2, a2, x)),
                            ("sosfiltfilt_f32/sections:4", lambda x: rs.sosfiltfilt(sos4, x))):
+            cpp = f"{name}/lanes:1/N:1024" if name.startswith("sosfilt_") else None
             yield Entry(f"recur_{name}/lanes:1/N:1024/{framework}", f"overhead/{name}/lanes:1/N:1024", "ours",
-                        framework, lambda get=get, call=call: ((lambda: call(get()[0])), None), 8 * 1024)
+                        framework, lambda get=get, call=call: ((lambda: call(get()[0])), None), 8 * 1024, cpp=cpp)
+        # With return_info and pivoting='none' the call is the C++ entry's
+        # (the no-pivot solve, enqueued without waiting); by default it also
+        # runs the stability test and waits for info to raise LinAlgError:
+        # the wall clock of the blocking call.
         for n, batch in ((64, 16), (512, 512)):
             get = on(framework, tri(n, batch))
             cpp = f"tridiag_auto_f32_contiguous/n:{n}/batch:{batch}" if batch >= 512 else None
             yield Entry(f"recur_tridiag_f32/n:{n}/batch:{batch}/{framework}", f"overhead/tridiag_f32/n:{n}/batch:{batch}",
-                        "ours", framework, lambda get=get: ((lambda: rl.solve_tridiagonal(*get())), None),
+                        "ours", framework,
+                        lambda get=get: ((lambda: rl.solve_tridiagonal(*get(), pivoting="none", return_info=True)[0]),
+                                         None),
                         20 * n * batch, cpp=cpp)
+            yield Entry(f"recur_tridiag_f32/n:{n}/batch:{batch}/raise/{framework}",
+                        f"overhead/tridiag_f32/n:{n}/batch:{batch}/raise", "ours", framework,
+                        lambda get=get: ((lambda: rl.solve_tridiagonal(*get())), None), 20 * n * batch, clock="wall")
 
 
 GROUPS = (
@@ -613,17 +630,33 @@ class Clock:
         return statistics.median(ts) * 1e6
 
     def events_ms(self, call, host_us):
+        """The call's GPU time (median, ms) and its host time (median, us),
+        each call behind a spin of twice host_us (at least 0.2 ms)."""
         spin = int(self.cycles_per_ms * max(0.2, 2e-3 * host_us))
-        ts = []
+        ts, hs = [], []
         for _ in range(self.reps):
             e0, e1 = self._events()
             self.torch.cuda._sleep(spin)
             e0.record()
+            h0 = time.perf_counter()
             call()
+            hs.append(time.perf_counter() - h0)
             e1.record()
             e1.synchronize()
             ts.append(e0.elapsed_time(e1))
-        return statistics.median(ts)
+        return statistics.median(ts), statistics.median(hs) * 1e6
+
+    def loop_us(self, call, warm=10, calls=50):
+        """The host's time of one call among back-to-back calls (mean of
+        `calls` after `warm` untimed ones), as bench_linrec's host_loop_us."""
+        for _ in range(warm):
+            call()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            call()
+        us = (time.perf_counter() - t0) / calls * 1e6
+        self.sync()
+        return us
 
     def wall_ms(self, call):
         ts = []
@@ -665,7 +698,12 @@ def measure(entry, clock, copy_gbps, cpp):
         del out
         call()
         r["host_us"] = clock.host_us(call, min(clock.reps, 7))
-        ms = clock.wall_ms(call) if entry.clock == "wall" else clock.events_ms(call, r["host_us"])
+        if entry.clock == "wall":
+            ms = clock.wall_ms(call)
+        else:
+            ms, r["host_us"] = clock.events_ms(call, r["host_us"])
+            if entry.role == "ours":
+                r["host_loop_us"] = clock.loop_us(call)
     except Exception as e:  # noqa: BLE001 - a peer's (or a dtype's) failure is data
         msg = f"{type(e).__name__}: {e}"
         r["error"] = ("unsupported: " if isinstance(e, (TypeError, NotImplementedError)) else "") + msg[:300]
@@ -682,7 +720,9 @@ def measure(entry, clock, copy_gbps, cpp):
         r["vs_cpp"] = ms / r["cpp_real_time"]
         if "host_us" in c:
             r["cpp_host_us"] = c["host_us"]
-            r["overhead_us"] = r["host_us"] - c["host_us"]
+        if "host_loop_us" in c and "host_loop_us" in r:
+            r["cpp_host_loop_us"] = c["host_loop_us"]
+            r["overhead_us"] = r["host_loop_us"] - c["host_loop_us"]
     return r
 
 
@@ -692,7 +732,7 @@ def copy_ceiling(clock):
     y = torch.empty_like(x)
     y.copy_(x)
     host = clock.host_us(lambda: y.copy_(x), 3)
-    ms = clock.events_ms(lambda: y.copy_(x), host)
+    ms, host = clock.events_ms(lambda: y.copy_(x), host)
     del x, y
     torch.cuda.empty_cache()
     nbytes = 8.0 * COPY_ELEMS
@@ -764,7 +804,8 @@ def main(argv=None):
                "executable": "bench/python_bench.py", "versions": versions(),
                "timing": "CUDA events around one call, a spin kernel ahead of the start event, legacy default stream "
                          "(JAX: wall clock around a blocking call); real_time = median of "
-                         f"{args.reps} calls after a warm-up; host_us = median wall time of the call on an idle GPU; "
+                         f"{args.reps} calls after a warm-up; host_us = median host time of a call enqueued behind the spin "
+                         "(wall-clock entries: median wall time of the call on an idle GPU); "
                          "GB = 1e9 bytes"}
     if args.cpp:
         context["cpp_json"] = args.cpp

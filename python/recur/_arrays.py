@@ -49,6 +49,19 @@ class _NumPy:
     def owns(self, x):
         return isinstance(x, np.ndarray)
 
+    def plain(self, x):
+        """True when x is a plain array (see plain_backend)."""
+        return type(x) is np.ndarray and x.dtype in _REAL and x.flags.c_contiguous and x.ndim > 0
+
+    def empty_plain(self, x):
+        """An array like the plain array x (same shape, dtype, device,
+        C-contiguous)."""
+        return np.empty(x.shape, x.dtype)
+
+    def export_plain(self, x):
+        """export(x) of a plain array x, without export's checks."""
+        return x
+
     def dtype(self, x):
         return np.dtype(x.dtype)
 
@@ -120,9 +133,33 @@ class _Torch(_NumPy):
         # their Python wrappers (None where this PyTorch lacks them).
         self._to_dlpack = getattr(torch._C, "_to_dlpack", None)
         self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self._get_device = getattr(torch._C, "_cuda_getDevice", None)
+        self._real = (torch.float32, torch.float64)
 
     def owns(self, x):
         return isinstance(x, self.t.Tensor)
+
+    def _current_device(self):
+        return self._get_device() if self._get_device is not None else self.t.cuda.current_device()
+
+    def plain(self, x):
+        # Not a subclass (a tracer's FakeTensor, a Parameter), no grad, strided.
+        return (
+            type(x) is self.t.Tensor
+            and x.dtype in self._real
+            and not x.requires_grad
+            and x.layout is self.t.strided
+            and x.ndim > 0
+            and x.is_contiguous()
+            and self._to_dlpack is not None
+            and (not x.is_cuda or x.get_device() == self._current_device())
+        )
+
+    def empty_plain(self, x):
+        return self.t.empty_like(x)
+
+    def export_plain(self, x):
+        return self._to_dlpack(x)
 
     def dtype(self, x):
         dt = self._dtypes.get(x.dtype)
@@ -182,7 +219,7 @@ class _Torch(_NumPy):
         # and neither does this.
         if self._to_dlpack is None or x.layout is not self.t.strided or x.requires_grad:
             return x
-        if x.is_cuda and x.device.index != self.t.cuda.current_device():
+        if x.is_cuda and x.get_device() != self._current_device():
             return x
         return self._to_dlpack(x)
 
@@ -213,6 +250,19 @@ class _CuPy(_NumPy):
 
     def owns(self, x):
         return isinstance(x, self.cp.ndarray)
+
+    def plain(self, x):
+        # On the current device: where empty_like allocates without a device context.
+        return (
+            type(x) is self.cp.ndarray
+            and x.dtype in _REAL
+            and x.flags.c_contiguous
+            and x.ndim > 0
+            and x.device.id == self.cp.cuda.runtime.getDevice()
+        )
+
+    def empty_plain(self, x):
+        return self.cp.empty(x.shape, x.dtype)  # on the current device, x's
 
     def astype(self, x, dtype):
         return x.astype(dtype, copy=False)
@@ -270,6 +320,9 @@ class _Jax(_NumPy):
 
     def owns(self, x):
         return isinstance(x, self.jax.Array)
+
+    def plain(self, x):
+        return False  # inputs wait until ready, outputs are written once allocated: see the class
 
     def _check_concrete(self, x):
         tracer = getattr(getattr(self.jax, "core", None), "Tracer", ())
@@ -361,6 +414,21 @@ def backend_of(x):
     return be
 
 
+def plain_backend(x):
+    """x's backend when x is a plain array, else None: a NumPy array, CuPy
+    array or PyTorch tensor (not a subclass), C-contiguous, float32 or
+    float64, of at least one dimension, needing no grad and on the GPU on
+    the current device. Arrays of one such type, shape and dtype need none
+    of the preparation below (the output is allocated like them, the
+    extension reads them in place, nothing is converted or conformed): the
+    calls' fast paths take them straight to the extension, on the current
+    stream."""
+    be = _BY_TYPE.get(type(x))
+    if be is None:
+        be = backend_of(x)
+    return be if be.plain(x) else None
+
+
 def resolve_stream(stream):
     """A CUDA stream handle (int) from an int, a torch.cuda.Stream, a
     cupy.cuda.Stream or any object with __cuda_stream__."""
@@ -408,6 +476,14 @@ def host_coefficients(fn, name, v, dtype, ndim=1):
     them on the host: device arrays are copied to the host, which waits)."""
     if type(v) is np.ndarray and v.dtype == dtype and v.ndim == ndim and v.flags.c_contiguous:
         return v  # what the conversions below return for such an array
+    if (type(v) is list or type(v) is tuple) and dtype.kind == "f":
+        # Python numbers (anything else takes the checks below).
+        try:
+            arr = np.array(v, dtype=dtype)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is not None and arr.ndim == ndim and ndim > 0:
+            return arr
     be = backend_of(v)
     arr = np.ascontiguousarray(be.to_host(v) if be is not _NUMPY else np.asarray(v))
     if arr.dtype.kind not in "biuf":

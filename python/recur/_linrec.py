@@ -11,6 +11,7 @@ from ._arrays import (
     batch_axes,
     common_dtype,
     conform,
+    plain_backend,
     prepare_input,
     real_dtype,
     same_layout,
@@ -49,6 +50,33 @@ def _states(fn, be, ref, axis, dtype, given, want_out):
     return ins, out, back
 
 
+def _plain_call(s, t, axis, reverse, threads):
+    """linrec(s, t) of a plain t (and s a plain array of t's type, shape and
+    dtype, or a Python number) on the current stream: w allocated like t,
+    nothing else prepared (the extension checks the devices). None for any
+    other call."""
+    be = plain_backend(t)
+    if be is None:
+        return None
+    if type(s) is type(t):
+        if s.dtype != t.dtype or s.shape != t.shape or not be.plain(s):
+            return None
+    elif type(s) is not float and type(s) is not int:
+        return None
+    ndim = t.ndim
+    if not -ndim <= axis < ndim:
+        return None
+    ex = be.export_plain
+    w = be.empty_plain(t)
+    # The stream of the first array, as in the general path.
+    if type(s) is type(t):
+        sv, sid = ex(s), be.stream(s, None)
+    else:
+        sv, sid = float(s), be.stream(t, None)
+    _recur.linrec(sv, ex(t), ex(w), axis % ndim, bool(reverse), None, 0.0, None, sid, threads)
+    return w
+
+
 def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, stream=None, threads=0):
     """The linear recurrence w_i = s_i w_{i-1} + t_i along ``axis``.
 
@@ -76,6 +104,10 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
     >>> recur.linrec(0.5, np.ones(4, np.float16))  # float16 storage, float32 arithmetic
     array([1.   , 1.5  , 1.75 , 1.875], dtype=float16)
     """
+    if init is None and not return_final and stream is None:
+        w = _plain_call(s, t, axis, reverse, threads)
+        if w is not None:
+            return w
     fn = "recur.linrec"
     arrays = [v for v in (s, t) if _is_array(v)]
     if not arrays:

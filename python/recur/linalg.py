@@ -32,7 +32,17 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _recur
-from ._arrays import backend_of, batch_axes, conform, prepare_input, real_dtype, same_layout, state_order, state_out
+from ._arrays import (
+    backend_of,
+    batch_axes,
+    conform,
+    plain_backend,
+    prepare_input,
+    real_dtype,
+    same_layout,
+    state_order,
+    state_out,
+)
 
 __all__ = ["TridiagonalDetails", "solve_banded", "solve_tridiagonal"]
 
@@ -136,6 +146,43 @@ def _full_diagonal(fn, be, v, name, shape, axis, first, dtype, like):
     return full
 
 
+def _plain_call(dl, d, du, b, axis, algorithm, piv, max_refinement_steps, threads):
+    """(x, info) of a solve on plain arrays dl, d, du and b of one type,
+    shape and dtype along their last axis (not periodic, not refined), on
+    the current stream; None for any other call."""
+    be = plain_backend(d)
+    if be is None:
+        return None
+    shape = d.shape
+    for v in (dl, du, b):
+        if type(v) is not type(d) or v.dtype != d.dtype or v.shape != shape or not be.plain(v):
+            return None
+    ndim = d.ndim
+    if (axis != -1 and axis != ndim - 1) or shape[-1] == 0:
+        return None
+    sid = be.stream(d, None)
+    bshape = tuple(shape[:-1])  # the batch, numbered as the layout numbers it
+    x = be.empty_plain(d)
+    info = be.empty(bshape, np.int32, d)
+    # As in the general path: on the GPU 'auto' tests stability where pivoted is asked for.
+    pivoted = be.empty(bshape, np.int32, d) if piv == "automatic" and sid is not None else None
+    ex = be.export_plain
+    _recur.solve_tridiagonal(
+        ex(dl), ex(d), ex(du), ex(b), ex(x), ndim - 1, be.export(info), algorithm, piv, False, False,
+        int(max_refinement_steps), None if pivoted is None else be.export(pivoted), None, sid, threads
+    )
+    return x, info
+
+
+def _checked(fn, be, x, info, piv, periodic):
+    """x, or the LinAlgError naming the systems that broke down (waits for
+    info on the GPU)."""
+    host = np.asarray(be.to_host(info))
+    if host.any():
+        raise _breakdown(fn, host, piv, periodic)
+    return x
+
+
 def solve_tridiagonal(
     dl, d, du, b, *, axis=-1, algorithm="auto", pivoting="auto", periodic=False, refine=False, max_refinement_steps=10,
     return_info=False, return_details=False, stream=None, threads=0
@@ -213,6 +260,11 @@ def solve_tridiagonal(
     fn = "recur.linalg.solve_tridiagonal"
     piv = _check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details)
     periodic, refine = bool(periodic), bool(refine)
+    if not periodic and not refine and not return_details and stream is None:
+        plain = _plain_call(dl, d, du, b, axis, algorithm, piv, max_refinement_steps, threads)
+        if plain is not None:
+            x, info = plain
+            return (x, info) if return_info else _checked(fn, plain_backend(d), x, info, piv, periodic)
     be = backend_of(d)
     for name, v in (("dl", dl), ("du", du), ("b", b)):
         if backend_of(v).name != be.name:
@@ -300,10 +352,7 @@ def solve_tridiagonal(
         return x, TridiagonalDetails(info, known(pivoted), known(steps))
     if return_info:
         return x, info
-    host = np.asarray(be.to_host(info))
-    if host.any():
-        raise _breakdown(fn, host, piv, periodic)
-    return x
+    return _checked(fn, be, x, info, piv, periodic)
 
 
 def solve_banded(

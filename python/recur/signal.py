@@ -32,6 +32,7 @@ from ._arrays import (
     conform,
     host_coefficients,
     output_for,
+    plain_backend,
     prepare_input,
     real_dtype,
     state_in,
@@ -72,6 +73,15 @@ def _filter(fn, kind, coeffs, x, axis, zi, per_shape, stream, threads, reverse=F
     """lfilter and sosfilt: per_shape(x_shape) is scipy's zi shape and the
     permutation's batch and state positions. reverse runs each sequence from
     its last element to its first (recur.torch's backward passes)."""
+    be = plain_backend(x) if zi is None and stream is None else None
+    if be is not None and -x.ndim <= axis < x.ndim:
+        # A plain x: y allocated like it, on the current stream.
+        dtype = be.dtype(x)
+        c = [host_coefficients(fn, name, v, dtype, nd) for name, v, nd in coeffs]
+        y = be.empty_plain(x)
+        ex = be.export_plain
+        getattr(_recur, kind)(*c, ex(x), ex(y), axis % x.ndim, None, None, be.stream(x, None), threads, reverse)
+        return y
     be, dtype, x, s, axis = _prepare(fn, x, axis, stream)
     c = [host_coefficients(fn, name, v, dtype, nd) for name, v, nd in coeffs]
     x_in, y = output_for(be, x, dtype, axis)
