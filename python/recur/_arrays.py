@@ -262,7 +262,17 @@ class _CuPy(_NumPy):
         )
 
     def empty_plain(self, x):
-        return self.cp.empty(x.shape, x.dtype)  # on the current device, x's
+        return self.cp.ndarray(x.shape, x.dtype)  # on the current device, x's
+
+    def export_plain(self, x):
+        # A DLPack capsule without the stream synchronisation __dlpack__()
+        # does for a consumer on the legacy stream (what the extension's own
+        # call would ask for): the call runs on CuPy's current stream, the
+        # producer's, so stream=-1 (no synchronisation, DLPack's protocol).
+        try:
+            return x.__dlpack__(stream=-1)
+        except (TypeError, ValueError, BufferError):
+            return x
 
     def astype(self, x, dtype):
         return x.astype(dtype, copy=False)
