@@ -4,7 +4,7 @@
 // sequences, no look-back), the source of linrec_policy's rows_* and
 // stripes_* values in kernels/tuning/tuning_linrec.cuh.
 //
-//   build/bench/tune_linrec_rows
+//   build/bench/tune_linrec_rows [bf16]     (bf16: the bfloat16 shapes only)
 //
 // Interleaved shapes: 4096 x 2^16 and 12288 x 2^16 f32, 2048 x 2^17 f32 (a
 // batch narrower than a stripe per SM), 4096 x 2^16 f64, against the lanes
@@ -12,7 +12,7 @@
 // policy. "in flight" for stripes: one chunk of s and t per block (the next
 // chunk's loads), times the resident blocks per SM.
 //
-// Shapes: 4096 x 2^16 and 12288 x 2^16 contiguous f32 (accelerated-scan's
+// Shapes: 4096 x 2^16 and 12288 x 2^16 contiguous f32 and bf16 (accelerated-scan's
 // (1, 4096, 2^16) and (8, 1536, 2^16)), 4096 x 2^16 f64; s ~ U[-0.99, 0.99],
 // t ~ U[-1, 1]. Each candidate is a compile-time instantiation (block,
 // items, stages, blocks per SM) on a persistent grid of SMs x resident
@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <string_view>
 #include <vector>
 
 #include <recur/kernels/agent/agent_linrec_lanes.cuh>
@@ -133,8 +134,11 @@ void check_time_print(batch<T> const& b, char const* what, Launch const& launch)
   float const ms = median_ms(launch);
   double const gbs = 3.0 * sizeof(T) * total / ms / 1e6;
   std::printf("%s %6lld x %6lld  %-52s %.3f ms  %7.1f GB/s  %5.1f%% of copy  err %.2e\n",
-              sizeof(T) == 4 ? "f32" : "f64", static_cast<long long>(b.p.lay.count),
-              static_cast<long long>(n), what, ms, gbs, 100 * gbs / copy_gbs, err);
+              sizeof(T) == 2   ? "bf16"
+              : sizeof(T) == 4 ? "f32"
+                               : "f64",
+              static_cast<long long>(b.p.lay.count), static_cast<long long>(n), what, ms, gbs,
+              100 * gbs / copy_gbs, err);
 }
 
 template <class T, int Block, int Items, int Stages, int MinBlocks>
@@ -161,7 +165,7 @@ void lookback(batch<T> const& b) {
   using policy = linrec_policy<T>;
   using agent =
       agent_linrec_tiles<T, policy::block, policy::items, policy::lookback_depth, policy::min_blocks>;
-  using status = linrec_tile_status<T>;
+  using status = typename agent::status;  // float's for 16-bit storage
   std::int64_t const tiles = agent::tiles(b.p.lay.n * b.p.lay.count);
   int const smem = sizeof(typename agent::temp_storage);
   auto const kernel = linrec_tiles_kernel<agent>;
@@ -235,6 +239,25 @@ void sweep_interleaved(std::int64_t count, std::int64_t n) {
   release(b);
 }
 
+// bfloat16 storage (float arithmetic): the library's rows policy (float's),
+// then candidates with more bytes of each array in flight per SM.
+void sweep_bf16(std::int64_t count, std::int64_t n) {
+  using T = bfloat16;
+  using policy = linrec_policy<T>;
+  auto b = make<T>(count, n);
+  lookback(b);
+  rows<T, policy::rows_block, policy::rows_items, policy::rows_stages, policy::rows_min_blocks>(b);
+  rows<T, 256, 32, 2, 3>(b);
+  rows<T, 256, 32, 2, 2>(b);
+  rows<T, 256, 32, 2, 1>(b);
+  rows<T, 256, 16, 4, 3>(b);
+  rows<T, 256, 16, 3, 3>(b);
+  rows<T, 256, 16, 3, 2>(b);
+  rows<T, 512, 16, 2, 2>(b);
+  rows<T, 128, 32, 3, 3>(b);
+  release(b);
+}
+
 // The library's rows policy first, then the candidates.
 template <class T>
 void sweep(std::int64_t count, std::int64_t n) {
@@ -253,12 +276,19 @@ void sweep(std::int64_t count, std::int64_t n) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   copy_gbs = tune_copy_ceiling_gbs();
   std::int64_t const n = std::int64_t{1} << 16;
+  if (argc > 1 && std::string_view(argv[1]) == "bf16") {  // the bfloat16 shapes only
+    sweep_bf16(4096, n);
+    sweep_bf16(8 * 1536, n);
+    return 0;
+  }
   sweep<float>(4096, n);
   sweep<float>(8 * 1536, n);
   sweep<double>(4096, n);
+  sweep_bf16(4096, n);
+  sweep_bf16(8 * 1536, n);
   sweep_interleaved<float>(4096, n);
   sweep_interleaved<float>(8 * 1536, n);
   sweep_interleaved<float>(2048, 2 * n);

@@ -364,9 +364,10 @@ BOOST_AUTO_TEST_CASE(final_state_is_init) {
 // both ends of a sequence, and the reverse direction runs over the mirrored
 // view (element stride -1).
 
-// Counts and lengths just below, at and above the threshold.
-template <class T>
-void rows_threshold_cases(int& idx) {
+// Counts and lengths just below, at and above T's threshold, each run by
+// run(spec).
+template <class T, class Run>
+void rows_threshold_cases(int& idx, Run&& run) {
   std::int64_t const c = recur::kernels::linrec_rows_min_count<T>(sm_count());
   std::int64_t const m = recur::kernels::linrec_rows_min_n<T>();
   struct shape {
@@ -381,14 +382,23 @@ void rows_threshold_cases(int& idx) {
       sp.dir = dir;
       sp.seed = seed_for(320, idx);
       sp = rotated(sp, idx++);
-      run_and_check(make_problem<T>(sp), linrec_variant::automatic);
+      run(sp);
     }
+}
+
+template <class T>
+void run_automatic(spec const& sp) {
+  run_and_check(make_problem<T>(sp), linrec_variant::automatic);
 }
 
 BOOST_AUTO_TEST_CASE(rows_counts_around_threshold) {
   int idx = 0;
-  rows_threshold_cases<float>(idx);
-  rows_threshold_cases<double>(idx);
+  rows_threshold_cases<float>(idx, run_automatic<float>);
+  rows_threshold_cases<double>(idx, run_automatic<double>);
+  // 16-bit storage has a rows policy of its own (bfloat16's, float16's alike).
+  rows_threshold_cases<recur::bfloat16>(idx, [](spec const& sp) {
+    run_types<recur::bfloat16, recur::float16>(sp, {linrec_variant::automatic});
+  });
 }
 
 // Every combination of init, final_state, scalar or array s and t, and in

@@ -57,12 +57,17 @@ struct linrec_policy<double> {
 
 // 16-bit storage computed in float: float's policy (the agents' shared memory
 // and look-back hold float; the pipelined agent's 16-byte copies carry 8
-// elements, so pipe_items stays a multiple of 8). Untuned for the halved
-// traffic.
+// elements, so pipe_items stays a multiple of 8), but for the rows agent.
 template <>
-struct linrec_policy<bfloat16> : linrec_policy<float> {};
+struct linrec_policy<bfloat16> : linrec_policy<float> {
+  // Rows: tune_linrec_rows bf16 4096 and 12288 x 2^16 (h100-tune-linrec-rows.log, h200-tune.log): 92.5%
+  // and 93.3% of copy on the H100, 67.6% and 69.5% on the H200 (float's shape 90.8/92.5%, 64.9/65.9%);
+  // one tile long sequences, the length float's policy reaches them from.
+  static constexpr int rows_block = 256, rows_items = 32, rows_stages = 2, rows_min_blocks = 2,
+                       rows_min_waves = 4, rows_min_tiles = 1;
+};
 template <>
-struct linrec_policy<float16> : linrec_policy<float> {};
+struct linrec_policy<float16> : linrec_policy<bfloat16> {};
 
 // Stripes (agent_linrec_stripes) runs on interleaved batches of at least one
 // stripe of stripes_lanes sequences per SM, where the policy has stripes
@@ -82,6 +87,13 @@ template <class T>
 struct linrec_adjoint_policy : linrec_policy<T> {
   static constexpr int pipe_min_blocks = 2, rows_min_blocks = 2;
 };
+// 16-bit storage: float's adjoint (the forward's 16-bit rows shape, 32
+// elements a thread over three staged arrays, made the forward plus
+// backward 12% slower on the H200: python_bench fwd_bwd bf16).
+template <>
+struct linrec_adjoint_policy<bfloat16> : linrec_adjoint_policy<float> {};
+template <>
+struct linrec_adjoint_policy<float16> : linrec_adjoint_policy<float> {};
 
 // The lanes agent needs enough sequences side by side to fill a warp's loads.
 inline constexpr long long linrec_lanes_min_count = 32;
