@@ -590,6 +590,15 @@ def overhead_groups(inp):
             yield Entry(f"recur_tridiag_f32/n:{n}/batch:{batch}/raise/{framework}",
                         f"overhead/tridiag_f32/n:{n}/batch:{batch}/raise", "ours", framework,
                         lambda get=get: ((lambda: rl.solve_tridiagonal(*get())), None), 20 * n * batch, clock="wall")
+        # The default pivoting's GPU time (the no-pivot solve, its stability
+        # check and the re-solve of what it flags) against the C++ no-pivot
+        # entry: what the default costs over pivoting='none'.
+        for n, batch in ((512, 512), (512, 1 << 16)):
+            get = on(framework, tri(n, batch))
+            yield Entry(f"recur_tridiag_f32/n:{n}/batch:{batch}/auto/{framework}",
+                        f"overhead/tridiag_f32/n:{n}/batch:{batch}/auto", "ours", framework,
+                        lambda get=get: ((lambda: rl.solve_tridiagonal(*get(), return_info=True)[0]), None),
+                        20 * n * batch, cpp=f"tridiag_auto_f32_contiguous/n:{n}/batch:{batch}")
 
 
 GROUPS = (

@@ -355,9 +355,75 @@ void check_cases() {
   BOOST_TEST(passed > 50);
 }
 
+// pivot_row_safe decides Thomas' test without running it (the screen of
+// automatic's check on the GPU relies on it): a system whose rows are all
+// safe passes pivot_thomas_fails. Rows at the margin (|b| 0 to 3 units in the
+// last place above (1 + m)(|a| + |c|) as the check computes it), a, b and c
+// over 24 decades (f32: 12) and both signs, some a and c zero, lengths 1 to
+// 300; and the harness's classes, whose safe systems must pass too.
+template <class T>
+void safe_cases() {
+  recur_test::rng r{seed_for(730, 0, sizeof(T))};
+  T const m = std::numeric_limits<T>::epsilon() * T(8);
+  double const decades = sizeof(T) == 4 ? 12 : 24;
+  auto const value = [&] {
+    if (r.uniform() < 0.1) return T(0);
+    T const v = static_cast<T>(std::pow(10.0, decades * r.symmetric()));
+    return r.uniform() < 0.5 ? -v : v;
+  };
+  int safe = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::int64_t const n = 1 + static_cast<std::int64_t>(r.uniform() * 300);
+    std::vector<T> a(n), b(n), c(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      a[i] = value();
+      c[i] = value();
+      T bi = (T(1) + m) * (std::abs(a[i]) + std::abs(c[i]));
+      if (bi == T(0)) bi = T(1);
+      for (int u = static_cast<int>(r.uniform() * 4); u > 0; --u)
+        bi = std::nextafter(bi, std::numeric_limits<T>::infinity());
+      b[i] = r.uniform() < 0.5 ? -bi : bi;
+    }
+    kn::pivot_system<T> const sys{a.data(), b.data(), c.data(), nullptr, nullptr, n, 0, 1, 1, 0, false};
+    bool all_safe = true;
+    for (std::int64_t i = 0; i < n; ++i) all_safe = all_safe && kn::pivot_row_safe(sys.row(i));
+    if (!all_safe) continue;
+    ++safe;
+    BOOST_TEST(!kn::pivot_thomas_fails<T>([&](std::int64_t i) { return sys.row(i); }, n),
+               "trial " << trial << " n " << n << ": every row safe, Thomas' test fails");
+  }
+  BOOST_TEST(safe > 2000);
+  namespace pt = pivot_test;
+  int idx = 0, harness_safe = 0;
+  for (pt::matrix_class const cls :
+       {pt::matrix_class::dominant, pt::matrix_class::close_values, pt::matrix_class::random,
+        pt::matrix_class::tiny_first, pt::matrix_class::tiny_middle, pt::matrix_class::near_singular,
+        pt::matrix_class::singular})
+    for (std::int64_t const n : sizes) {
+      recur::layout const lay = recur::layout::contiguous(n, 5);
+      auto const p = pt::make_system_batch<T>(lay, 1, 0, cls, false, seed_for(731, idx++, sizeof(T)));
+      constexpr std::int64_t g = pt::problem<T>::guard;
+      for (std::int64_t k = 0; k < lay.count; ++k) {
+        kn::pivot_system<T> const sys{
+            p.a.data() + g, p.b.data() + g, p.c.data() + g, nullptr, nullptr, n, lay.offset(0, k), 1, 1, 0,
+            false};
+        bool all_safe = true;
+        for (std::int64_t i = 0; i < n; ++i) all_safe = all_safe && kn::pivot_row_safe(sys.row(i));
+        if (!all_safe) continue;
+        ++harness_safe;
+        BOOST_TEST(!kn::pivot_thomas_fails<T>([&](std::int64_t i) { return sys.row(i); }, n),
+                   pt::name(cls) << " n " << n << " system " << k);
+      }
+    }
+  BOOST_TEST(harness_safe > 20);  // the dominant class at least
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tridiag_pivot_thread)
+
+BOOST_AUTO_TEST_CASE(safe_rows_pass_thomas_f32) { safe_cases<float>(); }
+BOOST_AUTO_TEST_CASE(safe_rows_pass_thomas_f64) { safe_cases<double>(); }
 
 BOOST_AUTO_TEST_CASE(partial_f32) { partial_cases<float>(); }
 BOOST_AUTO_TEST_CASE(partial_f64) { partial_cases<double>(); }

@@ -51,7 +51,8 @@
 //     recur::cuda runs the test only where pivoted or refinement_steps is
 //     requested; without them automatic there is the fast no-pivot solve
 //     untested (pivoting = none's bits), since the test does not yet run
-//     inside the fast forms and costs 1.6-3x on large batches (doc/tridiag.md):
+//     inside the fast forms and costs about 1.7x on large batches and 2.5x on
+//     512 x 512 (doc/tridiag.md):
 //     request pivoted, or pass pivoting = partial, for systems that may not
 //     be diagonally dominant. With pivoted it runs the algorithm's no-pivot
 //     solve, then the test in a kernel of its own (reading a, b, c once more;

@@ -101,28 +101,62 @@ __global__ void tridiag_pivot_kernel(__grid_constant__ tridiag_pivot_params<T> c
   tridiag_pivot_systems(p);
 }
 
-// automatic's check of plain systems, one thread per system: flags[k] = 1
-// where system k is not diagonally dominant by rows, fails Thomas' growth
-// test, or its fast solve broke down (info[k] > 0), else 0; the flagged
-// systems are solved again by this form under automatic (Thomas where its
-// growth test passes, partial pivoting where not). Reads a, b, c and info.
+// automatic's check of plain systems: flags[k] = 1 where system k is not
+// diagonally dominant by rows, fails Thomas' growth test, or its fast solve
+// broke down (info[k] > 0), else 0; the flagged systems are solved again by
+// this form under automatic (Thomas where its growth test passes, partial
+// pivoting where not). Reads a, b, c and info. Two kernels:
+//
+// - tridiag_pivot_screen_kernel, in parallel over rows: 1 for a broken-down
+//   system or one with a row that is not dominant, 0 where every row is
+//   dominant by a margin (pivot_row_safe), which decides Thomas' test
+//   without running it, 2 for the rest. A warp per system where rows are
+//   adjacent in memory (coalesced), else a thread per system (adjacent
+//   systems adjacent: interleaved).
+// - tridiag_pivot_check_kernel, a thread per system: Thomas' test, one
+//   sequential pass, for the systems flagged 2 only.
+//
+// The flags are those of running Thomas' test on every system; a batch of
+// dominant systems costs a read of a, b and c in parallel instead of a
+// sequential pass per system (512 rows: 512 dependent steps a thread).
 template <class T>
-__global__ void tridiag_pivot_check_kernel(T const* a, T const* b, T const* c, layout lay,
-                                           std::int32_t const* info, std::int32_t* flags) {
-  std::int64_t const k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  if (k >= lay.count) return;
-  pivot_system<T> const s{a, b, c,    nullptr, nullptr, lay.n, lay.offset(0, k), lay.element_stride,
-                          1, 0, false};
-  // One pass over the rows: the elimination reads each row once, and its
-  // dominance is noted on the way.
-  bool dominant = true;
-  auto const rows = [&](std::int64_t i) {
+RECUR_HD pivot_system<T> pivot_plain_system(T const* a, T const* b, T const* c, layout const& lay,
+                                            std::int64_t k) {
+  return {a, b, c, nullptr, nullptr, lay.n, lay.offset(0, k), lay.element_stride, 1, 0, false};
+}
+
+template <class T>
+__global__ void tridiag_pivot_screen_kernel(T const* a, T const* b, T const* c, layout lay,
+                                            std::int32_t const* info, std::int32_t* flags) {
+  constexpr unsigned all = 0xffffffffu;
+  bool const warp_rows = lay.element_stride == 1;
+  std::int64_t const thread = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  std::int64_t const k = warp_rows ? thread / 32 : thread;
+  if (k >= lay.count) return;  // whole warps where warp_rows (blockDim a multiple of 32)
+  int const lane = warp_rows ? int(threadIdx.x % 32) : 0;
+  int const step = warp_rows ? 32 : 1;
+  pivot_system<T> const s = pivot_plain_system(a, b, c, lay, k);
+  bool dominant = true, safe = true;
+  for (std::int64_t i = lane; i < lay.n; i += step) {
     pivot_row<T> const e = s.row(i);
     dominant = dominant && pivot_row_dominant(e);
-    return e;
-  };
-  bool const fails = pivot_thomas_fails<T>(rows, lay.n) || !dominant;
-  flags[k] = fails || info[k] > 0 ? 1 : 0;
+    safe = safe && pivot_row_safe(e);
+  }
+  if (warp_rows) {
+    dominant = __all_sync(all, dominant);
+    safe = __all_sync(all, safe);
+    if (lane != 0) return;
+  }
+  flags[k] = info[k] > 0 || !dominant ? 1 : safe ? 0 : 2;
+}
+
+template <class T>
+__global__ void tridiag_pivot_check_kernel(T const* a, T const* b, T const* c, layout lay,
+                                           std::int32_t* flags) {
+  std::int64_t const k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (k >= lay.count || flags[k] != 2) return;
+  pivot_system<T> const s = pivot_plain_system(a, b, c, lay, k);
+  flags[k] = pivot_thomas_fails<T>([&](std::int64_t i) { return s.row(i); }, lay.n) ? 1 : 0;
 }
 
 }  // namespace recur::kernels

@@ -65,10 +65,15 @@ cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspac
   std::int32_t* const flags =
       s.pivoted ? s.pivoted : reinterpret_cast<std::int32_t*>(base + ws.form + ws.ints);
   if (cudaError_t e = tridiag_launch<T>(ws.fast, workspace, fast, stream); e != cudaSuccess) return e;
-  std::int64_t const blocks = (s.lay.count + 255) / 256;
-  if (blocks > INT_MAX) return cudaErrorNotSupported;
-  kernels::tridiag_pivot_check_kernel<T>
-      <<<unsigned(blocks), 256, 0, stream>>>(s.a, s.b, s.c, s.lay, fast.info, flags);
+  // The screen (a warp per system where rows are adjacent, else a thread),
+  // then Thomas' test for the systems it leaves undecided.
+  std::int64_t const screen_threads = s.lay.element_stride == 1 ? 32 * s.lay.count : s.lay.count;
+  std::int64_t const screen_blocks = (screen_threads + 255) / 256, blocks = (s.lay.count + 255) / 256;
+  if (screen_blocks > INT_MAX) return cudaErrorNotSupported;
+  kernels::tridiag_pivot_screen_kernel<T>
+      <<<unsigned(screen_blocks), 256, 0, stream>>>(s.a, s.b, s.c, s.lay, fast.info, flags);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  kernels::tridiag_pivot_check_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(s.a, s.b, s.c, s.lay, flags);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   tridiag_args<T> fix = fast;
   fix.refinement_steps = nullptr;

@@ -172,6 +172,23 @@ RECUR_HD bool pivot_row_dominant(pivot_row<F> const& e) {
   return pivot_abs(e.b) >= pivot_abs(e.a) + pivot_abs(e.c);
 }
 
+// Whether a row decides Thomas' test without running it: |b| >= (1 + m)
+// (|a| + |c|) with m = 2^4 units of roundoff, and |b| within [2^-100,
+// 2^100] (f32; f64 [2^-1000, 2^1000]). If every row is, every pivot
+// p_i = b_i - a_i c'_(i-1) Thomas computes has |c'_i| = |c_i / p_i| <= 1
+// (by induction: |p_i| >= (|b_i| - |a_i| (1 + 2u)) (1 - u) >= |c_i|),
+// |p_i| >= |b_i| (m - 2u) / (1 + m), which is usable, and
+// |p_i| <= |b_i| + 2 |a_i|, so the growth is below 3 and the test passes.
+// Rows on the margin or outside the range are left to the test itself.
+template <class F>
+RECUR_HD bool pivot_row_safe(pivot_row<F> const& e) {
+  constexpr F m = std::numeric_limits<F>::epsilon() * F(8);  // 16 units of roundoff
+  constexpr F lo = sizeof(F) == 4 ? F(0x1p-100) : F(0x1p-1000),
+              hi = sizeof(F) == 4 ? F(0x1p100) : F(0x1p1000);
+  F const b = pivot_abs(e.b);
+  return b >= (F(1) + m) * (pivot_abs(e.a) + pivot_abs(e.c)) && b >= lo && b <= hi;
+}
+
 // ?gttrf streamed: column i's pivot is the larger of |u_i| and |a_(i+1)|
 // (ties keep the rows). Factors to the planes (u, u1, u2, l, flags).
 template <class F, class RowsT>
