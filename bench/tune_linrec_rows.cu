@@ -239,16 +239,17 @@ void sweep_interleaved(std::int64_t count, std::int64_t n) {
   release(b);
 }
 
-// bfloat16 storage (float arithmetic): the library's rows policy (float's),
-// then candidates with more bytes of each array in flight per SM.
+// bfloat16 storage (float arithmetic): the library's rows policy, float's
+// shape, then candidates with more bytes of each array in flight per SM.
 void sweep_bf16(std::int64_t count, std::int64_t n) {
   using T = bfloat16;
   using policy = linrec_policy<T>;
+  using f32 = linrec_policy<float>;
   auto b = make<T>(count, n);
   lookback(b);
   rows<T, policy::rows_block, policy::rows_items, policy::rows_stages, policy::rows_min_blocks>(b);
+  rows<T, f32::rows_block, f32::rows_items, f32::rows_stages, f32::rows_min_blocks>(b);
   rows<T, 256, 32, 2, 3>(b);
-  rows<T, 256, 32, 2, 2>(b);
   rows<T, 256, 32, 2, 1>(b);
   rows<T, 256, 16, 4, 3>(b);
   rows<T, 256, 16, 3, 3>(b);
