@@ -89,6 +89,27 @@ inline cudaError_t tridiag_device_limits(std::size_t& max_smem, int& cc_major) {
 template <class T>
 std::size_t tridiag_workspace_bytes(layout const& lay, tridiag_launch_plan const& pl);
 
+// A workspace is cut into pieces laid end to end, each (but the last)
+// rounded up to 256 bytes so that the next starts aligned; the
+// *_workspace structs below size the pieces, tridiag_ws_cursor hands them
+// out in the same order.
+constexpr std::size_t tridiag_ws_piece(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+class tridiag_ws_cursor {
+ public:
+  explicit tridiag_ws_cursor(void* base) : at_(static_cast<unsigned char*>(base)) {}
+  // The next piece, `bytes` long, as U*.
+  template <class U = void>
+  U* take(std::size_t bytes) {
+    unsigned char* const p = at_;
+    at_ += bytes;
+    return reinterpret_cast<U*>(p);
+  }
+
+ private:
+  unsigned char* at_;
+};
+
 // The partitioned form's workspace: the reduced batch (4 arrays of
 // 2 * chunks values per system), two ints per system (three where the
 // breakdown depends on the right-hand side: rd and cr_rd inside), and what
@@ -103,9 +124,8 @@ struct tridiag_partition_workspace {
   tridiag_partition_workspace(layout const& lay, tridiag_launch_plan const& pl)
       : reduced(layout::contiguous(2 * std::int64_t(pl.chunks), lay.count)),
         rhs_breakdown(pl.inner == tridiag_algorithm::rd || pl.inner == tridiag_algorithm::cr_rd) {
-    auto up = [](std::size_t v) { return (v + 255) / 256 * 256; };
-    arrays = up(std::size_t(reduced.n) * reduced.count * sizeof(T));
-    ints = up(std::size_t(lay.count) * sizeof(std::int32_t));
+    arrays = tridiag_ws_piece(std::size_t(reduced.n) * reduced.count * sizeof(T));
+    ints = tridiag_ws_piece(std::size_t(lay.count) * sizeof(std::int32_t));
     nested_plan = tridiag_plan_reduced<T>(reduced, pl);
     nested = tridiag_workspace_bytes<T>(reduced, nested_plan);
   }
@@ -137,10 +157,9 @@ struct tridiag_checked_workspace {
   std::size_t form = 0, ints = 0, pivot = 0;
   tridiag_checked_workspace(layout const& lay, tridiag_launch_plan const& pl)
       : fast(pl), fix(tridiag_plan_pivot(pl.max_smem, false, true)) {
-    auto up = [](std::size_t v) { return (v + 255) / 256 * 256; };
     fast.pivot_check = false;
-    form = up(tridiag_workspace_bytes<T>(lay, fast));
-    ints = up(std::size_t(std::max<std::int64_t>(0, lay.count)) * sizeof(std::int32_t));
+    form = tridiag_ws_piece(tridiag_workspace_bytes<T>(lay, fast));
+    ints = tridiag_ws_piece(std::size_t(std::max<std::int64_t>(0, lay.count)) * sizeof(std::int32_t));
     pivot = tridiag_workspace_bytes<T>(lay, fix);
   }
   std::size_t total() const { return form + 2 * ints + pivot; }
@@ -312,17 +331,16 @@ template <class T>
 cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                                      cudaStream_t stream) {
   tridiag_partition_workspace<T> const ws(s.lay, pl);
-  auto* base = static_cast<unsigned char*>(workspace);
-  T* const ra = reinterpret_cast<T*>(base);
-  T* const rb = reinterpret_cast<T*>(base + ws.arrays);
-  T* const rc = reinterpret_cast<T*>(base + 2 * ws.arrays);
-  T* const rd = reinterpret_cast<T*>(base + 3 * ws.arrays);
-  auto* const row_info = reinterpret_cast<unsigned*>(base + 4 * ws.arrays);
-  auto* const rinfo = reinterpret_cast<std::int32_t*>(base + 4 * ws.arrays + ws.ints);
-  std::int32_t* const status = ws.rhs_breakdown && s.nrhs > 1
-                                   ? reinterpret_cast<std::int32_t*>(base + 4 * ws.arrays + 2 * ws.ints)
-                                   : nullptr;
-  void* const nested = base + 4 * ws.arrays + (ws.rhs_breakdown ? 3 : 2) * ws.ints;
+  tridiag_ws_cursor cut(workspace);
+  T* const ra = cut.take<T>(ws.arrays);
+  T* const rb = cut.take<T>(ws.arrays);
+  T* const rc = cut.take<T>(ws.arrays);
+  T* const rd = cut.take<T>(ws.arrays);
+  auto* const row_info = cut.take<unsigned>(ws.ints);
+  auto* const rinfo = cut.take<std::int32_t>(ws.ints);
+  std::int32_t* const status_piece = ws.rhs_breakdown ? cut.take<std::int32_t>(ws.ints) : nullptr;
+  std::int32_t* const status = s.nrhs > 1 ? status_piece : nullptr;
+  void* const nested = cut.take(ws.nested);
   if (status)
     if (cudaError_t e =
             cudaMemsetAsync(status, 0x7f, std::size_t(s.lay.count) * sizeof(std::int32_t), stream);

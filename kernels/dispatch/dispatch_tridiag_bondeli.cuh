@@ -28,12 +28,11 @@ struct tridiag_bondeli_workspace {
       : cut(std::max<std::int64_t>(1, lay.n), pl.bondeli_blocks),
         reduced(layout::contiguous(2 * (cut.count - 1), lay.count)),
         reduced_plan(tridiag_plan_pivot(pl.max_smem, false)) {
-    auto up = [](std::size_t v) { return (v + 255) / 256 * 256; };
     std::size_t const count = std::size_t(std::max<std::int64_t>(0, lay.count));
-    vectors = up(std::size_t(std::max<std::int64_t>(0, lay.n)) * count * sizeof(T));
-    diagonals = up(std::size_t(reduced.n) * count * sizeof(T));
-    bad = up(count * sizeof(unsigned long long));
-    hinfo = up(count * sizeof(std::int32_t));
+    vectors = tridiag_ws_piece(std::size_t(std::max<std::int64_t>(0, lay.n)) * count * sizeof(T));
+    diagonals = tridiag_ws_piece(std::size_t(reduced.n) * count * sizeof(T));
+    bad = tridiag_ws_piece(count * sizeof(unsigned long long));
+    hinfo = tridiag_ws_piece(count * sizeof(std::int32_t));
     pivot = reduced.n > 0 ? tridiag_workspace_bytes<T>(reduced, reduced_plan) : 0;
   }
   std::size_t total() const { return 2 * vectors + 4 * diagonals + bad + hinfo + pivot; }
@@ -51,23 +50,18 @@ template <class T>
 cudaError_t tridiag_launch_bondeli(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                                    cudaStream_t stream) {
   tridiag_bondeli_workspace<T> const ws(s.lay, pl);
-  auto* at = static_cast<unsigned char*>(workspace);
-  auto take = [&at](std::size_t bytes) {
-    unsigned char* const q = at;
-    at += bytes;
-    return q;
-  };
-  T* const w = reinterpret_cast<T*>(take(ws.vectors));
-  T* const v = reinterpret_cast<T*>(take(ws.vectors));
-  T* const ha = reinterpret_cast<T*>(take(ws.diagonals));
-  T* const hb = reinterpret_cast<T*>(take(ws.diagonals));
-  T* const hc = reinterpret_cast<T*>(take(ws.diagonals));
-  T* const hd = reinterpret_cast<T*>(take(ws.diagonals));
-  auto* const bad = reinterpret_cast<unsigned long long*>(take(ws.bad));
-  auto* const hinfo = reinterpret_cast<std::int32_t*>(take(ws.hinfo));
+  tridiag_ws_cursor cut(workspace);
+  T* const w = cut.take<T>(ws.vectors);
+  T* const v = cut.take<T>(ws.vectors);
+  T* const ha = cut.take<T>(ws.diagonals);
+  T* const hb = cut.take<T>(ws.diagonals);
+  T* const hc = cut.take<T>(ws.diagonals);
+  T* const hd = cut.take<T>(ws.diagonals);
+  auto* const bad = cut.take<unsigned long long>(ws.bad);
+  auto* const hinfo = cut.take<std::int32_t>(ws.hinfo);
   kernels::tridiag_bondeli_params<T> p{s.a, s.b, s.c, s.d, s.x, s.lay, ws.cut, w,
                                        v,   ha,  hb,  hc,  hd,  bad,   hinfo,  s.info};
-  void* const pivot = take(ws.pivot);
+  void* const pivot = cut.take(ws.pivot);
   int const threads = pl.threads;
   auto grid = [threads](std::int64_t items) {
     return unsigned(std::clamp<std::int64_t>((items + threads - 1) / threads, 1, std::int64_t(1) << 20));

@@ -23,14 +23,13 @@ struct tridiag_periodic_workspace {
   tridiag_launch_plan fast;
   std::size_t form = 0, array = 0, per_system = 0;
   tridiag_periodic_workspace(layout const& lay, tridiag_launch_plan const& pl) : fast(pl) {
-    auto up = [](std::size_t v) { return (v + 255) / 256 * 256; };
     fast.periodic_split = false;
-    form = up(tridiag_workspace_bytes<T>(lay, fast));
+    form = tridiag_ws_piece(tridiag_workspace_bytes<T>(lay, fast));
     std::int64_t const extent = lay.n <= 0 || lay.count <= 0 ? 0
                                                              : (lay.n - 1) * lay.element_stride +
                                                                    (lay.count - 1) * lay.batch_stride + 1;
-    array = up(std::size_t(extent) * sizeof(T));
-    per_system = up(std::size_t(std::max<std::int64_t>(0, lay.count)) * sizeof(T));
+    array = tridiag_ws_piece(std::size_t(extent) * sizeof(T));
+    per_system = tridiag_ws_piece(std::size_t(std::max<std::int64_t>(0, lay.count)) * sizeof(T));
   }
   std::size_t total() const { return form + 2 * array + 2 * per_system; }
 };
@@ -44,11 +43,12 @@ cudaError_t tridiag_launch_periodic(tridiag_launch_plan const& pl, void* workspa
   tridiag_periodic_workspace<T> const ws(s.lay, pl);
   if (s.lay.count <= 0 || s.lay.n <= 0 || s.nrhs <= 0)
     return tridiag_launch<T>(ws.fast, workspace, s, stream);
-  auto* const base = static_cast<unsigned char*>(workspace);
-  T* const bs = reinterpret_cast<T*>(base + ws.form);
-  T* const z = reinterpret_cast<T*>(base + ws.form + ws.array);
-  T* const w = reinterpret_cast<T*>(base + ws.form + 2 * ws.array);
-  T* const divisor = reinterpret_cast<T*>(base + ws.form + 2 * ws.array + ws.per_system);
+  tridiag_ws_cursor cut(workspace);
+  cut.take(ws.form);  // the fast form's, from the workspace's start
+  T* const bs = cut.take<T>(ws.array);
+  T* const z = cut.take<T>(ws.array);
+  T* const w = cut.take<T>(ws.per_system);
+  T* const divisor = cut.take<T>(ws.per_system);
   kernels::tridiag_periodic_params<T> const p{s.a, s.b,     s.c,    s.x,   bs,     z,
                                               w,   divisor, s.info, s.lay, s.nrhs, s.rhs_stride};
   // Grids of at most a few waves of 256-thread blocks (the kernels walk the

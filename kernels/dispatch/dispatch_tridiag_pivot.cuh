@@ -58,12 +58,15 @@ cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspac
   tridiag_checked_workspace<T> const ws(s.lay, pl);
   if (s.lay.count <= 0 || s.lay.n <= 0 || s.nrhs <= 0)
     return tridiag_launch<T>(ws.fast, workspace, s, stream);
-  auto* const base = static_cast<unsigned char*>(workspace);
+  tridiag_ws_cursor cut(workspace);
+  cut.take(ws.form);  // the fast form's, from the workspace's start
+  auto* const info_piece = cut.take<std::int32_t>(ws.ints);
+  auto* const flags_piece = cut.take<std::int32_t>(ws.ints);
+  void* const fix_workspace = cut.take(ws.pivot);
   tridiag_args<T> fast = s;
-  fast.info = s.info ? s.info : reinterpret_cast<std::int32_t*>(base + ws.form);
+  fast.info = s.info ? s.info : info_piece;
   fast.pivoted = nullptr;
-  std::int32_t* const flags =
-      s.pivoted ? s.pivoted : reinterpret_cast<std::int32_t*>(base + ws.form + ws.ints);
+  std::int32_t* const flags = s.pivoted ? s.pivoted : flags_piece;
   if (cudaError_t e = tridiag_launch<T>(ws.fast, workspace, fast, stream); e != cudaSuccess) return e;
   // The screen (a warp per system where rows are adjacent, else a thread),
   // then Thomas' test for the systems it leaves undecided.
@@ -84,7 +87,7 @@ cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspac
   fix.periodic = false;
   fix.refinement = tridiag_refinement::none;
   fix.only = flags;
-  return tridiag_launch_pivot<T>(ws.fix, base + ws.form + 2 * ws.ints, fix, stream);
+  return tridiag_launch_pivot<T>(ws.fix, fix_workspace, fix, stream);
 }
 
 }  // namespace recur::device
