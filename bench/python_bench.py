@@ -35,9 +35,9 @@ enqueued behind the spin (its enqueue, or everything where the call waits
 for its result); for the wall-clock group, the median wall time of the
 call on an idle GPU.
 
-recur's entries also get host_loop_us: the host's time of one call among
-50 back-to-back calls (a Python loop of calls; bench_linrec measures its
-recur entries the same way).
+recur's entries of at most 2 ms of GPU time also get host_loop_us: the
+host's time of one call among 50 back-to-back calls (a Python loop of
+calls; bench_linrec measures its recur entries the same way).
 
 With --cpp (bench_linrec's JSON from the same machine), each recur entry
 with a C++ counterpart (cpp_name) gets vs_cpp (its real_time over the C++
@@ -340,6 +340,10 @@ def _accelerated_scan(kernel):
         raise got
     return got
 
+
+# host_loop_us only for calls of at most this GPU time (ms), as bench_linrec
+# (bench_common.cuh, loop_max_ms): the host's time matters where the GPU's is short.
+LOOP_MAX_MS = 2.0
 
 ACCEL_SHAPES = ((8, 1536, 1 << 16), (1, 4096, 1 << 16), (1, 4096, 60000))
 
@@ -718,7 +722,7 @@ def measure(entry, clock, copy_gbps, cpp):
             ms = clock.wall_ms(call)
         else:
             ms, r["host_us"] = clock.events_ms(call, r["host_us"])
-            if entry.role == "ours":
+            if entry.role == "ours" and ms < LOOP_MAX_MS:
                 r["host_loop_us"] = clock.loop_us(call)
     except Exception as e:  # noqa: BLE001 - a peer's (or a dtype's) failure is data
         msg = f"{type(e).__name__}: {e}"

@@ -147,9 +147,9 @@ def _full_diagonal(fn, be, v, name, shape, axis, first, dtype, like):
 
 
 def _plain_call(dl, d, du, b, axis, algorithm, piv, max_refinement_steps, threads):
-    """(x, info) of a solve on plain arrays dl, d, du and b of one type,
-    shape and dtype along their last axis (not periodic, not refined), on
-    the current stream; None for any other call."""
+    """(backend, x, info) of a solve on plain arrays dl, d, du and b of one
+    type, shape and dtype along their last axis (not periodic, not
+    refined), on the current stream; None for any other call."""
     be = plain_backend(d)
     if be is None:
         return None
@@ -171,7 +171,7 @@ def _plain_call(dl, d, du, b, axis, algorithm, piv, max_refinement_steps, thread
         ex(dl), ex(d), ex(du), ex(b), ex(x), ndim - 1, be.export(info), algorithm, piv, False, False,
         int(max_refinement_steps), None if pivoted is None else be.export(pivoted), None, sid, threads
     )
-    return x, info
+    return be, x, info
 
 
 def _checked(fn, be, x, info, piv, periodic):
@@ -263,8 +263,8 @@ def solve_tridiagonal(
     if not periodic and not refine and not return_details and stream is None:
         plain = _plain_call(dl, d, du, b, axis, algorithm, piv, max_refinement_steps, threads)
         if plain is not None:
-            x, info = plain
-            return (x, info) if return_info else _checked(fn, plain_backend(d), x, info, piv, periodic)
+            be, x, info = plain
+            return (x, info) if return_info else _checked(fn, be, x, info, piv, periodic)
     be = backend_of(d)
     for name, v in (("dl", dl), ("du", du), ("b", b)):
         if backend_of(v).name != be.name:
