@@ -57,6 +57,15 @@ template <class T>
 struct columns4k : base<T> {
   static constexpr std::int64_t columns_min_count = 4096;
 };
+// The direct forms only where n fills their rows (the tile elsewhere), or 3/4.
+template <class T>
+struct no_pad : base<T> {
+  static constexpr int direct_min_fill = 100;
+};
+template <class T>
+struct pad75 : base<T> {
+  static constexpr int direct_min_fill = 75;
+};
 
 double copy_gbs = 0;
 
@@ -139,6 +148,8 @@ char const* form_name(dev::tridiag_launch_plan const& pl) {
       return "segments";
     case dev::tridiag_form::pivot:
       return "pivot";
+    case dev::tridiag_form::bondeli:
+      return "bondeli";
   }
   return "?";
 }
@@ -180,6 +191,8 @@ void shape(layout const& lay, char const* want) {
   run<T, no_wide>(pb, "no_wide", want);
   run<T, tile16k>(pb, "tile16k", want);
   run<T, columns4k>(pb, "columns4k", want);
+  run<T, no_pad>(pb, "no_pad", want);
+  run<T, pad75>(pb, "pad75", want);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // reported in info with NaN x.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -684,14 +685,55 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
   BOOST_TEST(
       dev::plan_tridiag<double>(layout::contiguous(4096, 10000), tridiag_algorithm::thomas_pcr, 227 * 1024)
           .direct_warps == 16);
-  // Not where the systems are not on 16-byte boundaries (the tile runs).
+  // Also where the systems are not on 16-byte boundaries.
   BOOST_TEST(
       (dev::plan_tridiag<float>(layout::strided(512, 10, 1, 513), tridiag_algorithm::thomas_pcr, 227 * 1024)
-           .form == tridiag_form::tile));
+           .form == tridiag_form::direct));
 
   // And its residuals (the sweep's own check), several systems per block.
   sweep<float>(tridiag_algorithm::thomas_pcr, {128, 256, 512, 2048, 4096}, {1, 4, 1000});
   sweep<double>(tridiag_algorithm::thomas_pcr, {64, 512, 1024, 4096}, {5, 1000});
+}
+
+// The direct form at any n (identity rows past n) and any alignment
+// (systems n apart, right-hand sides 3 apart): the plan it runs (the
+// smallest config that holds n), against the tile (the same breakdowns, x
+// within 64 n eps of it: the chunks differ), also in place, with several
+// right-hand sides and where systems break down (row 0, a middle row, the
+// last row).
+template <class T>
+void direct_any_matches_tile(std::int64_t n, std::int64_t count) {
+  constexpr std::int64_t rows = sizeof(T) == 4 ? 16 : 8;
+  layout const lay = layout::contiguous(n, count);
+  std::int64_t const lanes = std::int64_t(std::bit_ceil(std::uint64_t((n + rows - 1) / rows)));
+  std::mt19937_64 g{std::uint64_t(n * 5 + count)};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(3 * (span_of(lay) + 3)), g);
+  break_three(s, lay);
+  tridiag_launch_plan const pd = dev::plan_tridiag<T>(lay, tridiag_algorithm::thomas_pcr, device_smem());
+  BOOST_TEST((pd.form == tridiag_form::direct && std::int64_t(pd.direct_lanes) * pd.direct_warps == lanes),
+             "n " << n);
+  for (std::int64_t nrhs : {1, 3})
+    for (bool in_place : {false, true}) {
+      auto const direct = solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, nrhs, in_place});
+      auto const tile = solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, nrhs, in_place,
+                                                 plan_of<T>(tile_of(int(rows), 512))});
+      std::ostringstream what;
+      what << "n " << n << " count " << count << " nrhs " << nrhs << (in_place ? " in place" : "");
+      expect_direct_tile(direct, tile, lay, true, what.str());
+      expect_three_broken(direct, lay);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(thomas_pcr_direct_any_n) {
+  for (std::int64_t n : {4095, 4093, 3001, 2049, 1500, 1023, 600, 300, 129, 100, 33, 17})
+    direct_any_matches_tile<float>(n, 37);
+  direct_any_matches_tile<float>(100, 1001);
+  for (std::int64_t n : {4095, 2500, 2047, 1000, 511, 200, 63, 9}) direct_any_matches_tile<double>(n, 37);
+  direct_any_matches_tile<double>(200, 1001);
+  // Residuals over every layout (gaps of the strided ones unwritten), and
+  // several right-hand sides, in place.
+  sweep<float>(tridiag_algorithm::thomas_pcr, {4095, 1000, 77}, {1, 5, 300});
+  sweep<double>(tridiag_algorithm::thomas_pcr, {4093, 333, 21}, {1, 5, 300});
 }
 
 // The direct form with several systems per warp (segments of Lanes lanes,
@@ -760,7 +802,7 @@ void expect_same_three_broken(std::pair<std::vector<T>, std::vector<std::int32_t
 }
 
 // The direct form through shared memory (tridiag_direct_columns_kernel:
-// a 32-byte sector of systems a block, n = Lanes R) on the contiguous
+// a 32-byte sector of systems a block, n <= Lanes R) on the contiguous
 // layout: bitwise the direct form itself (the same chunks and arithmetic),
 // with two right-hand sides 16 bytes apart (the direct form's condition),
 // in place, partial blocks and breakdowns. f64 n = 512 (two warps a system,
@@ -840,6 +882,9 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
   }
   for (std::int64_t n : {16, 32, 64, 128, 256, 512}) direct_columns_match_direct<double>(n, 37);
   direct_columns_match_direct<double>(512, 1001);  // (two warps a system)
+  // Any n (identity rows past n), bitwise the direct form with the same chunks.
+  for (std::int64_t n : {17, 100, 300, 500}) direct_columns_match_direct<float>(n, 37);
+  for (std::int64_t n : {9, 50, 200, 300}) direct_columns_match_direct<double>(n, 37);
   for (std::int64_t n : {16, 48, 96, 512}) burst_matches_columns<float>(n, 37);
   for (std::int64_t n : {48, 512}) burst_matches_columns<double>(n, 37);
   // Residuals on every layout (partial blocks, two right-hand sides, in
@@ -852,6 +897,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
   };
   sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64, 512}, {1, 37}, dcols);
   sweep<double>(tridiag_algorithm::thomas_pcr, {16, 256, 512}, {1, 37}, dcols);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {33, 300}, {1, 37}, dcols);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {21, 450}, {1, 37}, dcols);
   sweep<float>(tridiag_algorithm::thomas_pcr, {16, 96, 512}, {1, 37}, burst);
   sweep<double>(tridiag_algorithm::thomas_pcr, {48, 512}, {1, 37}, burst);
   expect_three_broken_both(layout::interleaved(512, 37), 519);  // direct columns (f64: two warps a system)
@@ -881,7 +928,9 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
   };
   BOOST_TEST(none(0.0f, layout::interleaved(512, 2048)));  // (the columns kernel)
   BOOST_TEST(none(0.0f, layout::contiguous(512, 512)));    // (the direct form)
-  BOOST_TEST(none(0.0f, layout::interleaved(300, 700)));   // (the tile)
+  // Any n that fills half its rows (identity rows past n).
+  auto const padded = plan(0.0f, layout::interleaved(300, 700));
+  BOOST_TEST((padded.form == tridiag_form::direct_columns && padded.direct_lanes == 32));
   BOOST_TEST(none(0.0f, layout::interleaved(1024, 512)));
   BOOST_TEST(none(0.0f, layout::strided(512, 512, 1024, 2)));  // (systems not side by side)
 }

@@ -1,12 +1,15 @@
 #pragma once
 // Thomas-PCR straight from global memory into registers (no tile): one warp
-// per system of n = 32 R rows (or a segment of Lanes lanes per system of
-// n = Lanes R rows), R rows per lane, for contiguous batches whose
-// systems start on 16-byte boundaries. Each lane reads its chunk of a, b, c
-// and d with 16-byte loads, eliminates it in registers (block_tridiag.cuh's
-// chunk_sweeps: the arithmetic of the tile's Thomas-PCR, operation for
-// operation), the warp solves the 64 boundary equations by PCR
-// (warp_boundary_pcr), and each lane writes its x with 16-byte stores.
+// per system of n <= 32 R rows (or a segment of Lanes lanes per system of
+// n <= Lanes R rows), R rows per lane, for contiguous batches. Each lane
+// reads its chunk of a, b, c and d with 16-byte loads (from the chunk's
+// first 16-byte boundary on; the few elements outside one by one),
+// eliminates it in registers (block_tridiag.cuh's chunk_sweeps: the
+// arithmetic of the tile's Thomas-PCR, operation for operation), the warp
+// solves the 64 boundary equations by PCR (warp_boundary_pcr), and each
+// lane writes its x likewise. Rows past n are identity rows (b = 1, the
+// rest 0): they keep the system's rows apart from them, are solved with
+// it, and are neither read nor written.
 //
 // Why: in the tile form the copy into shared memory (four 4-byte cp.async
 // per element, with its index arithmetic) and the store are about a quarter
@@ -39,7 +42,7 @@ struct tridiag_direct_params {
   T const* d;
   T* x;
   std::int32_t* info;
-  layout lay;  // element_stride 1, n = 32 R
+  layout lay;  // element_stride 1 (the direct kernels)
   std::int64_t nrhs;
   std::int64_t rhs_stride;
 };
@@ -67,17 +70,122 @@ struct alignas(16) tridiag_vec16 {
   T v[16 / sizeof(T)];
 };
 
-template <class T, int R>
-__device__ __forceinline__ void tridiag_load_rows(T const* p, T (&r)[R]) {
-  constexpr int V = 16 / sizeof(T);
-  static_assert(R % V == 0);
-  auto const* q = reinterpret_cast<tridiag_vec16<T> const*>(p);
+// f.template operator()<M>() for the M == m, 0 <= M < V.
+template <int V, int M = 0, class F>
+__device__ __forceinline__ void tridiag_with_shift(int m, F&& f) {
+  if constexpr (M + 1 < V) {
+    if (m != M) return tridiag_with_shift<V, M + 1>(m, f);
+  }
+  f.template operator()<M>();
+}
+
+// A whole chunk of R rows at p, p M elements past a 16-byte boundary: the
+// elements before the first boundary one by one, then 16-byte loads, then
+// the M elements after the last boundary one by one.
+template <class T, int R, int M>
+__device__ __forceinline__ void tridiag_load_shifted(T const* p, T (&r)[R]) {
+  constexpr int V = 16 / sizeof(T), L = (V - M) % V, NV = (R - L) / V;
 #pragma unroll
-  for (int j = 0; j < R / V; ++j) {
+  for (int i = 0; i < L; ++i) r[i] = p[i];
+  auto const* q = reinterpret_cast<tridiag_vec16<T> const*>(p + L);
+#pragma unroll
+  for (int j = 0; j < NV; ++j) {
     tridiag_vec16<T> const w = q[j];
 #pragma unroll
-    for (int e = 0; e < V; ++e) r[j * V + e] = w.v[e];
+    for (int e = 0; e < V; ++e) r[L + j * V + e] = w.v[e];
   }
+#pragma unroll
+  for (int i = L + NV * V; i < R; ++i) r[i] = p[i];
+}
+
+template <class T, int R, int M>
+__device__ __forceinline__ void tridiag_store_shifted(T* p, T const (&r)[R]) {
+  constexpr int V = 16 / sizeof(T), L = (V - M) % V, NV = (R - L) / V;
+#pragma unroll
+  for (int i = 0; i < L; ++i) p[i] = r[i];
+  auto* q = reinterpret_cast<tridiag_vec16<T>*>(p + L);
+#pragma unroll
+  for (int j = 0; j < NV; ++j) {
+    tridiag_vec16<T> w;
+#pragma unroll
+    for (int e = 0; e < V; ++e) w.v[e] = r[L + j * V + e];
+    q[j] = w;
+  }
+#pragma unroll
+  for (int i = L + NV * V; i < R; ++i) p[i] = r[i];
+}
+
+// A chunk of R rows at p lies tridiag_shift elements past a 16-byte
+// boundary; the lanes of a system share it (R rows are a multiple of 16
+// bytes), so a warp of one system takes one branch on it.
+template <class T>
+__device__ __forceinline__ int tridiag_shift(T const* p) {
+  return int(reinterpret_cast<std::uintptr_t>(p) / sizeof(T) % (16 / sizeof(T)));
+}
+
+// A chunk of one array: the first `valid` rows from p (16-byte loads
+// where the chunk is whole), the rest `fill`.
+template <class T, int R>
+__device__ __forceinline__ void tridiag_load_rows(T const* p, T (&r)[R], int valid, T fill) {
+  if (valid >= R) {
+    tridiag_with_shift<int(16 / sizeof(T))>(tridiag_shift<T>(p),
+                                            [&]<int M>() { tridiag_load_shifted<T, R, M>(p, r); });
+  } else {
+#pragma unroll
+    for (int i = 0; i < R; ++i) r[i] = i < valid ? p[i] : fill;
+  }
+}
+
+// The stores of the same chunk: only its first `valid` rows are written.
+template <class T, int R, bool Any>
+__device__ __forceinline__ void tridiag_store_rows(T* p, T const (&r)[R], int valid) {
+  if constexpr (!Any) {
+    tridiag_store_shifted<T, R, 0>(p, r);
+  } else if (valid >= R) {
+    tridiag_with_shift<int(16 / sizeof(T))>(tridiag_shift<T>(p),
+                                            [&]<int M>() { tridiag_store_shifted<T, R, M>(p, r); });
+  } else {
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+      if (i < valid) p[i] = r[i];
+  }
+}
+
+// A lane's chunk of a, b, c and d (rows first .. first + R - 1 of a system
+// of n rows at offsets o, and orhs for d), with identity rows past row
+// n - 1, and c[n - 1] = 0: the caller's coefficient outside the matrix is
+// not read into it. a[0] is the caller's to clear.
+template <class T, int R, bool Any>
+__device__ __forceinline__ void tridiag_load_chunk(tridiag_direct_params<T> const& p, std::int64_t o,
+                                                   std::int64_t orhs, int first, int n, chunk_regs<T, R>& m,
+                                                   T (&bv)[R]) {
+  int const valid = n - first;  // !Any: R, or <= 0 for a segment past the batch
+  constexpr int V = 16 / sizeof(T);
+  static_assert(R % V == 0);
+  int const sh = tridiag_shift<T>(p.a + o);
+  if (!Any ? valid > 0
+           : valid >= R && tridiag_shift<T>(p.b + o) == sh && tridiag_shift<T>(p.c + o) == sh &&
+                 tridiag_shift<T>(p.d + orhs) == sh) {
+    // A whole chunk of four arrays at one offset (!Any: on 16-byte
+    // boundaries): one branch, so that the loads of all four issue together.
+    tridiag_with_shift<Any ? V : 1>(sh, [&]<int M>() {
+      tridiag_load_shifted<T, R, M>(p.a + o, m.a);
+      tridiag_load_shifted<T, R, M>(p.b + o, bv);
+      tridiag_load_shifted<T, R, M>(p.c + o, m.c);
+      tridiag_load_shifted<T, R, M>(p.d + orhs, m.d);
+    });
+  } else if (Any) {  // a partial chunk, or arrays at different offsets
+    tridiag_load_rows<T, R>(p.a + o, m.a, valid, T(0));
+    tridiag_load_rows<T, R>(p.b + o, bv, valid, T(1));
+    tridiag_load_rows<T, R>(p.c + o, m.c, valid, T(0));
+    tridiag_load_rows<T, R>(p.d + orhs, m.d, valid, T(0));
+  } else {
+#pragma unroll
+    for (int i = 0; i < R; ++i) m.a[i] = T(0), bv[i] = T(1), m.c[i] = T(0), m.d[i] = T(0);
+  }
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    if (first + i == n - 1) m.c[i] = T(0);
 }
 
 // A warp's boundary equations solved by PCR with the two spike columns of
@@ -99,32 +207,27 @@ __device__ __forceinline__ void direct_warp_spikes(tridiag_eq3<T>& f0, tridiag_e
   if (lane == 31) lk[3] = g1.v[0], lk[4] = g1.v[1], lk[5] = f1.d;
 }
 
-// The substitution and the 16-byte stores of a lane's R rows (NaN where the
-// system broke down).
-template <class T, int R>
-__device__ __forceinline__ void direct_store(chunk_regs<T, R> const& m, T xf, T xl, int broke, T* x) {
-  constexpr int V = 16 / sizeof(T);
+// The substitution and the stores of a lane's R rows, of which the first
+// `valid` are the system's (NaN where the system broke down).
+template <class T, int R, bool Any>
+__device__ __forceinline__ void direct_store(chunk_regs<T, R> const& m, T xf, T xl, int broke, T* x,
+                                             int valid) {
   T const nan = std::numeric_limits<T>::quiet_NaN();
-  auto* out = reinterpret_cast<tridiag_vec16<T>*>(x);
+  T v[R];
 #pragma unroll
-  for (int j = 0; j < R / V; ++j) {
-    tridiag_vec16<T> v;
-#pragma unroll
-    for (int q = 0; q < V; ++q) {
-      int const i = j * V + q;  // the same expressions as chunk_substitute
-      T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
-      v.v[q] = broke == INT_MAX ? xi : nan;
-    }
-    out[j] = v;
+  for (int i = 0; i < R; ++i) {  // the same expressions as chunk_substitute
+    T const xi = i == 0 ? xf : i == R - 1 ? xl : m.d[i] - m.a[i] * xf - m.c[i] * xl;
+    v[i] = broke == INT_MAX ? xi : nan;
   }
+  tridiag_store_rows<T, R, Any>(x, v, valid);
 }
 
-// Lanes lanes per system (a power of two, n = Lanes R): 32 / Lanes systems
+// Lanes lanes per system (a power of two, n <= Lanes R): 32 / Lanes systems
 // side by side in a warp, each segment of Lanes lanes solving its own (the
 // boundary PCR over segments of the warp: warp_boundary_pcr's width), so
 // short systems (n = 64: 4 lanes of 16 rows in f32) keep every lane's
 // chunk and 16-byte loads. Lanes = 32 is one warp per system.
-template <class T, int R, int Lanes, int Block>
+template <class T, int R, int Lanes, int Block, bool Any>
 __global__ void __launch_bounds__(Block)
     tridiag_direct_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
   static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0);
@@ -133,6 +236,7 @@ __global__ void __launch_bounds__(Block)
   int const lane = int(threadIdx.x & 31), w = int(threadIdx.x >> 5), seg = lane / Lanes, sl = lane % Lanes;
   int* const info = warp_info + w * per_warp + seg;
   std::int64_t const items = p.lay.count * p.nrhs;
+  int const n = int(p.lay.n);
   for (std::int64_t base = (std::int64_t(blockIdx.x) * warps + w) * per_warp; base < items;
        base += std::int64_t(gridDim.x) * warps * per_warp) {
     std::int64_t const item = base + seg;
@@ -141,20 +245,12 @@ __global__ void __launch_bounds__(Block)
     std::int64_t const o = k * p.lay.batch_stride + std::int64_t(sl) * R, orhs = o + r * p.rhs_stride;
     chunk_regs<T, R> m;  // a, c, d in, then the normalised rows
     T bv[R];
-    if (live) {
-      tridiag_load_rows<T, R>(p.a + o, m.a);
-      tridiag_load_rows<T, R>(p.b + o, bv);
-      tridiag_load_rows<T, R>(p.c + o, m.c);
-      tridiag_load_rows<T, R>(p.d + orhs, m.d);
-    } else {  // identity rows: the segment's shuffles stay defined
-#pragma unroll
-      for (int i = 0; i < R; ++i) m.a[i] = T(0), bv[i] = T(1), m.c[i] = T(0), m.d[i] = T(0);
-    }
-    if (sl == 0) m.a[0] = T(0);              // a[0] and c[n-1] are not the caller's
-    if (sl == Lanes - 1) m.c[R - 1] = T(0);  // to give
+    int const first = sl * R;
+    // A segment past the batch's end: identity rows, so that its shuffles stay defined.
+    tridiag_load_chunk<T, R, Any>(p, o, orhs, first, live ? n : 0, m, bv);
+    if (sl == 0) m.a[0] = T(0);  // a[0] is not the caller's to give
     if (sl == 0) *info = INT_MAX;
     __syncwarp();
-    int const first = sl * R;
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         first, R, m,
         [&](int i) {
@@ -167,14 +263,14 @@ __global__ void __launch_bounds__(Block)
     __syncwarp();
     int const broke = *info;
     if (live) {
-      direct_store<T, R>(m, f0.d, f1.d, broke, p.x + orhs);
+      direct_store<T, R, Any>(m, f0.d, f1.d, broke, p.x + orhs, n - first);
       if (p.info && sl == 0 && r == p.nrhs - 1) p.info[k] = broke == INT_MAX ? 0 : broke;
     }
     __syncwarp();  // info is read before the next item resets it
   }
 }
 
-// Longer systems, n = 32 W R: W warps per system (one system per block),
+// Longer systems, n <= 32 W R: W warps per system (one system per block),
 // each lane a chunk of R rows in registers as above; then the 64 W boundary
 // equations, in one of two ways:
 //
@@ -199,11 +295,12 @@ __global__ void __launch_bounds__(Block)
 // Blocks per SM the several-warp kernel is compiled for: 3 for f32 with 8
 // warps and warp 0 alone (80 registers, no spills; at the default bound it
 // takes 110 and 2 blocks fit an SM): tridiag_auto_f32_contiguous/n:4096.
-template <class T, int W, bool Spike>
-inline constexpr int tridiag_direct_group_min_blocks = W == 8 && sizeof(T) == 4 && !Spike ? 3 : 1;
+// The Any instance (any n and alignment) needs more registers: 2 blocks.
+template <class T, int W, bool Spike, bool Any>
+inline constexpr int tridiag_direct_group_min_blocks = W == 8 && sizeof(T) == 4 && !Spike ? (Any ? 2 : 3) : 1;
 
-template <class T, int R, int W, bool Spike>
-__global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W, Spike>))
+template <class T, int R, int W, bool Spike, bool Any>
+__global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W, Spike, Any>))
     tridiag_direct_group_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
   constexpr int G = 32 * W, M = 2 * G, ld = Spike ? 1 : tridiag_pos(M) | 1;
   __shared__ T red_a[ld], red_b[ld], red_c[ld], red_d[ld];
@@ -214,17 +311,14 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
   tridiag_rows<T> const red{red_a, red_b, red_c, red_d};
   int const t = int(threadIdx.x), lane = t & 31, w = t >> 5;
   std::int64_t const items = p.lay.count * p.nrhs;
+  int const n = int(p.lay.n);
   for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
     std::int64_t const k = p.nrhs == 1 ? item : item / p.nrhs, r = item - k * p.nrhs;
     std::int64_t const o = k * p.lay.batch_stride + std::int64_t(t) * R, orhs = o + r * p.rhs_stride;
     chunk_regs<T, R> m;
     T bv[R];
-    tridiag_load_rows<T, R>(p.a + o, m.a);
-    tridiag_load_rows<T, R>(p.b + o, bv);
-    tridiag_load_rows<T, R>(p.c + o, m.c);
-    tridiag_load_rows<T, R>(p.d + orhs, m.d);
+    tridiag_load_chunk<T, R, Any>(p, o, orhs, t * R, n, m, bv);
     if (t == 0) m.a[0] = T(0);
-    if (t == G - 1) m.c[R - 1] = T(0);
     if (t == 0) info = INT_MAX;
     __syncthreads();
     chunk_ends<T> const e = chunk_sweeps<T, R>(
@@ -270,7 +364,7 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
       __syncthreads();
       xf = red.d[q0], xl = red.d[q1];
     }
-    direct_store<T, R>(m, xf, xl, info, p.x + orhs);
+    direct_store<T, R, Any>(m, xf, xl, info, p.x + orhs, n - t * R);
     if (p.info && t == 0 && r == p.nrhs - 1) p.info[k] = info == INT_MAX ? 0 : info;
     __syncthreads();  // red, link and info are reused by the next item
   }
@@ -279,7 +373,8 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
 // Systems side by side (the interleaved layout, batch_stride 1): the direct
 // form fed through shared memory. A block takes S adjacent systems (a
 // 32-byte sector of every row: 8 in f32, 4 in f64; more where Lanes S < 32
-// threads would be less than a warp) of n = Lanes R rows. Its threads copy
+// threads would be less than a warp) of n <= Lanes R rows (identity rows
+// past n, as in the direct form). Its threads copy
 // the S x n tile of a, b, c, d into shared memory (thread t: system t % S,
 // rows t / S + j Lanes, so a warp reads whole sectors and every thread's R
 // loads per array are issued at once), then each segment of Lanes lanes
@@ -340,6 +435,7 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
   int const sbase = ss * P + sl * (R + 1);  // chunk sl's rows: pos(row) = row + row / R
   std::int64_t const es = p.lay.element_stride, count = p.lay.count, groups = (count + S - 1) / S;
   std::int64_t const step = std::int64_t(Lanes) * es;
+  int const n = int(p.lay.n);
   auto cpos = [&](int j) {
     int const row = cr + j * Lanes;
     return cs * P + row + row / R;
@@ -349,17 +445,17 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
     std::int64_t const sys = g * S + cs;
     bool const live = sys < count;
     std::int64_t const o = sys * p.lay.batch_stride + std::int64_t(cr) * es, orhs = o + r * p.rhs_stride;
+    // Rows past n and systems past the batch: identity rows, so that the
+    // solve's shuffles stay defined.
     T va[R], vb[R], vc[R], vd[R];
-    if (live) {
+    {
       T const *pa = p.a + o, *pb = p.b + o, *pc = p.c + o, *pd = p.d + orhs;
 #pragma unroll
       for (int j = 0; j < R; ++j) {
-        va[j] = *pa, vb[j] = *pb, vc[j] = *pc, vd[j] = *pd;
+        bool const in = live && cr + j * Lanes < n;
+        va[j] = in ? *pa : T(0), vb[j] = in ? *pb : T(1), vc[j] = in ? *pc : T(0), vd[j] = in ? *pd : T(0);
         pa += step, pb += step, pc += step, pd += step;
       }
-    } else {  // identity rows: the solve's shuffles stay defined
-#pragma unroll
-      for (int j = 0; j < R; ++j) va[j] = T(0), vb[j] = T(1), vc[j] = T(0), vd[j] = T(0);
     }
     if (t < S) sinfo[t] = INT_MAX;
 #pragma unroll
@@ -375,8 +471,10 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
       m.a[i] = sm[sbase + i], bv[i] = sm[SP + sbase + i], m.c[i] = sm[2 * SP + sbase + i];
       m.d[i] = sm[3 * SP + sbase + i];
     }
-    if (sl == 0) m.a[0] = T(0);              // a[0] and c[n-1] are not the caller's
-    if (sl == Lanes - 1) m.c[R - 1] = T(0);  // to give
+    if (sl == 0) m.a[0] = T(0);  // a[0] and c[n-1] are not the caller's to give
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+      if (sl * R + i == n - 1) m.c[i] = T(0);
     int* const info = sinfo + ss;
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         sl * R, R, m,
@@ -430,7 +528,8 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
     if (live) {
       T* px = p.x + orhs;
 #pragma unroll
-      for (int j = 0; j < R; ++j, px += step) *px = sm[3 * SP + cpos(j)];
+      for (int j = 0; j < R; ++j, px += step)
+        if (cr + j * Lanes < n) *px = sm[3 * SP + cpos(j)];
       if (p.info && cr == 0 && r == p.nrhs - 1) p.info[sys] = sinfo[cs] == INT_MAX ? 0 : sinfo[cs];
     }
     __syncthreads();  // shared memory and sinfo are reused by the next item

@@ -403,21 +403,30 @@ cudaError_t tridiag_with_lanes(int lanes, F&& f) {
 }
 
 // agent_tridiag_direct.cuh: segments of Lanes lanes (blocks of 4 warps), or
-// W warps a system.
+// W warps a system; the exact instances where n fills them and every array
+// and right-hand side starts on a 16-byte boundary, else the Any ones.
 template <class T>
 cudaError_t tridiag_launch_direct(tridiag_launch_plan const& pl, tridiag_args<T> const& s,
                                   cudaStream_t stream) {
   constexpr int R = kernels::tridiag_direct_group_rows<T>;
   kernels::tridiag_direct_params<T> const p{s.a, s.b, s.c, s.d, s.x, s.info, s.lay, s.nrhs, s.rhs_stride};
   std::int64_t const items = s.lay.count * s.nrhs;
+  auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  bool const exact = s.lay.n == std::int64_t(pl.direct_lanes) * pl.direct_warps * R &&
+                     (s.lay.count == 1 || s.lay.batch_stride * std::int64_t(sizeof(T)) % 16 == 0) &&
+                     (s.nrhs == 1 || s.rhs_stride * std::int64_t(sizeof(T)) % 16 == 0) && aligned(s.a) &&
+                     aligned(s.b) && aligned(s.c) && aligned(s.d) && aligned(s.x);
   auto warps = [&]<int W, bool Spike>() {
-    return tridiag_launch_persistent(kernels::tridiag_direct_group_kernel<T, R, W, Spike>, p, items, 32 * W,
-                                     0, pl.max_smem, stream);
+    auto const kernel = exact ? kernels::tridiag_direct_group_kernel<T, R, W, Spike, false>
+                              : kernels::tridiag_direct_group_kernel<T, R, W, Spike, true>;
+    return tridiag_launch_persistent(kernel, p, items, 32 * W, 0, pl.max_smem, stream);
   };
   auto lanes = [&]<int Lanes>() {
     constexpr int block = 128, per_block = block / 32 * (32 / Lanes);
-    return tridiag_launch_persistent(kernels::tridiag_direct_kernel<T, R, Lanes, block>, p,
-                                     (items + per_block - 1) / per_block, block, 0, pl.max_smem, stream);
+    auto const kernel = exact ? kernels::tridiag_direct_kernel<T, R, Lanes, block, false>
+                              : kernels::tridiag_direct_kernel<T, R, Lanes, block, true>;
+    return tridiag_launch_persistent(kernel, p, (items + per_block - 1) / per_block, block, 0, pl.max_smem,
+                                     stream);
   };
   if (pl.direct_warps > 1) {
     switch (pl.direct_warps) {
@@ -662,7 +671,6 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridi
           e != cudaSuccess)
         return e;
   if (empty) return cudaSuccess;
-  auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   switch (pl.form) {
     case tridiag_form::none:
       return cudaErrorNotSupported;
@@ -676,11 +684,8 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridi
       return tridiag_launch_bondeli<T>(pl, workspace, s, stream);
     case tridiag_form::partition:
       return tridiag_launch_partition<T>(pl, workspace, s, stream);
-    case tridiag_form::direct:  // 16-byte loads: the tile where the arrays do not allow them
-      if (aligned(s.a) && aligned(s.b) && aligned(s.c) && aligned(s.d) && aligned(s.x) &&
-          (s.nrhs == 1 || s.rhs_stride * std::int64_t(sizeof(T)) % 16 == 0))
-        return tridiag_launch_direct<T>(pl, s, stream);
-      return tridiag_launch_tile<T>(pl, workspace, s, stream);
+    case tridiag_form::direct:
+      return tridiag_launch_direct<T>(pl, s, stream);
     case tridiag_form::direct_columns:
       return tridiag_launch_direct_columns<T>(pl, s, stream);
     case tridiag_form::columns:

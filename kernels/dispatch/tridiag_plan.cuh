@@ -318,23 +318,25 @@ tridiag_launch_plan tridiag_plan_partition(layout const& lay, std::size_t max_sm
   return pl;
 }
 
-// Thomas-PCR from global memory into registers, over `tile` (which runs
-// where the arrays are not on 16-byte boundaries): n = Lanes R (segments of
-// a warp, R = tridiag_direct_group_rows), or n = 32 W R (W warps; f64's 16
-// warps joined by spikes, fewer by warp 0). Contiguous rows whose systems
-// start on 16-byte boundaries only.
-template <class T>
+// Thomas-PCR from global memory into registers, over `tile`: n <= Lanes R
+// (segments of a warp, R = tridiag_direct_group_rows, Lanes a power of two
+// 2..32), or n <= 32 W R (W warps; f64's 16 warps joined by spikes, fewer
+// by warp 0), the smallest that holds n, where n fills at least
+// P::direct_min_fill percent of its rows (the rest are identity rows, solved
+// but neither read nor written). Contiguous rows, any alignment.
+template <class T, class P = kernels::tridiag_policy_sm90<T>>
 tridiag_launch_plan tridiag_plan_direct(layout const& lay, tridiag_launch_plan tile) {
   constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>;
   std::int64_t const n = lay.n;
   if (!tile.supported() || tile.solver == kernels::tile_solver::thomas_pcr_regs || lay.element_stride != 1 ||
-      lay.batch_stride * std::int64_t(sizeof(T)) % 16 != 0)
+      n > 32 * 16 * gr)
     return tile;
-  if (n % gr == 0 && tridiag_detail::pow2(n / gr) && n / gr >= 2 && n / gr <= 32) {
+  std::int64_t const lanes = tridiag_detail::ceil_pow2((n + gr - 1) / gr);
+  if (lanes < 2 || n * 100 < lanes * gr * P::direct_min_fill) return tile;
+  if (lanes <= 32) {
     tile.direct_rows = int(gr);
-    tile.direct_lanes = int(n / gr);
-  } else if (std::int64_t const w = n / (32 * gr);
-             n % (32 * gr) == 0 && kernels::tridiag_direct_warps<T>(w)) {
+    tile.direct_lanes = int(lanes);
+  } else if (std::int64_t const w = lanes / 32; kernels::tridiag_direct_warps<T>(w)) {
     tile.direct_rows = int(gr);
     tile.direct_lanes = 32;
     tile.direct_warps = int(w);
@@ -346,16 +348,20 @@ tridiag_launch_plan tridiag_plan_direct(layout const& lay, tridiag_launch_plan t
   return tile;
 }
 
-// The direct form through shared memory: n = Lanes R (R =
+// The direct form through shared memory: n <= Lanes R (R =
 // tridiag_direct_group_rows, Lanes a power of two 2..32; f64 also
-// Lanes = 64, two warps a system). Any layout.
-template <class T>
+// Lanes = 64, two warps a system), the smallest that holds n, filled as
+// tridiag_plan_direct requires. Any layout.
+template <class T, class P = kernels::tridiag_policy_sm90<T>>
 tridiag_launch_plan tridiag_plan_direct_columns(layout const& lay, std::size_t max_smem) {
   tridiag_launch_plan pl;
   pl.max_smem = max_smem;
   constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>;
-  std::int64_t const lanes = lay.n % gr == 0 ? lay.n / gr : 0;
-  if (!(lanes >= 2 && (lanes <= 32 || (lanes == 64 && gr == 8)) && tridiag_detail::pow2(lanes))) return pl;
+  if (lay.n <= 0 || lay.n > 64 * gr) return pl;
+  std::int64_t const lanes = tridiag_detail::ceil_pow2((lay.n + gr - 1) / gr);
+  if (!(lanes >= 2 && (lanes <= 32 || (lanes == 64 && gr == 8))) ||
+      lay.n * 100 < lanes * gr * P::direct_min_fill)
+    return pl;
   int const S = kernels::tridiag_direct_columns_systems<T>(int(lanes));
   std::size_t const smem = kernels::tridiag_direct_columns_smem<T>(int(gr), int(lanes), S);
   if (smem > max_smem) return pl;
@@ -579,7 +585,7 @@ tridiag_launch_plan tridiag_plan_thomas_pcr_tiled(layout const& lay, std::size_t
   if (!rows_fast(lay) && tile.systems < lay.count && tile.systems * sizeof(T) < 32)
     if (auto pl = tridiag_plan_partition<T>(lay, max_smem, P::partition_chunk); pl.supported() || n >= 4)
       return pl;
-  return tridiag_plan_direct<T>(lay, tile);
+  return tridiag_plan_direct<T, P>(lay, tile);
 }
 
 // Thomas-PCR: the first form that applies. allow_segments false gives what
@@ -592,12 +598,14 @@ tridiag_launch_plan plan_thomas_pcr(layout const& lay, std::size_t max_smem, boo
   bool const small = adjacent && lay.count < P::columns_min_count;
   // 1. A small interleaved batch of n = Lanes R: the direct form through
   //    shared memory.
-  if (small)
-    if (auto pl = tridiag_plan_direct_columns<T>(lay, max_smem); pl.supported()) return pl;
+  auto const direct = small ? tridiag_plan_direct_columns<T, P>(lay, max_smem) : tridiag_launch_plan{};
+  if (direct.supported() && n == std::int64_t(direct.direct_lanes) * direct.direct_rows) return direct;
   // 2. A small interleaved batch of n = 16 C: whole systems, rows fetched at once.
   bool const burst = small && n % 16 == 0 && n <= 16 * 32;
   if (burst)
     if (auto pl = tridiag_plan_columns_burst<T>(lay, max_smem); pl.supported()) return pl;
+  //    Other small interleaved batches: the direct form with identity rows past n.
+  if (direct.supported()) return direct;
   // 3. A wide interleaved batch: the columns forms.
   if (adjacent && !small)
     if (auto pl = tridiag_plan_columns_ranked<T, P>(lay, max_smem, allow_segments); pl.supported()) return pl;
@@ -676,17 +684,20 @@ tridiag_launch_plan tridiag_plan_reduced(layout const& reduced, tridiag_launch_p
 }
 
 // What `automatic` runs for this shape: Thomas-PCR where it runs adjacent
-// systems with full-line rows or segments of a warp from registers; below
-// 128 rows otherwise Thomas's tile (one thread per system); else
+// systems with full-line rows or segments of a warp from registers (n a
+// whole number of their chunks); below 128 rows otherwise Thomas's tile
+// (one thread per system); else
 // Thomas-PCR; Thomas through global memory where nothing else runs.
 template <class T, class P = kernels::tridiag_policy_sm90<T>>
 tridiag_algorithm tridiag_resolve(layout const& lay, std::size_t max_smem) {
   if (lay.n <= 0) return tridiag_algorithm::thomas;
   auto const tp = plan_thomas_pcr<T, P>(lay, max_smem);
   if (lay.n < 128) {
+    // The direct forms only where n fills their rows exactly (no identity rows).
+    bool const exact = lay.n == std::int64_t(tp.direct_lanes) * tp.direct_warps * tp.direct_rows;
     bool const lines = tp.form == tridiag_form::columns || tp.form == tridiag_form::segments ||
-                       tp.form == tridiag_form::direct_columns;
-    if (lines || (tp.form == tridiag_form::direct && tp.direct_lanes < 32 && tp.direct_warps == 1))
+                       (tp.form == tridiag_form::direct_columns && exact);
+    if (lines || (tp.form == tridiag_form::direct && exact && tp.direct_lanes < 32 && tp.direct_warps == 1))
       return tridiag_algorithm::thomas_pcr;
     if (tridiag_plan_thomas_tile<T>(lay, max_smem, P::thomas_smem, P::thomas_max_systems,
                                     P::thomas_min_systems)

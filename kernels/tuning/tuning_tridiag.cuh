@@ -38,6 +38,11 @@ struct tridiag_policy_sm90 {
   static constexpr std::size_t thomas_pcr_smem_interleaved = 48 * 1024;
   static constexpr int thomas_pcr_rows = 16;
   static constexpr int thomas_pcr_max_threads = 256;
+  // The direct forms (Thomas-PCR from registers) run systems that fill at
+  // least this percentage of their rows (identity rows past n), the tile
+  // shorter ones: tune_tridiag contig no_pad, n:2049 (the tile faster),
+  // n:300 and n:3001 (the direct form faster).
+  static constexpr int direct_min_fill = 55;
   // Small contiguous batches (at most this many tiles, all resident at
   // once): blocks of at least this many threads share the copy;
   // tridiag_auto_f32_contiguous/n:512/batch:512.
