@@ -58,7 +58,8 @@ struct tridiag_columns_params {
   int width;     // lanes per system in the boundary solve: bit_ceil(C)
   int pitch;     // shared-memory elements per chunk and array (tridiag_columns_pitch)
   int segments;  // tridiag_segments_kernel only: segments per system (chunk_split of n), the cluster's size
-  int segment_rows;  // and n / segments (the kernel's one runtime division, done on the host)
+  int segment_rows;  // and (n + pad_rows) / segments (the kernel's one runtime division, done on the host)
+  int pad_rows;      // tridiag_segments_kernel's Pad instance: identity rows past n
 };
 
 // Shared memory holds each thread's chunk as consecutive rows (so the
@@ -148,8 +149,9 @@ inline constexpr int tridiag_columns_lookahead = Lone && sizeof(T) == 4 ? 4 : tr
 // R and R - 1).
 // Pinned: the loads and the stores of a and c volatile, so that ptxas keeps
 // them in program order (the fetch of row i + L ahead of row i's stores).
+// Pad: rows from n on are identity rows (b = 1, the rest 0), not read.
 template <class T, int R, bool Lone, int L = tridiag_columns_lookahead<T, Lone>, bool Chain = false,
-          bool Near = false, bool Pinned = false>
+          bool Near = false, bool Pinned = false, bool Pad = false>
 __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p, T const* pd, std::int64_t o,
                                               int first, int len, chunk_span<T> k, int* info) {
   int const n = int(p.lay.n);
@@ -184,10 +186,11 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
     bool const top = first == 0, bottom = first + ln == n;
     // Row j of the chunk (j counts up from 0 across the calls).
     auto fetch = [&](int j) {
-      tridiag_equation<T> q{*pa, *pb, *pc, *pdd};
+      tridiag_equation<T> q{T(0), T(1), T(0), T(0)};
+      if (!Pad || first + j < n) q = {*pa, *pb, *pc, *pdd};
       pa += es, pb += es, pc += es, pdd += es;
       if (j == 0 && top) q.a = T(0);
-      if (full ? (j == LN - 1 && bottom) : (bottom && j == ln - 1)) q.c = T(0);
+      if (Pad ? first + j == n - 1 : full ? (j == LN - 1 && bottom) : (bottom && j == ln - 1)) q.c = T(0);
       return q;
     };
     tridiag_equation<T> ring[L];
@@ -223,10 +226,10 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
 // slots of d, the interior rows by chunk_substitute's expressions; NaN for
 // a system that broke down (ok false).
 // Chain (the rows of chunk_sweeps' Chain form): from the last row up, each
-// x_i from x_(i+1).
-template <class T, int R, bool Chain = false, bool Near = false>
+// x_i from x_(i+1). Pad: only the first `valid` rows are stored.
+template <class T, int R, bool Chain = false, bool Near = false, bool Pad = false>
 __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const* kd, int len, T* px,
-                                              std::int64_t es, bool ok) {
+                                              std::int64_t es, bool ok, int valid = 0) {
   T const xf = kd[0], xl = kd[len - 1], nan = std::numeric_limits<T>::quiet_NaN();
   if constexpr (Chain) {
     T xs = xl;
@@ -234,7 +237,7 @@ __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const*
     auto up = [&](int i, int ln) {  // i = ln - 1, ..., 0: px walks the rows up
       T const xi = i == ln - 1 ? xl : i == 0 ? xf : kd[i] - ka[i] * xf - kc[i] * xs;
       xs = xi;
-      *px = ok ? xi : nan;
+      if (!Pad || i < valid) *px = ok ? xi : nan;
       px -= es;
     };
     if (len == R) {
@@ -251,7 +254,7 @@ __device__ __forceinline__ void columns_store(T const* ka, T const* kc, T const*
   }
   auto store = [&](int i, int ln) {  // in order of i: px walks the rows
     T const xi = i == 0 ? xf : i == ln - 1 ? xl : kd[i] - ka[i] * xf - kc[i] * xl;
-    *px = ok ? xi : nan;
+    if (!Pad || i < valid) *px = ok ? xi : nan;
     px += es;
   };
   if (len == R) {

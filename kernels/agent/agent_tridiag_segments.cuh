@@ -424,6 +424,9 @@ __device__ __forceinline__ void segment_ends(T const* sa, T const* sc, T* sd, Id
 // the chunk's d holds registers, and the loads arrive in bursts with the
 // eliminations between them idle. The plan's instances: f32 R = 64
 // (4 chunks, 128 threads), f64 R = 32 (8 chunks), both 3 blocks per SM.
+// Pad (DRegs only): p.pad_rows (less than a chunk) identity rows past n,
+// so that n + pad_rows splits into whole chunks (4095 rows as 4096); they
+// are solved with the system but neither read nor written.
 enum segment_boundary_kind : int { segment_boundary_by_pcr = 0, segment_boundary_by_twisted = 2 };
 template <class T>
 inline constexpr int tridiag_segments_boundary = sizeof(T) == 4 ? segment_boundary_by_twisted
@@ -431,11 +434,12 @@ inline constexpr int tridiag_segments_boundary = sizeof(T) == 4 ? segment_bounda
 
 template <class T, int R, int Join, int Ahead = tridiag_segments_ahead<T>,
           int Boundary = tridiag_segments_boundary<T>, int MaxThreads = tridiag_columns_max_threads<T>,
-          int MinBlocks = 0, bool Near = false, bool DRegs = false>
+          int MinBlocks = 0, bool Near = false, bool DRegs = false, bool Pad = false>
 __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     tridiag_segments_kernel(__grid_constant__ tridiag_columns_params<T> const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   static_assert(!(DRegs && Near), "DRegs: every chunk R rows");
+  static_assert(!Pad || DRegs, "Pad: the DRegs instance's identity rows past n");
   namespace cg = cooperative_groups;
   cg::cluster_group const cluster = cg::this_cluster();
   extern __shared__ __align__(16) unsigned char columns_smem[];
@@ -445,7 +449,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   T* const sc = sa + C * CS;
   T* const sd = sc + C * CS;
   segment_state<T> const st = segment_state<T>::carve(sd + (DRegs ? 2 * C * S : C * CS), S, G);
-  int const n = int(p.lay.n);
+  int const n = int(p.lay.n) + (Pad ? p.pad_rows : 0);  // the rows split into segments
   chunk_split const segs{p.segment_rows, n - p.segment_rows * G};
   // S, C and the boundary lanes are powers of two (the plan makes them
   // so): shifts instead of runtime divisions of some 20 instructions each.
@@ -488,8 +492,8 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   T dreg[DRegs ? R : 1];  // DRegs: the chunk's d
   if constexpr (DRegs) {
     if (mine) {
-      columns_sweep<T, R, false, Ahead, true, false, true>(p, p.d + r * p.rhs_stride, o, first, R,
-                                                           chunk_span<T>{k.a, k.c, dreg}, st.sinfo + s);
+      columns_sweep<T, R, false, Ahead, true, false, true, Pad>(p, p.d + r * p.rhs_stride, o, first, R,
+                                                                chunk_span<T>{k.a, k.c, dreg}, st.sinfo + s);
       sd[idxd(q, 0, s)] = dreg[0];
       sd[idxd(q, R - 1, s)] = dreg[R - 1];
     }
@@ -530,7 +534,8 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     if constexpr (DRegs) {
       dreg[0] = sd[idxd(q, 0, s)];
       dreg[R - 1] = sd[idxd(q, R - 1, s)];
-      columns_store<T, R, true>(k.a, k.c, dreg, R, p.x + o + r * p.rhs_stride, es, broke == INT_MAX);
+      columns_store<T, R, true, false, Pad>(k.a, k.c, dreg, R, p.x + o + r * p.rhs_stride, es,
+                                            broke == INT_MAX, int(p.lay.n) - first);
     } else
       columns_store<T, R, true, Near>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, broke == INT_MAX);
     if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;

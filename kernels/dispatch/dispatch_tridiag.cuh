@@ -480,7 +480,8 @@ kernels::tridiag_columns_params<T> tridiag_columns_params_of(tridiag_launch_plan
           width,
           kernels::tridiag_columns_pitch(pl.columns_rows),
           pl.segments,
-          int(s.lay.n / pl.segments)};
+          int((s.lay.n + pl.pad_rows) / pl.segments),
+          pl.pad_rows};
 }
 
 // agent_tridiag_columns.cuh's columns kernel: blocks of S adjacent systems.
@@ -598,13 +599,18 @@ auto tridiag_segments_kernel_of(tridiag_launch_plan const& pl) {
         return by_join(
             [](auto J) -> Kernel { return K::tridiag_segments_kernel<T, 32, J, 6, twisted, 256, 2>; });
       break;
-    case segments_instance::dregs:
+    case segments_instance::dregs:  // (pad: identity rows past n)
       if constexpr (sizeof(T) == 4)
-        return Kernel(
-            K::tridiag_segments_kernel<T, 64, K::segment_join_by_scatter, 8, twisted, 128, 3, false, true>);
+        return pl.pad_rows > 0 ? Kernel(K::tridiag_segments_kernel<T, 64, K::segment_join_by_scatter, 8,
+                                                                   twisted, 128, 3, false, true, true>)
+                               : Kernel(K::tridiag_segments_kernel<T, 64, K::segment_join_by_scatter, 8,
+                                                                   twisted, 128, 3, false, true>);
       else
-        return Kernel(K::tridiag_segments_kernel<T, 32, K::segment_join_by_scatter, 5,
-                                                 K::segment_boundary_by_pcr, 128, 3, false, true>);
+        return pl.pad_rows > 0
+                   ? Kernel(K::tridiag_segments_kernel<T, 32, K::segment_join_by_scatter, 5,
+                                                       K::segment_boundary_by_pcr, 128, 3, false, true, true>)
+                   : Kernel(K::tridiag_segments_kernel<T, 32, K::segment_join_by_scatter, 5,
+                                                       K::segment_boundary_by_pcr, 128, 3, false, true>);
   }
   return Kernel(nullptr);
 }

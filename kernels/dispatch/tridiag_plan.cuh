@@ -78,6 +78,7 @@ struct tridiag_launch_plan {
   // columns, segments
   int columns_systems = 0, columns_chunks = 0, columns_rows = 0;
   int segments = 1;
+  int pad_rows = 0;  // segments (dregs): identity rows past n, so that n + pad_rows splits evenly
   int join = kernels::segment_join_by_thomas;
   columns_instance columns_kind = columns_instance::rows16;
   segments_instance segments_kind = segments_instance::rows16;
@@ -502,14 +503,18 @@ tridiag_launch_plan tridiag_plan_segments_wide(layout const& lay, std::size_t ma
   return pl;
 }
 
-// Segments with d in registers: G segments of n / G rows, each `chunks`
-// (a power of two, >= 2) chunks of exactly `rows` rows (64 in f32, 32 in
-// f64: the instances), at most 128 threads a block, the scatter join.
+// Segments with d in registers: G segments of (n + pad) / G rows, each
+// `chunks` (a power of two, >= 2) chunks of exactly `rows` rows (64 in f32,
+// 32 in f64: the instances), at most 128 threads a block, the scatter
+// join; in f32, pad (less than a chunk) identity rows past n, solved but
+// neither read nor written.
 template <class T>
-tridiag_launch_plan tridiag_plan_segments_dregs(layout const& lay, std::size_t max_smem, int segments) {
+tridiag_launch_plan tridiag_plan_segments_dregs(layout const& lay, std::size_t max_smem, int segments,
+                                                int pad = 0) {
   constexpr int rows = sizeof(T) == 4 ? 64 : 32;
-  std::int64_t const n = lay.n, G = segments;
-  if (G < 2 || n % G != 0 || (n / G) % rows != 0) return {};
+  std::int64_t const n = lay.n + pad, G = segments;
+  if (G < 2 || pad < 0 || pad >= rows || (pad > 0 && sizeof(T) != 4) || n % G != 0 || (n / G) % rows != 0)
+    return {};
   std::int64_t const chunks = n / G / rows;
   if (chunks < 2 || !tridiag_detail::pow2(chunks)) return {};
   tridiag_launch_plan pl =
@@ -517,6 +522,7 @@ tridiag_launch_plan tridiag_plan_segments_dregs(layout const& lay, std::size_t m
   if (!pl.supported() || pl.threads > 128) return {};
   pl.join = kernels::segment_join_by_scatter;
   pl.segments_kind = segments_instance::dregs;
+  pl.pad_rows = pad;
   if (sizeof(T) == 4 && pl.threads < kernels::tridiag_boundary_twisted_threads(pl.columns_systems)) return {};
   pl.smem = kernels::tridiag_segments_smem_dregs<T>(pl.columns_systems, int(chunks), rows, int(G));
   return pl;
@@ -543,6 +549,14 @@ tridiag_launch_plan tridiag_plan_columns_ranked(layout const& lay, std::size_t m
     if (shortest == P::segment_rows_long && G >= P::dregs_min_segments && shortest % P::dregs_rows == 0 &&
         shortest / P::dregs_rows <= P::dregs_max_chunks)
       if (auto pl = tridiag_plan_segments_dregs<T>(lay, max_smem, int(G)); pl.supported()) return pl;
+    // n a little short of such a split (4095 rows): the same with identity
+    // rows past n.
+    if (std::int64_t const pad = G * P::segment_rows_long - n;
+        pad > 0 && pad <= P::dregs_max_pad && G >= P::dregs_min_segments &&
+        P::segment_rows_long % P::dregs_rows == 0 &&
+        P::segment_rows_long / P::dregs_rows <= P::dregs_max_chunks)
+      if (auto pl = tridiag_plan_segments_dregs<T>(lay, max_smem, int(G), int(pad)); pl.supported())
+        return pl;
     int const join = tridiag_segments_join<T, P>(int(G));
     if (P::wide_segments && G >= P::max_segments) {  // 4 or 8 chunks of exactly 32 rows a segment
       std::int64_t const cw = std::bit_floor(std::uint64_t(std::max<std::int64_t>(
