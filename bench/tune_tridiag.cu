@@ -57,6 +57,14 @@ template <class T>
 struct columns4k : base<T> {
   static constexpr std::int64_t columns_min_count = 4096;
 };
+template <class T>
+struct columns1k : base<T> {
+  static constexpr std::int64_t columns_min_count = 1024;
+};
+template <class T>
+struct columns512 : base<T> {
+  static constexpr std::int64_t columns_min_count = 512;
+};
 // The direct forms only where n fills their rows (the tile elsewhere), or 3/4.
 template <class T>
 struct no_pad : base<T> {
@@ -191,6 +199,8 @@ void shape(layout const& lay, char const* want) {
   run<T, no_wide>(pb, "no_wide", want);
   run<T, tile16k>(pb, "tile16k", want);
   run<T, columns4k>(pb, "columns4k", want);
+  run<T, columns1k>(pb, "columns1k", want);
+  run<T, columns512>(pb, "columns512", want);
   run<T, no_pad>(pb, "no_pad", want);
   run<T, pad75>(pb, "pad75", want);
 }

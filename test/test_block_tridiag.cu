@@ -301,11 +301,14 @@ BOOST_AUTO_TEST_CASE(cr) {
   sweep<float>(tridiag_algorithm::cr, issue_sizes, {1, 3, 37});
   sweep<double>(tridiag_algorithm::cr, issue_sizes, {1, 5});
   sweep<float>(tridiag_algorithm::cr_split, issue_sizes, {1, 3, 37});
-  // (f64 n = 4096 needs 267 KB with the second copy: more than an H100 block has.)
+  // (f64 n = 4096 needs 267 KB with the second copy: more than an H100 block
+  // has; the partitioned form runs it, cr_split solving its reduced systems.)
   sweep<double>(tridiag_algorithm::cr_split, {1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000, 3000}, {1, 5});
   sweep<float>(tridiag_algorithm::cr_split, {4, 6, 7, 8, 9, 15, 16, 17, 63, 64, 65, 4095, 6000}, {2});
-  BOOST_TEST(!dev::plan_tridiag<double>(layout::contiguous(4096, 1), tridiag_algorithm::cr_split, 227 * 1024)
-                  .supported());
+  auto const split4096 =
+      dev::plan_tridiag<double>(layout::contiguous(4096, 1), tridiag_algorithm::cr_split, 227 * 1024);
+  BOOST_TEST((split4096.form == tridiag_form::partition && split4096.inner == tridiag_algorithm::cr_split));
+  sweep<double>(tridiag_algorithm::cr_split, {4096}, {1, 3});
 }
 
 BOOST_AUTO_TEST_CASE(pcr) {
@@ -938,6 +941,13 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
   auto const padded = plan(0.0f, layout::interleaved(300, 700));
   BOOST_TEST((padded.form == tridiag_form::direct_columns && padded.direct_lanes == 32));
   BOOST_TEST(none(0.0f, layout::interleaved(1024, 512)));
+  // Small batches of systems longer than 512 rows: the columns forms (not
+  // the tile or the partitioned form), as wide ones.
+  BOOST_TEST((plan(0.0f, layout::interleaved(2047, 2047)).form == tridiag_form::segments));
+  BOOST_TEST((plan(0.0, layout::interleaved(600, 512)).form == tridiag_form::segments));
+  BOOST_TEST((plan(0.0f, layout::interleaved(1023, 100)).form == tridiag_form::segments));
+  sweep<float>(tridiag_algorithm::thomas_pcr, {600, 2047}, {1, 37});
+  sweep<double>(tridiag_algorithm::thomas_pcr, {1023}, {1, 37});
   BOOST_TEST(none(0.0f, layout::strided(512, 512, 1024, 2)));  // (systems not side by side)
 }
 

@@ -620,8 +620,11 @@ tridiag_launch_plan plan_thomas_pcr(layout const& lay, std::size_t max_smem, boo
     if (auto pl = tridiag_plan_columns_burst<T>(lay, max_smem); pl.supported()) return pl;
   //    Other small interleaved batches: the direct form with identity rows past n.
   if (direct.supported()) return direct;
-  // 3. A wide interleaved batch: the columns forms.
-  if (adjacent && !small)
+  // 3. A wide interleaved batch, or a small one of systems longer than the
+  //    direct form through shared memory takes: the columns forms (tune_tridiag
+  //    inter columns512, n:600/batch:512 to n:2047/batch:2047: 1.5-2.7x the
+  //    tile or the partitioned form).
+  if (adjacent && (!small || n > 512))
     if (auto pl = tridiag_plan_columns_ranked<T, P>(lay, max_smem, allow_segments); pl.supported()) return pl;
   // 4. A tile, the direct form or the partitioned form.
   return tridiag_plan_thomas_pcr_tiled<T, P>(lay, max_smem);
