@@ -698,33 +698,42 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
   sweep<double>(tridiag_algorithm::thomas_pcr, {64, 512, 1024, 4096}, {5, 1000});
 }
 
+// Thomas-PCR's own plan for break_three's systems (random otherwise, from
+// seed) against the plan `ref` (with other chunks): the same breakdowns
+// and x within 64 n eps of it (expect_direct_tile), for each number of
+// right-hand sides (3 apart: off 16-byte boundaries), also in place.
+template <class T, class Ref>
+void expect_near_plan(layout const& lay, std::uint64_t seed, std::vector<std::int64_t> const& nrhs_list,
+                      Ref ref) {
+  std::int64_t const most = *std::max_element(nrhs_list.begin(), nrhs_list.end());
+  std::mt19937_64 g{seed};
+  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(most * (span_of(lay) + 3)), g);
+  break_three(s, lay);
+  for (std::int64_t nrhs : nrhs_list)
+    for (bool in_place : {false, true}) {
+      auto const got = solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, nrhs, in_place});
+      auto const want =
+          solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, nrhs, in_place, plan_of<T>(ref)});
+      std::ostringstream what;
+      what << "n " << lay.n << " count " << lay.count << " nrhs " << nrhs << (in_place ? " in place" : "");
+      expect_direct_tile(got, want, lay, true, what.str());
+      expect_three_broken(got, lay);
+    }
+}
+
 // The direct form at any n (identity rows past n) and any alignment
-// (systems n apart, right-hand sides 3 apart): the plan it runs (the
-// smallest config that holds n), against the tile (the same breakdowns, x
-// within 64 n eps of it: the chunks differ), also in place, with several
-// right-hand sides and where systems break down (row 0, a middle row, the
-// last row).
+// (systems n apart): the plan it runs (the smallest config that holds n),
+// against the tile (expect_near_plan: the chunks differ), with one and
+// three right-hand sides.
 template <class T>
 void direct_any_matches_tile(std::int64_t n, std::int64_t count) {
   constexpr std::int64_t rows = sizeof(T) == 4 ? 16 : 8;
   layout const lay = layout::contiguous(n, count);
   std::int64_t const lanes = std::int64_t(std::bit_ceil(std::uint64_t((n + rows - 1) / rows)));
-  std::mt19937_64 g{std::uint64_t(n * 5 + count)};
-  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(3 * (span_of(lay) + 3)), g);
-  break_three(s, lay);
   tridiag_launch_plan const pd = dev::plan_tridiag<T>(lay, tridiag_algorithm::thomas_pcr, device_smem());
   BOOST_TEST((pd.form == tridiag_form::direct && std::int64_t(pd.direct_lanes) * pd.direct_warps == lanes),
              "n " << n);
-  for (std::int64_t nrhs : {1, 3})
-    for (bool in_place : {false, true}) {
-      auto const direct = solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, nrhs, in_place});
-      auto const tile = solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, nrhs, in_place,
-                                                 plan_of<T>(tile_of(int(rows), 512))});
-      std::ostringstream what;
-      what << "n " << n << " count " << count << " nrhs " << nrhs << (in_place ? " in place" : "");
-      expect_direct_tile(direct, tile, lay, true, what.str());
-      expect_three_broken(direct, lay);
-    }
+  expect_near_plan<T>(lay, std::uint64_t(n * 5 + count), {1, 3}, tile_of(int(rows), 512));
 }
 
 BOOST_AUTO_TEST_CASE(thomas_pcr_direct_any_n) {
@@ -1293,28 +1302,14 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_dregs) {
 // In f32 the same a little short of such a split (fewer rows missing than
 // a chunk has: 4095 = 16 x 256 - 1): d in registers with identity rows past
 // n (pad_rows), not read or written. Plans; against the plain segments
-// with 256-row segments (the same breakdowns, x within 64 n eps of
-// theirs: the chunks differ); solved on every layout (gaps unwritten), in
-// place, with breakdowns (the last row among them).
+// with 256-row segments (expect_near_plan: the chunks differ), with one
+// and two right-hand sides; solved on every layout (gaps unwritten).
 template <class T>
 void dregs_pad_matches_segments(std::int64_t n, std::int64_t count) {
-  layout const lay = layout::interleaved(n, count);
-  std::mt19937_64 g{std::uint64_t(n * 17 + count)};
-  system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
-  break_three(s, lay);
   auto const seg256 = [](auto t, layout const& l, std::size_t smem) {
     return dev::tridiag_plan_segments<decltype(t)>(l, smem, 256, recur::kernels::segment_join_by_scatter);
   };
-  for (std::int64_t nrhs : {1, 2})
-    for (bool in_place : {false, true}) {
-      auto const pad = solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, nrhs, in_place});
-      auto const plain =
-          solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, nrhs, in_place, plan_of<T>(seg256)});
-      std::ostringstream what;
-      what << "n " << n << " count " << count << " nrhs " << nrhs << (in_place ? " in place" : "");
-      expect_direct_tile(pad, plain, lay, true, what.str());
-      expect_three_broken(pad, lay);
-    }
+  expect_near_plan<T>(layout::interleaved(n, count), std::uint64_t(n * 17 + count), {1, 2}, seg256);
 }
 
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_dregs_padded) {
