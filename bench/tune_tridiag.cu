@@ -65,6 +65,11 @@ template <class T>
 struct columns512 : base<T> {
   static constexpr std::int64_t columns_min_count = 512;
 };
+// The partitioned form's shared-memory windows on contiguous systems too.
+template <class T>
+struct no_regs : base<T> {
+  static constexpr bool partition_regs = false;
+};
 // The direct forms only where n fills their rows (the tile elsewhere), or 3/4.
 template <class T>
 struct no_pad : base<T> {
@@ -202,6 +207,7 @@ void shape(layout const& lay, char const* want) {
   run<T, columns1k>(pb, "columns1k", want);
   run<T, columns512>(pb, "columns512", want);
   run<T, no_pad>(pb, "no_pad", want);
+  run<T, no_regs>(pb, "no_regs", want);
   run<T, pad75>(pb, "pad75", want);
 }
 

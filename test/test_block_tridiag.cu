@@ -1370,6 +1370,29 @@ BOOST_AUTO_TEST_CASE(partitioned) {
 
 // Breakdown through the passes of the partitioned form: b_0 = 0 (pass 1),
 // and a zero pivot inside a chunk; the other systems solved.
+// The partitioned form with each thread's chunk in registers (contiguous
+// systems; chunks of a 128-byte line, the last one's rows past n identity
+// rows), which automatic runs on long contiguous systems: against the
+// shared-memory windows (expect_near_plan), with breakdowns, one and two
+// right-hand sides, in place; and by its residuals over every layout.
+BOOST_AUTO_TEST_CASE(partition_regs) {
+  auto const regs = [](auto t, layout const& l, std::size_t smem) {
+    return dev::tridiag_plan_partition<decltype(t)>(l, smem, 32, tridiag_algorithm::thomas_pcr, true);
+  };
+  BOOST_TEST(regs(0.0f, layout::contiguous(100003, 1), 227 * 1024).partition_regs == 32);
+  BOOST_TEST(regs(0.0, layout::contiguous(100003, 1), 227 * 1024).partition_regs == 16);
+  BOOST_TEST(regs(0.0f, layout::interleaved(100003, 4), 227 * 1024).partition_regs == 0);
+  auto const auto_plan =
+      dev::plan_tridiag<float>(layout::contiguous(100003, 5), tridiag_algorithm::thomas_pcr, 227 * 1024);
+  BOOST_TEST((auto_plan.form == tridiag_form::partition && auto_plan.partition_regs == 32));
+  for (std::int64_t n : {20000, 100003})
+    expect_near_plan<float>(layout::contiguous(n, 5), std::uint64_t(n), {1, 2}, partition_of(32));
+  for (std::int64_t n : {10000, 65537})
+    expect_near_plan<double>(layout::contiguous(n, 5), std::uint64_t(n), {1, 2}, partition_of(32));
+  sweep<float>(tridiag_algorithm::thomas_pcr, {14001, 40000}, {1, 3}, regs);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {7001}, {1, 3}, regs);
+}
+
 BOOST_AUTO_TEST_CASE(partitioned_breakdown) {
   for (layout lay : {layout::contiguous(1000, 5), layout::interleaved(1000, 5)}) {
     std::mt19937_64 g(5);

@@ -152,33 +152,32 @@ __device__ __forceinline__ void tridiag_store_rows(T* p, T const (&r)[R], int va
 }
 
 // A lane's chunk of a, b, c and d (rows first .. first + R - 1 of a system
-// of n rows at offsets o, and orhs for d), with identity rows past row
-// n - 1, and c[n - 1] = 0: the caller's coefficient outside the matrix is
-// not read into it. a[0] is the caller's to clear.
+// of n rows; the pointers at row first), with identity rows past row n - 1,
+// and c[n - 1] = 0: the caller's coefficient outside the matrix is not
+// read into it. a[0] is the caller's to clear.
 template <class T, int R, bool Any>
-__device__ __forceinline__ void tridiag_load_chunk(tridiag_direct_params<T> const& p, std::int64_t o,
-                                                   std::int64_t orhs, int first, int n, chunk_regs<T, R>& m,
-                                                   T (&bv)[R]) {
+__device__ __forceinline__ void tridiag_load_chunk(T const* a, T const* b, T const* c, T const* d, int first,
+                                                   int n, chunk_regs<T, R>& m, T (&bv)[R]) {
   int const valid = n - first;  // !Any: R, or <= 0 for a segment past the batch
   constexpr int V = 16 / sizeof(T);
   static_assert(R % V == 0);
-  int const sh = tridiag_shift<T>(p.a + o);
+  int const sh = tridiag_shift<T>(a);
   if (!Any ? valid > 0
-           : valid >= R && tridiag_shift<T>(p.b + o) == sh && tridiag_shift<T>(p.c + o) == sh &&
-                 tridiag_shift<T>(p.d + orhs) == sh) {
+           : valid >= R && tridiag_shift<T>(b) == sh && tridiag_shift<T>(c) == sh &&
+                 tridiag_shift<T>(d) == sh) {
     // A whole chunk of four arrays at one offset (!Any: on 16-byte
     // boundaries): one branch, so that the loads of all four issue together.
     tridiag_with_shift<Any ? V : 1>(sh, [&]<int M>() {
-      tridiag_load_shifted<T, R, M>(p.a + o, m.a);
-      tridiag_load_shifted<T, R, M>(p.b + o, bv);
-      tridiag_load_shifted<T, R, M>(p.c + o, m.c);
-      tridiag_load_shifted<T, R, M>(p.d + orhs, m.d);
+      tridiag_load_shifted<T, R, M>(a, m.a);
+      tridiag_load_shifted<T, R, M>(b, bv);
+      tridiag_load_shifted<T, R, M>(c, m.c);
+      tridiag_load_shifted<T, R, M>(d, m.d);
     });
   } else if (Any) {  // a partial chunk, or arrays at different offsets
-    tridiag_load_rows<T, R>(p.a + o, m.a, valid, T(0));
-    tridiag_load_rows<T, R>(p.b + o, bv, valid, T(1));
-    tridiag_load_rows<T, R>(p.c + o, m.c, valid, T(0));
-    tridiag_load_rows<T, R>(p.d + orhs, m.d, valid, T(0));
+    tridiag_load_rows<T, R>(a, m.a, valid, T(0));
+    tridiag_load_rows<T, R>(b, bv, valid, T(1));
+    tridiag_load_rows<T, R>(c, m.c, valid, T(0));
+    tridiag_load_rows<T, R>(d, m.d, valid, T(0));
   } else {
 #pragma unroll
     for (int i = 0; i < R; ++i) m.a[i] = T(0), bv[i] = T(1), m.c[i] = T(0), m.d[i] = T(0);
@@ -247,7 +246,7 @@ __global__ void __launch_bounds__(Block)
     T bv[R];
     int const first = sl * R;
     // A segment past the batch's end: identity rows, so that its shuffles stay defined.
-    tridiag_load_chunk<T, R, Any>(p, o, orhs, first, live ? n : 0, m, bv);
+    tridiag_load_chunk<T, R, Any>(p.a + o, p.b + o, p.c + o, p.d + orhs, first, live ? n : 0, m, bv);
     if (sl == 0) m.a[0] = T(0);  // a[0] is not the caller's to give
     if (sl == 0) *info = INT_MAX;
     __syncwarp();
@@ -317,7 +316,7 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
     std::int64_t const o = k * p.lay.batch_stride + std::int64_t(t) * R, orhs = o + r * p.rhs_stride;
     chunk_regs<T, R> m;
     T bv[R];
-    tridiag_load_chunk<T, R, Any>(p, o, orhs, t * R, n, m, bv);
+    tridiag_load_chunk<T, R, Any>(p.a + o, p.b + o, p.c + o, p.d + orhs, t * R, n, m, bv);
     if (t == 0) m.a[0] = T(0);
     if (t == 0) info = INT_MAX;
     __syncthreads();

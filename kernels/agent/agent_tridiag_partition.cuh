@@ -29,6 +29,7 @@
 
 #include <recur/layout/layout.hpp>
 #include "../block/block_tridiag_thomas_pcr.cuh"
+#include "agent_tridiag_direct.cuh"
 
 namespace recur::kernels {
 
@@ -64,6 +65,21 @@ struct tridiag_partition_params {
 template <class T>
 constexpr std::size_t tridiag_partition_smem(int systems, int ld) {
   return 4 * std::size_t(systems) * ld * sizeof(T);
+}
+
+// Pass 3: system ks's breakdown, the smallest 1-based row of pass 1's or of
+// the reduced solve's (whose row j, 1-based, is a chunk boundary of the
+// original system); ~0u where none.
+template <class T>
+__device__ unsigned tridiag_partition_broken_row(tridiag_partition_params<T> const& p, std::int64_t ks) {
+  unsigned r = p.row_info[ks];
+  int const j = p.rinfo[ks];
+  if (j > 0) {
+    int const q = (j - 1) / 2;
+    int const row = ((j - 1) & 1) ? p.split.first(q) + p.split.len(q) - 1 : p.split.first(q);
+    r = min(r, unsigned(row + 1));
+  }
+  return r;
 }
 
 template <class T, bool Substitute>
@@ -137,18 +153,7 @@ __device__ void tridiag_partition(tridiag_partition_params<T> const& p, unsigned
     }
     __syncthreads();
     if constexpr (Substitute) {
-      // The system's breakdown: pass 1's rows, or the reduced solve's, whose
-      // row j (1-based) is a chunk boundary of the original system.
-      auto broken_row = [&](std::int64_t ks) {
-        unsigned r = p.row_info[ks];
-        int const j = p.rinfo[ks];
-        if (j > 0) {
-          int const q = (j - 1) / 2;
-          int const row = ((j - 1) & 1) ? p.split.first(q) + p.split.len(q) - 1 : p.split.first(q);
-          r = min(r, unsigned(row + 1));
-        }
-        return r;
-      };
+      auto broken_row = [&](std::int64_t ks) { return tridiag_partition_broken_row(p, ks); };
       int const fast = rows_fast ? rows : g;
       int const total = rows * g;
       for (int e = threadIdx.x; e < total; e += blockDim.x) {
@@ -183,6 +188,56 @@ __global__ void __launch_bounds__(256)
     tridiag_partition_substitute_kernel(__grid_constant__ tridiag_partition_params<T> const p) {
   extern __shared__ __align__(16) unsigned char smem[];
   tridiag_partition<T, true>(p, smem);
+}
+
+// The same two passes for contiguous systems (element_stride 1) with each
+// thread's chunk in registers instead of a shared-memory window: chunks of
+// exactly R rows (split {R, 0}; the last chunk's rows past n identity
+// rows, neither read nor written), loaded with the direct form's 16-byte
+// loads (tridiag_load_chunk) and eliminated by chunk_sweeps, one thread a
+// chunk; the reduce pass writes the chunk's two boundary equations, the
+// substitute pass loads and eliminates the chunk again and stores its x.
+// Why: the window's 4-byte copies into shared memory (a cp.async per value
+// and array) and the sweeps through shared memory keep the shared-memory
+// passes far from the copy bandwidth on one long system.
+template <class T>
+inline constexpr int tridiag_partition_regs_rows = int(128 / sizeof(T));  // a 128-byte line per array
+
+template <class T, int R, bool Substitute>
+__global__ void __launch_bounds__(128)
+    tridiag_partition_regs_kernel(__grid_constant__ tridiag_partition_params<T> const p) {
+  int const n = int(p.lay.n), m2 = 2 * p.chunks;
+  std::int64_t const items = p.lay.count * p.chunks;
+  for (std::int64_t q = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; q < items;
+       q += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t const ks = q / p.chunks;
+    int const pidx = int(q - ks * p.chunks), first = pidx * R;
+    std::int64_t const o = ks * p.lay.batch_stride + first;
+    chunk_regs<T, R> m;
+    T bv[R];
+    tridiag_load_chunk<T, R, true>(p.a + o, p.b + o, p.c + o, p.d + o, first, n, m, bv);
+    if (first == 0) m.a[0] = T(0);
+    chunk_ends<T> const e = chunk_sweeps<T, R>(
+        first, R, m,
+        [&](int i) {
+          return tridiag_equation<T>{m.a[i], bv[i], m.c[i], m.d[i]};
+        },
+        [&](int row) {
+          if constexpr (!Substitute) atomicMin(p.row_info + ks, unsigned(row + 1));
+        });
+    std::int64_t const ro = ks * m2 + 2 * pidx;
+    if constexpr (!Substitute) {
+      p.ra[ro] = e.first.a, p.rb[ro] = T(1), p.rc[ro] = e.first.c, p.rd[ro] = e.first.d;
+      p.ra[ro + 1] = e.last.a, p.rb[ro + 1] = T(1), p.rc[ro + 1] = e.last.c, p.rd[ro + 1] = e.last.d;
+    } else {
+      unsigned const broken = tridiag_partition_broken_row(p, ks);
+      direct_store<T, R, true>(m, p.rd[ro], p.rd[ro + 1], broken == ~0u ? INT_MAX : 0, p.x + o, n - first);
+      if (pidx == 0) {
+        if (p.info) p.info[ks] = broken == ~0u ? 0 : std::int32_t(broken);
+        if (p.status && broken != ~0u) atomicMin(p.status + ks, std::int32_t(broken));
+      }
+    }
+  }
 }
 
 }  // namespace recur::kernels

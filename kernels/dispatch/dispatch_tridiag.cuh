@@ -346,9 +346,23 @@ cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* worksp
             cudaMemsetAsync(status, 0x7f, std::size_t(s.lay.count) * sizeof(std::int32_t), stream);
         e != cudaSuccess)
       return e;
-  kernels::chunk_split const split{int(s.lay.n / pl.chunks), int(s.lay.n % pl.chunks)};
-  std::int64_t const windows = (s.lay.count + pl.window_systems - 1) / pl.window_systems *
-                               ((pl.chunks + pl.window_chunks - 1) / pl.window_chunks);
+  // Chunks in registers: exactly R rows each (the last one's rows past n
+  // identity rows); else n split evenly.
+  constexpr int R = kernels::tridiag_partition_regs_rows<T>;
+  if (pl.partition_regs != 0 && pl.partition_regs != R) return cudaErrorNotSupported;
+  bool const regs = pl.partition_regs == R;
+  kernels::chunk_split const split =
+      regs ? kernels::chunk_split{R, 0}
+           : kernels::chunk_split{int(s.lay.n / pl.chunks), int(s.lay.n % pl.chunks)};
+  std::int64_t const regs_blocks = (s.lay.count * pl.chunks + 127) / 128;
+  auto pass = [&](auto window_kernel, auto regs_kernel, kernels::tridiag_partition_params<T> const& p) {
+    return regs ? tridiag_launch_persistent(regs_kernel, p, regs_blocks, 128, 0, pl.max_smem, stream)
+                : tridiag_launch_persistent(window_kernel, p, p.windows, pl.threads, pl.smem, pl.max_smem,
+                                            stream);
+  };
+  std::int64_t const windows = regs ? 0
+                                    : (s.lay.count + pl.window_systems - 1) / pl.window_systems *
+                                          ((pl.chunks + pl.window_chunks - 1) / pl.window_chunks);
   for (std::int64_t r = 0; r < s.nrhs; ++r) {
     kernels::tridiag_partition_params<T> const p{s.a,
                                                  s.b,
@@ -373,15 +387,15 @@ cudaError_t tridiag_launch_partition(tridiag_launch_plan const& pl, void* worksp
     if (cudaError_t e = cudaMemsetAsync(row_info, 0xff, std::size_t(s.lay.count) * sizeof(unsigned), stream);
         e != cudaSuccess)
       return e;
-    if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_partition_reduce_kernel<T>, p, windows,
-                                                  pl.threads, pl.smem, pl.max_smem, stream);
+    if (cudaError_t e = pass(kernels::tridiag_partition_reduce_kernel<T>,
+                             kernels::tridiag_partition_regs_kernel<T, R, false>, p);
         e != cudaSuccess)
       return e;
     tridiag_args<T> const reduced{ra, rb, rc, rd, rd, ws.reduced, 1, ws.reduced.n * ws.reduced.count, rinfo};
     if (cudaError_t e = tridiag_launch<T>(ws.nested_plan, nested, reduced, stream); e != cudaSuccess)
       return e;
-    if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_partition_substitute_kernel<T>, p, windows,
-                                                  pl.threads, pl.smem, pl.max_smem, stream);
+    if (cudaError_t e = pass(kernels::tridiag_partition_substitute_kernel<T>,
+                             kernels::tridiag_partition_regs_kernel<T, R, true>, p);
         e != cudaSuccess)
       return e;
   }

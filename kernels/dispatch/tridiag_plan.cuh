@@ -85,6 +85,9 @@ struct tridiag_launch_plan {
   // partition; inner: the algorithm that solves its reduced systems
   // (tridiag_plan_reduced)
   int chunks = 0, window_systems = 0, window_chunks = 0;
+  // partition: each thread's chunk of this many rows in registers
+  // (contiguous systems; tridiag_partition_regs_rows), 0: shared-memory windows
+  int partition_regs = 0;
   tridiag_algorithm inner = tridiag_algorithm::thomas_pcr;
   // tile, thomas_pcr: the boundary system by Thomas instead of PCR
   // (block_tridiag_thomas_pcr.cuh's warp_boundary_thomas)
@@ -293,16 +296,26 @@ tridiag_launch_plan tridiag_plan_thomas_pcr_tile(layout const& lay, std::size_t 
 
 // The partitioned Thomas-PCR: chunks of about `chunk` rows, a thread each,
 // windows of systems x chunks per block, the reduced systems solved by
-// `inner` (tridiag_plan_reduced). Any 4 <= n < 2^30.
+// `inner` (tridiag_plan_reduced). Any 4 <= n < 2^30. regs: contiguous
+// systems take chunks of exactly kernels::tridiag_partition_regs_rows<T>
+// rows in registers instead (no windows).
 template <class T>
 tridiag_launch_plan tridiag_plan_partition(layout const& lay, std::size_t max_smem, int chunk,
-                                           tridiag_algorithm inner = tridiag_algorithm::thomas_pcr) {
+                                           tridiag_algorithm inner = tridiag_algorithm::thomas_pcr,
+                                           bool regs = false) {
   using namespace tridiag_detail;
   tridiag_launch_plan pl;
   pl.max_smem = max_smem;
   pl.inner = inner;
   std::int64_t const n = lay.n;
   if (n < 4 || n >= (std::int64_t(1) << 30)) return pl;  // chunks of >= 2 rows; int row indices
+  if (constexpr int R = kernels::tridiag_partition_regs_rows<T>; regs && rows_fast(lay) && n >= 2 * R) {
+    pl.form = tridiag_form::partition;
+    pl.partition_regs = R;
+    pl.chunks = int((n + R - 1) / R);
+    pl.threads = 128;
+    return pl;
+  }
   pl.chunks = int(std::max<std::int64_t>(2, n / std::max(4, chunk)));
   int const base = int(n / pl.chunks);
   pl.threads = 128;
@@ -593,7 +606,9 @@ tridiag_launch_plan tridiag_plan_thomas_pcr_tiled(layout const& lay, std::size_t
   bool const regs = !rows_fast(lay) && (n + chunks - 1) / chunks > 8;
   auto tile = tridiag_plan_thomas_pcr_tile<T>(
       lay, max_smem, gt, rows_fast(lay) ? P::thomas_pcr_smem : P::thomas_pcr_smem_interleaved, 32, regs);
-  if (!tile.supported()) return tridiag_plan_partition<T>(lay, max_smem, P::partition_chunk);
+  if (!tile.supported())
+    return tridiag_plan_partition<T>(lay, max_smem, P::partition_chunk, tridiag_algorithm::thomas_pcr,
+                                     P::partition_regs);
   if (rows_fast(lay) && (lay.count + tile.systems - 1) / tile.systems <= P::small_batch_tiles)
     tile.threads = std::max(tile.threads, P::small_batch_threads);
   if (!rows_fast(lay) && tile.systems < lay.count && tile.systems * sizeof(T) < 32)
@@ -641,7 +656,9 @@ tridiag_launch_plan plan_tridiag(layout const& lay, tridiag_algorithm alg, std::
   int const half = std::clamp(ceil_pow2(n / 2), 32, 512);  // CR's threads: a pair of rows each
   // A group solver's tile, or where no tile holds one system, the
   // partitioned form with this algorithm solving its reduced systems.
-  auto outer = [&] { return tridiag_plan_partition<T>(lay, max_smem, P::partition_chunk, alg); };
+  auto outer = [&] {
+    return tridiag_plan_partition<T>(lay, max_smem, P::partition_chunk, alg, P::partition_regs);
+  };
   auto group = [&](tile_solver s, int gt, int sw) {
     auto const pl = tridiag_plan_group_tile<T>(lay, max_smem, s, gt, sw, P::cr_target_threads, P::cr_smem);
     return pl.supported() ? pl : outer();
@@ -693,7 +710,9 @@ tridiag_launch_plan tridiag_plan_reduced(layout const& reduced, tridiag_launch_p
   if (pl.inner != tridiag_algorithm::thomas_pcr) return plan_tridiag<T, P>(reduced, pl.inner, pl.max_smem);
   auto tile = tridiag_plan_thomas_pcr_tile<T>(reduced, pl.max_smem, tridiag_thomas_pcr_threads<P>(reduced.n),
                                               P::thomas_pcr_smem, 32, false);
-  if (!tile.supported()) return tridiag_plan_partition<T>(reduced, pl.max_smem, P::partition_chunk);
+  if (!tile.supported())
+    return tridiag_plan_partition<T>(reduced, pl.max_smem, P::partition_chunk, tridiag_algorithm::thomas_pcr,
+                                     P::partition_regs);
   if ((reduced.count + tile.systems - 1) / tile.systems <= P::small_batch_tiles)
     tile.threads = std::max(tile.threads, P::small_batch_threads);
   tile.serial_join = true;

@@ -82,8 +82,11 @@ struct tridiag_policy_sm90 {
   static constexpr int join_pcr_max_segments = sizeof(T) == 8 ? 4 : 0;
   static constexpr int join_scatter_min_segments = 9;
 
-  // The partitioned form: chunks of about this many rows a thread.
+  // The partitioned form: chunks of about this many rows a thread; for
+  // contiguous systems, chunks of a 128-byte line in registers instead
+  // (partition_regs): tune_tridiag contig n:16777216/batch:1.
   static constexpr int partition_chunk = 32;
+  static constexpr bool partition_regs = true;
 };
 
 // sm_80 runs the H100's choices (not measured on an sm_80 chip). Its
