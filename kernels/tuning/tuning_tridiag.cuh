@@ -72,10 +72,8 @@ struct tridiag_policy_sm90 {
   static constexpr int dregs_rows = sizeof(T) == 4 ? 64 : 32;
   static constexpr int dregs_max_chunks = sizeof(T) == 4 ? 4 : 8;
   static constexpr int dregs_min_segments = 9;
-  // And in f32 where up to this many rows short of such a split (identity
-  // rows past n): tune_tridiag inter n:4090/batch:4096 at 68.9% of copy
-  // (n:4096 73.1%); f64's padded instance ran no faster than the plain
-  // segments (53.6% at n:4090, n:4096 77.0%).
+  // And in f32 up to this many rows short of such a split (identity rows
+  // past n; f64's ran no faster than the plain segments): tune_tridiag inter n:4090.
   static constexpr int dregs_max_pad = sizeof(T) == 4 ? dregs_rows - 1 : 0;
   // The join of the segments: PCR in f64 up to 4 segments, the scatter
   // from 9, else the block Thomas.
