@@ -79,25 +79,35 @@ __device__ __forceinline__ void tridiag_with_shift(int m, F&& f) {
   f.template operator()<M>();
 }
 
-// A whole chunk of R rows at p, p M elements past a 16-byte boundary: the
-// elements before the first boundary one by one, then 16-byte loads, then
-// the M elements after the last boundary one by one.
-template <class T, int R, int M>
-__device__ __forceinline__ void tridiag_load_shifted(T const* p, T (&r)[R]) {
+// The pieces of a whole chunk of R rows M elements past a 16-byte
+// boundary: one(i) for the elements before the first boundary, vec(i) for
+// the 16-byte vector at element i, one(i) for the M elements after the last
+// boundary.
+template <class T, int R, int M, class One, class Vec>
+__device__ __forceinline__ void tridiag_shifted_pieces(One one, Vec vec) {
   constexpr int V = 16 / sizeof(T), L = (V - M) % V, NV = (R - L) / V;
 #pragma unroll
-  for (int i = 0; i < L; ++i) r[i] = p[i];
-  auto const* q = reinterpret_cast<tridiag_vec16<T> const*>(p + L);
+  for (int i = 0; i < L; ++i) one(i);
 #pragma unroll
-  for (int j = 0; j < NV; ++j) {
-    tridiag_vec16<T> const w = q[j];
+  for (int j = 0; j < NV; ++j) vec(L + j * V);
 #pragma unroll
-    for (int e = 0; e < V; ++e) r[L + j * V + e] = w.v[e];
-  }
-#pragma unroll
-  for (int i = L + NV * V; i < R; ++i) r[i] = p[i];
+  for (int i = L + NV * V; i < R; ++i) one(i);
 }
 
+// A whole chunk of R rows at p, p M elements past a 16-byte boundary, with
+// 16-byte loads wherever the boundaries allow (tridiag_shifted_pieces).
+template <class T, int R, int M>
+__device__ __forceinline__ void tridiag_load_shifted(T const* p, T (&r)[R]) {
+  tridiag_shifted_pieces<T, R, M>([&](int i) { r[i] = p[i]; },
+                                  [&](int i) {
+                                    auto const w = *reinterpret_cast<tridiag_vec16<T> const*>(p + i);
+#pragma unroll
+                                    for (int e = 0; e < int(16 / sizeof(T)); ++e) r[i + e] = w.v[e];
+                                  });
+}
+
+// Its stores: the same pieces, written out (through tridiag_shifted_pieces
+// the exact f32 8-warp kernel spills under its 80-register bound).
 template <class T, int R, int M>
 __device__ __forceinline__ void tridiag_store_shifted(T* p, T const (&r)[R]) {
   constexpr int V = 16 / sizeof(T), L = (V - M) % V, NV = (R - L) / V;
@@ -151,10 +161,19 @@ __device__ __forceinline__ void tridiag_store_rows(T* p, T const (&r)[R], int va
   }
 }
 
+// a[0] and c[n - 1], the caller's coefficients outside the matrix, set to
+// 0 in a chunk of rows first .. first + R - 1 of a system of n rows.
+template <class T, int R>
+__device__ __forceinline__ void chunk_clear_ends(chunk_regs<T, R>& m, int first, int n) {
+  if (first == 0) m.a[0] = T(0);
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    if (first + i == n - 1) m.c[i] = T(0);
+}
+
 // A lane's chunk of a, b, c and d (rows first .. first + R - 1 of a system
-// of n rows; the pointers at row first), with identity rows past row n - 1,
-// and c[n - 1] = 0: the caller's coefficient outside the matrix is not
-// read into it. a[0] is the caller's to clear.
+// of n rows; the pointers at row first), with identity rows past row n - 1
+// and the ends cleared (chunk_clear_ends).
 template <class T, int R, bool Any>
 __device__ __forceinline__ void tridiag_load_chunk(T const* a, T const* b, T const* c, T const* d, int first,
                                                    int n, chunk_regs<T, R>& m, T (&bv)[R]) {
@@ -182,9 +201,7 @@ __device__ __forceinline__ void tridiag_load_chunk(T const* a, T const* b, T con
 #pragma unroll
     for (int i = 0; i < R; ++i) m.a[i] = T(0), bv[i] = T(1), m.c[i] = T(0), m.d[i] = T(0);
   }
-#pragma unroll
-  for (int i = 0; i < R; ++i)
-    if (first + i == n - 1) m.c[i] = T(0);
+  chunk_clear_ends(m, first, n);
 }
 
 // A warp's boundary equations solved by PCR with the two spike columns of
@@ -247,7 +264,6 @@ __global__ void __launch_bounds__(Block)
     int const first = sl * R;
     // A segment past the batch's end: identity rows, so that its shuffles stay defined.
     tridiag_load_chunk<T, R, Any>(p.a + o, p.b + o, p.c + o, p.d + orhs, first, live ? n : 0, m, bv);
-    if (sl == 0) m.a[0] = T(0);  // a[0] is not the caller's to give
     if (sl == 0) *info = INT_MAX;
     __syncwarp();
     chunk_ends<T> const e = chunk_sweeps<T, R>(
@@ -317,7 +333,6 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
     chunk_regs<T, R> m;
     T bv[R];
     tridiag_load_chunk<T, R, Any>(p.a + o, p.b + o, p.c + o, p.d + orhs, t * R, n, m, bv);
-    if (t == 0) m.a[0] = T(0);
     if (t == 0) info = INT_MAX;
     __syncthreads();
     chunk_ends<T> const e = chunk_sweeps<T, R>(
@@ -470,10 +485,7 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
       m.a[i] = sm[sbase + i], bv[i] = sm[SP + sbase + i], m.c[i] = sm[2 * SP + sbase + i];
       m.d[i] = sm[3 * SP + sbase + i];
     }
-    if (sl == 0) m.a[0] = T(0);  // a[0] and c[n-1] are not the caller's to give
-#pragma unroll
-    for (int i = 0; i < R; ++i)
-      if (sl * R + i == n - 1) m.c[i] = T(0);
+    chunk_clear_ends(m, sl * R, n);
     int* const info = sinfo + ss;
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         sl * R, R, m,

@@ -216,7 +216,6 @@ __global__ void __launch_bounds__(128)
     chunk_regs<T, R> m;
     T bv[R];
     tridiag_load_chunk<T, R, true>(p.a + o, p.b + o, p.c + o, p.d + o, first, n, m, bv);
-    if (first == 0) m.a[0] = T(0);
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         first, R, m,
         [&](int i) {

@@ -426,7 +426,7 @@ cudaError_t tridiag_launch_direct(tridiag_launch_plan const& pl, tridiag_args<T>
   kernels::tridiag_direct_params<T> const p{s.a, s.b, s.c, s.d, s.x, s.info, s.lay, s.nrhs, s.rhs_stride};
   std::int64_t const items = s.lay.count * s.nrhs;
   auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  bool const exact = s.lay.n == std::int64_t(pl.direct_lanes) * pl.direct_warps * R &&
+  bool const exact = s.lay.n == pl.direct_size() &&
                      (s.lay.count == 1 || s.lay.batch_stride * std::int64_t(sizeof(T)) % 16 == 0) &&
                      (s.nrhs == 1 || s.rhs_stride * std::int64_t(sizeof(T)) % 16 == 0) && aligned(s.a) &&
                      aligned(s.b) && aligned(s.c) && aligned(s.d) && aligned(s.x);

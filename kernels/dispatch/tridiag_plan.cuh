@@ -107,6 +107,8 @@ struct tridiag_launch_plan {
   bool periodic_split = false;
 
   bool supported() const { return form != tridiag_form::none; }
+  // direct, direct_columns: the rows the form solves (n, or more: identity rows past n)
+  std::int64_t direct_size() const { return std::int64_t(direct_lanes) * direct_warps * direct_rows; }
 };
 
 namespace tridiag_detail {
@@ -131,6 +133,17 @@ column system_column(layout const& lay, std::size_t max_smem) {
 }
 
 inline bool rows_fast(layout const& lay) { return lay.element_stride == 1 || lay.n == 1; }
+
+// The direct forms' chunks of R = tridiag_direct_group_rows rows for n:
+// the smallest power of two that holds n, 0 where n fills less than
+// P::direct_min_fill percent of its rows.
+template <class T, class P>
+std::int64_t direct_lanes(std::int64_t n) {
+  constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>;
+  if (n <= 0) return 0;
+  std::int64_t const lanes = ceil_pow2((n + gr - 1) / gr);
+  return n * 100 < lanes * gr * P::direct_min_fill ? 0 : lanes;
+}
 
 // An interleaved tile takes whole 32-byte sectors of systems where it can:
 // sys rounded up to a multiple of 32 / sizeof(T) when that fits, else down.
@@ -345,8 +358,8 @@ tridiag_launch_plan tridiag_plan_direct(layout const& lay, tridiag_launch_plan t
   if (!tile.supported() || tile.solver == kernels::tile_solver::thomas_pcr_regs || lay.element_stride != 1 ||
       n > 32 * 16 * gr)
     return tile;
-  std::int64_t const lanes = tridiag_detail::ceil_pow2((n + gr - 1) / gr);
-  if (lanes < 2 || n * 100 < lanes * gr * P::direct_min_fill) return tile;
+  std::int64_t const lanes = tridiag_detail::direct_lanes<T, P>(n);
+  if (lanes < 2) return tile;
   if (lanes <= 32) {
     tile.direct_rows = int(gr);
     tile.direct_lanes = int(lanes);
@@ -372,10 +385,8 @@ tridiag_launch_plan tridiag_plan_direct_columns(layout const& lay, std::size_t m
   pl.max_smem = max_smem;
   constexpr std::int64_t gr = kernels::tridiag_direct_group_rows<T>;
   if (lay.n <= 0 || lay.n > 64 * gr) return pl;
-  std::int64_t const lanes = tridiag_detail::ceil_pow2((lay.n + gr - 1) / gr);
-  if (!(lanes >= 2 && (lanes <= 32 || (lanes == 64 && gr == 8))) ||
-      lay.n * 100 < lanes * gr * P::direct_min_fill)
-    return pl;
+  std::int64_t const lanes = tridiag_detail::direct_lanes<T, P>(lay.n);
+  if (!(lanes >= 2 && (lanes <= 32 || (lanes == 64 && gr == 8)))) return pl;
   int const S = kernels::tridiag_direct_columns_systems<T>(int(lanes));
   std::size_t const smem = kernels::tridiag_direct_columns_smem<T>(int(gr), int(lanes), S);
   if (smem > max_smem) return pl;
@@ -628,7 +639,7 @@ tridiag_launch_plan plan_thomas_pcr(layout const& lay, std::size_t max_smem, boo
   // 1. A small interleaved batch of n = Lanes R: the direct form through
   //    shared memory.
   auto const direct = small ? tridiag_plan_direct_columns<T, P>(lay, max_smem) : tridiag_launch_plan{};
-  if (direct.supported() && n == std::int64_t(direct.direct_lanes) * direct.direct_rows) return direct;
+  if (direct.supported() && n == direct.direct_size()) return direct;
   // 2. A small interleaved batch of n = 16 C: whole systems, rows fetched at once.
   bool const burst = small && n % 16 == 0 && n <= 16 * 32;
   if (burst)
@@ -730,7 +741,7 @@ tridiag_algorithm tridiag_resolve(layout const& lay, std::size_t max_smem) {
   auto const tp = plan_thomas_pcr<T, P>(lay, max_smem);
   if (lay.n < 128) {
     // The direct forms only where n fills their rows exactly (no identity rows).
-    bool const exact = lay.n == std::int64_t(tp.direct_lanes) * tp.direct_warps * tp.direct_rows;
+    bool const exact = lay.n == tp.direct_size();
     bool const lines = tp.form == tridiag_form::columns || tp.form == tridiag_form::segments ||
                        (tp.form == tridiag_form::direct_columns && exact);
     if (lines || (tp.form == tridiag_form::direct && exact && tp.direct_lanes < 32 && tp.direct_warps == 1))
