@@ -19,9 +19,10 @@
 //                                             then every explicit algorithm
 //                                             recur::resolve_tridiag_algorithm
 //                                             accepts for that shape
-//   tridiag_{pivot,periodic,periodic_partial,refine}_<type>_<layout>
+//   tridiag_{nopivot,pivot,periodic,periodic_partial,refine}_<type>_<layout>
 //                                             the options of issue 34:
-//                                             pivoting = partial; periodic
+//                                             pivoting = none (auto without
+//                                             its screen); partial; periodic
 //                                             (automatic: the split around
 //                                             the fast forms); periodic with
 //                                             pivoting = partial (the pivoted
@@ -676,11 +677,12 @@ void register_shape(tri_shape sh) {
     }
   }
 
-  // The options beyond the no-pivot solve (issue 34): partial pivoting,
-  // periodic systems (the systems' corners are zero, which costs what any
-  // corners cost) with pivoting automatic (the default, without pivoted:
-  // the Sherman-Morrison split around the fast forms) and partial (the
-  // pivoted form), and mixed refinement (double only).
+  // The options beyond the default solve: pivoting none (automatic's
+  // algorithm without its screen, to which tridiag_auto_* compares), partial
+  // pivoting, periodic systems (the systems' corners are zero, which costs
+  // what any corners cost) with pivoting automatic (the default, without
+  // pivoted: the Sherman-Morrison split around the fast forms) and partial
+  // (the pivoted form), and mixed refinement (double only).
   for (int l = 0; l < 2; ++l) {
     layout const lay = layouts[l];
     struct variant {
@@ -688,6 +690,8 @@ void register_shape(tri_shape sh) {
       recur::tridiag_options opt;
     };
     std::vector<variant> variants;
+    variants.push_back({"nopivot", {}});
+    variants.back().opt.pivoting = recur::tridiag_pivoting::none;
     variants.push_back({"pivot", {}});
     variants.back().opt.pivoting = recur::tridiag_pivoting::partial;
     variants.push_back({"periodic", {}});

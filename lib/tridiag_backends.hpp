@@ -81,8 +81,8 @@ std::size_t tridiag_cuda_workspace(tridiag_problem<T> const& p);
 // split around the algorithm's no-pivot form
 // (kernels/dispatch/dispatch_tridiag_periodic.cuh), in place or not:
 // pivoting none, and automatic where neither pivoted nor refinement_steps
-// is requested (automatic's test does not run inside the fast forms; see
-// tridiag_cuda_plan), without refinement.
+// is requested (the split runs no stability test; see tridiag_cuda_plan),
+// without refinement.
 template <class T>
 bool tridiag_cuda_periodic_split(tridiag_problem<T> const& p) {
   bool const untested =
@@ -95,11 +95,10 @@ bool tridiag_cuda_periodic_split(tridiag_problem<T> const& p) {
 // partial pivoting, refinement, and periodic systems but those of
 // tridiag_cuda_periodic_split. Otherwise the algorithm's no-pivot form runs
 // (for periodic systems, twice, inside the split); under pivoting =
-// automatic with the check and the pivoted solve of the systems that fail
-// it beside it (x != d), or, in place (x == d, where d is gone before the
-// check could send a system to the pivoted form), the pivoted form alone
-// with its Thomas' growth test for every system. tridiag_cuda_workspace
-// covers both.
+// automatic with its screen and the pivoted solve of the systems it flags
+// (lib/cuda/tridiag_cuda.cuh's tridiag_cuda_plan says where, and where in
+// place the pivoted form runs alone). tridiag_cuda_workspace covers every
+// case.
 template <class T>
 bool tridiag_cuda_pivot_form(tridiag_problem<T> const& p) {
   return p.pivoting == tridiag_pivoting::partial || p.refinement == tridiag_refinement::mixed ||

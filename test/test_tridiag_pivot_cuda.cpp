@@ -6,15 +6,17 @@
 //
 // What the GPU runs (lib/tridiag_backends.hpp's tridiag_cuda_pivot_form):
 // every option. The pivoted form (one thread per system) solves partial
-// pivoting, refinement, periodic systems under those or with pivoted or
-// refinement_steps requested, and automatic in place (x == d; its Thomas,
-// whatever the algorithm); periodic systems otherwise go through the
+// pivoting, refinement and periodic systems under those or with pivoted or
+// refinement_steps requested; periodic systems otherwise go through the
 // Sherman-Morrison split around the algorithm's no-pivot form
-// (periodic_split_*); automatic with x apart from d runs
-// the algorithm's no-pivot form, then the check and the pivoted form on
-// the systems that fail it (automatic_beside_fast_forms). automatic runs
-// its test where pivoted or refinement_steps is requested; without them it
-// is the fast solve, none's bits.
+// (periodic_split_*). automatic runs the algorithm's no-pivot form, which
+// flags the systems that are not diagonally dominant or break down as it
+// solves them and leaves them unwritten, then the pivoted form on the
+// flagged ones (automatic_beside_fast_forms), in place or not, with or
+// without pivoted. The forms that do not screen as they solve (rd and
+// cr_rd's tiles, the partitioned form, the global-memory Thomas) run the
+// check in a second pass where pivoted or refinement_steps is requested,
+// and in place then the pivoted form alone.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -51,7 +53,7 @@ struct cuda_backend {
     return long_double_solution(s, d);
   }
   static constexpr bool automatic_tests_growth = true;
-  static constexpr bool in_place_automatic_is_thomas = true;
+  static constexpr bool unscreened_in_place_is_thomas = true;
   static constexpr bool fast_forms_need_dominance = true;
 };
 
@@ -101,15 +103,15 @@ BOOST_AUTO_TEST_CASE(automatic_matches_none_every_algorithm) {
 BOOST_AUTO_TEST_CASE(tiny_pivot_f32) { tiny_pivot<cuda_backend, float>(); }
 BOOST_AUTO_TEST_CASE(tiny_pivot_f64) { tiny_pivot<cuda_backend, double>(); }
 
-// pivoting = automatic with x apart from d: the algorithm's no-pivot form,
-// the check beside it and the pivoted form on the systems that fail it. A
-// dominant batch with every fourth system (and the first) given a tiny
-// first pivot, through every layout kind, with and without info and
-// pivoted (the check's flags and the fast solve's info then live in the
-// workspace), and a batch large enough that the pivoted form's workspace
-// holds fewer systems than the batch: the tiny-pivot systems pivoted
-// (pivoted 1), info 0, accurate to 4 eps against the long-double oracle;
-// the others none's bits and pivoted 0.
+// pivoting = automatic, the default: the algorithm's no-pivot form with its
+// screen and the pivoted form on the systems it flags. A dominant batch with
+// every fourth system (and the first) given a tiny first pivot, through
+// every layout kind, with and without info and pivoted (the flags then live
+// in the workspace), in place and not, and a batch large enough that the
+// pivoted form's workspace holds fewer systems than the batch: the
+// tiny-pivot systems pivoted (pivoted 1 where asked), info 0, accurate to
+// 4 eps against the long-double oracle; the others none's bits and
+// pivoted 0.
 template <class T>
 void automatic_beside_fast_forms() {
   constexpr std::int64_t g = problem<T>::guard;
@@ -121,7 +123,8 @@ void automatic_beside_fast_forms() {
   int idx = 0;
   for (layout_kind const kind : all_layout_kinds)
     for (shape const sh : {shape{100, 37}, shape{7, 300}, shape{2048, 2000}})
-      for (bool const outputs : {false, true}) {
+      for (int const mode : {0, 1, 2}) {  // outputs; in place
+        bool const outputs = mode == 1, in_place = mode == 2;
         if (sh.n * sh.count > 1000000 && kind != layout_kind::interleaved) continue;
         layout const lay = make_layout(kind, sh.n, sh.count);
         std::uint64_t const seed = seed_for(640, static_cast<std::uint64_t>(idx++), sizeof(T));
@@ -137,23 +140,21 @@ void automatic_beside_fast_forms() {
         tridiag_options none, automatic;
         none.pivoting = tridiag_pivoting::none;
         std::string const what =
-            describe("cuda", automatic, type_name<T>, matrix_class::tiny_first, lay, 2, 0, false, seed);
+            describe("cuda", automatic, type_name<T>, matrix_class::tiny_first, lay, 2, 0, in_place, seed);
         cases.run();
         auto const a = run_options<cuda_backend>(p, none, false, false);
-        auto const b = run_options<cuda_backend>(p, automatic, false, outputs);
+        auto const b = run_options<cuda_backend>(p, automatic, in_place, outputs);
         BOOST_TEST_REQUIRE((!a.refused && !b.refused), what << ": " << a.what << b.what);
         BOOST_TEST(b.inputs_written.empty(), what << ": wrote " << b.inputs_written);
         failures f;
         for (std::int64_t k = 0; k < lay.count; ++k) {
-          if (b.info[g + k] != a.info[g + k] || (outputs && b.info[g + k] != 0))
-            f.add([&] { return fmt::format("system {}: info {}", k, b.info[g + k]); });
+          if (b.info[g + k] != 0) f.add([&] { return fmt::format("system {}: info {}", k, b.info[g + k]); });
           if (outputs && b.pivoted[g + k] != (mixed(k) ? 1 : 0))
             f.add([&] { return fmt::format("system {}: pivoted {}", k, b.pivoted[g + k]); });
           if (outputs && b.steps[g + k] != 0)
             f.add([&] { return fmt::format("system {}: refinement_steps {}", k, b.steps[g + k]); });
           for (std::int64_t r = 0; r < 2; ++r) {
-            // Without pivoted, automatic is the fast solve untested: none's bits.
-            if (!mixed(k) || !outputs) {
+            if (!mixed(k)) {
               bool same = true;
               for (std::int64_t i = 0; i < lay.n; ++i)
                 same = same && recur_test::same_bits(a.x[p.vi(i, k, r)], b.x[p.vi(i, k, r)]);
@@ -173,39 +174,49 @@ void automatic_beside_fast_forms() {
         }
         BOOST_TEST(f.count == 0, what << (outputs ? " with pivoted" : "") << "\n" << f.report());
       }
-  cases.require(18);
+  cases.require(27);
 }
 
 BOOST_AUTO_TEST_CASE(automatic_beside_fast_forms_f32) { automatic_beside_fast_forms<float>(); }
 BOOST_AUTO_TEST_CASE(automatic_beside_fast_forms_f64) { automatic_beside_fast_forms<double>(); }
 
-// The same with pivoted but without info (the fast solve's info in the
-// workspace): the tiny-pivot systems still come out right.
+// The same with pivoted but without info, and with neither (the default
+// options, as a first call would be), out of place and in place, on
+// contiguous and interleaved batches of tiny-pivot systems: they still come
+// out right.
 template <class T>
 void automatic_without_info() {
-  layout const lay = layout::interleaved(64, 40);
-  auto p = make_system_batch<T>(lay, 1, 0, matrix_class::tiny_first, false, seed_for(641, 0, sizeof(T)));
-  constexpr std::int64_t g = problem<T>::guard;
-  cuda_backend::array<T> const da(p.a), db(p.b), dc(p.c), dd(p.d), dx(std::vector<T>(p.d.size(), T(0)));
-  cuda_backend::array<std::int32_t> const piv(
-      std::vector<std::int32_t>(static_cast<std::size_t>(lay.count), -1));
-  tridiag_options opt;
-  opt.pivoted = piv.data();
-  recur::solve_batched(cuda_backend::executor(), da.data() + g, db.data() + g, dc.data() + g,
-                       dd.data() + p.d_base, dx.data() + p.d_base, lay, opt);
-  cuda_backend::finish();
-  auto const x = dx.read();
-  double const eps = std::numeric_limits<T>::epsilon();
-  for (std::int64_t k = 0; k < lay.count; ++k) {
-    oracle_solution const o = cuda_backend::oracle(values(p, k, false), rhs_values(p, k, 0));
-    long double err = 0, xn = 0;
-    for (std::int64_t i = 0; i < lay.n; ++i)
-      err = std::max(err, std::fabs(static_cast<long double>(x[p.vi(i, k, 0)]) - o.x[i])),
-      xn = std::max(xn, std::fabs(o.x[i]));
-    BOOST_TEST(static_cast<double>(err / xn) <= 4 * eps, "system " << k);
-  }
-  auto const flags = piv.read();
-  BOOST_TEST(std::count(flags.begin(), flags.end(), 1) == lay.count);
+  for (layout const lay :
+       {layout::interleaved(64, 40), layout::contiguous(64, 40), layout::contiguous(1000, 9)})
+    for (int const mode : {0, 1, 2}) {  // pivoted; neither; neither, in place
+      auto p =
+          make_system_batch<T>(lay, 1, 0, matrix_class::tiny_first, false, seed_for(641, mode, sizeof(T)));
+      constexpr std::int64_t g = problem<T>::guard;
+      cuda_backend::array<T> const da(p.a), db(p.b), dc(p.c), dd(p.d), dx(std::vector<T>(p.d.size(), T(0)));
+      cuda_backend::array<std::int32_t> const piv(
+          std::vector<std::int32_t>(static_cast<std::size_t>(lay.count), -1));
+      tridiag_options opt;
+      if (mode == 0) opt.pivoted = piv.data();
+      T* const x_out = (mode == 2 ? dd.data() : dx.data()) + p.d_base;
+      recur::solve_batched(cuda_backend::executor(), da.data() + g, db.data() + g, dc.data() + g,
+                           dd.data() + p.d_base, x_out, lay, opt);
+      cuda_backend::finish();
+      auto const x = mode == 2 ? dd.read() : dx.read();
+      double const eps = std::numeric_limits<T>::epsilon();
+      for (std::int64_t k = 0; k < lay.count; ++k) {
+        oracle_solution const o = cuda_backend::oracle(values(p, k, false), rhs_values(p, k, 0));
+        long double err = 0, xn = 0;
+        for (std::int64_t i = 0; i < lay.n; ++i)
+          err = std::max(err, std::fabs(static_cast<long double>(x[p.vi(i, k, 0)]) - o.x[i])),
+          xn = std::max(xn, std::fabs(o.x[i]));
+        BOOST_TEST(static_cast<double>(err / xn) <= 4 * eps,
+                   type_name<T> << " n " << lay.n << " mode " << mode << " system " << k);
+      }
+      if (mode == 0) {
+        auto const flags = piv.read();
+        BOOST_TEST(std::count(flags.begin(), flags.end(), 1) == lay.count);
+      }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(automatic_without_info_both) {

@@ -63,7 +63,7 @@ struct host_backend : recur_test::host_memory {
     return o;
   }
   static constexpr bool automatic_tests_growth = true;
-  static constexpr bool in_place_automatic_is_thomas = false;
+  static constexpr bool unscreened_in_place_is_thomas = false;
   static constexpr bool fast_forms_need_dominance = false;
 };
 

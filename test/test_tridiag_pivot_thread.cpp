@@ -7,9 +7,8 @@
 // (?gttrf and ?gtts2), the periodic split over it, the refinement with
 // partial pivoting. The no-pivot path is the GPU's Thomas (a reciprocal per
 // pivot), so against reference::thomas_one it agrees to rounding, and
-// automatic gives none's bits where it does not pivot. pivot_thomas_fails
-// (the check beside the GPU's fast forms) decides as the pivoted form's
-// automatic and as reference::detail::factor_thomas's growth test.
+// automatic gives none's bits where it does not pivot, and pivots where
+// reference::detail::factor_thomas's growth test fails.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -310,9 +309,9 @@ void periodic_singular() {
   }
 }
 
-// pivot_thomas_fails on the pivot harness's matrix classes, read through
-// every layout kind: the reference's decision (factor_thomas breaks down or
-// its growth test fails) and the pivoted form's (automatic's pivoted).
+// The pivoted form's automatic on the pivot harness's matrix classes, read
+// through every layout kind, pivots where the reference's Thomas breaks
+// down or fails its growth test (factor_thomas), and never on dominant rows.
 template <class T>
 void check_cases() {
   namespace pt = pivot_test;
@@ -325,105 +324,71 @@ void check_cases() {
       for (std::int64_t const n : sizes) {
         recur::layout const lay = recur_test::make_layout(lk, n, 5);
         auto const p = pt::make_system_batch<T>(lay, 1, 0, cls, false, seed_for(715, idx++, sizeof(T)));
-        constexpr std::int64_t g = pt::problem<T>::guard;
         for (std::int64_t k = 0; k < lay.count; ++k) {
           std::string const what = fmt::format("{} n {} layout {} system {}", pt::name(cls), n, int(lk), k);
-          kn::pivot_system<T> const sys{p.a.data() + g,
-                                        p.b.data() + g,
-                                        p.c.data() + g,
-                                        nullptr,
-                                        nullptr,
-                                        n,
-                                        lay.offset(0, k),
-                                        lay.element_stride,
-                                        1,
-                                        0,
-                                        false};
-          bool const fails = kn::pivot_thomas_fails<T>([&](std::int64_t i) { return sys.row(i); }, n);
           pt::system_values<T> const v = pt::values(p, k, false);
           rd::tridiag_lu<T> lu;
           bool const ref_fails = rd::factor_thomas(v.equations(), lu) != 0 || !lu.growth_acceptable();
-          BOOST_TEST(fails == ref_fails, what << ": reference::detail::factor_thomas decides " << ref_fails);
           system<T> s{v.a, v.b, v.c, {std::vector<T>(n, T(1))}, false};
-          BOOST_TEST(fails == (run(s, tridiag_pivoting::automatic, false).out.pivoted == 1),
-                     what << ": the pivoted form's automatic decides otherwise");
-          if (cls == pt::matrix_class::dominant) BOOST_TEST(!fails, what);
-          (fails ? flagged : passed) += 1;
+          bool const pivoted = run(s, tridiag_pivoting::automatic, false).out.pivoted == 1;
+          BOOST_TEST(pivoted == ref_fails,
+                     what << ": reference::detail::factor_thomas decides " << ref_fails);
+          if (cls == pt::matrix_class::dominant) BOOST_TEST(!pivoted, what);
+          (pivoted ? flagged : passed) += 1;
         }
       }
   BOOST_TEST(flagged > 50);
   BOOST_TEST(passed > 50);
 }
 
-// pivot_row_safe decides Thomas' test without running it (the screen of
-// automatic's check on the GPU relies on it): a system whose rows are all
-// safe passes pivot_thomas_fails. Rows at the margin (|b| 0 to 3 units in the
-// last place above (1 + m)(|a| + |c|) as the check computes it), a, b and c
-// over 24 decades (f32: 12) and both signs, some a and c zero, lengths 1 to
-// 300; and the harness's classes, whose safe systems must pass too.
+// Rows diagonally dominant by rows (|b| >= |a| + |c| as the GPU's screen
+// computes it, 0 to 3 units in the last place above) never fail Thomas'
+// growth test with usable pivots (the growth stays near 2): it fails on
+// them only where a pivot is unusable, a matrix singular to working
+// precision (the zeros among a and c below make some). So the GPU keeps
+// the fast forms' answer for such systems without running the test
+// (block_tridiag.cuh's row_dominant), and reports their breakdowns as the
+// fast forms meet them. a, b and c over 8 decades and both signs, some a
+// and c zero, lengths 1 to 300.
 template <class T>
-void safe_cases() {
+void dominant_cases() {
   recur_test::rng r{seed_for(730, 0, sizeof(T))};
-  T const m = std::numeric_limits<T>::epsilon() * T(8);
-  double const decades = sizeof(T) == 4 ? 12 : 24;
   auto const value = [&] {
     if (r.uniform() < 0.1) return T(0);
-    T const v = static_cast<T>(std::pow(10.0, decades * r.symmetric()));
+    T const v = static_cast<T>(std::pow(10.0, 4 * r.symmetric()));
     return r.uniform() < 0.5 ? -v : v;
   };
-  int safe = 0;
+  int broke = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     std::int64_t const n = 1 + static_cast<std::int64_t>(r.uniform() * 300);
     std::vector<T> a(n), b(n), c(n);
     for (std::int64_t i = 0; i < n; ++i) {
-      a[i] = value();
-      c[i] = value();
-      T bi = (T(1) + m) * (std::abs(a[i]) + std::abs(c[i]));
+      a[i] = i > 0 ? value() : T(0);
+      c[i] = i + 1 < n ? value() : T(0);
+      T bi = std::abs(a[i]) + std::abs(c[i]);
       if (bi == T(0)) bi = T(1);
       for (int u = static_cast<int>(r.uniform() * 4); u > 0; --u)
         bi = std::nextafter(bi, std::numeric_limits<T>::infinity());
       b[i] = r.uniform() < 0.5 ? -bi : bi;
     }
-    kn::pivot_system<T> const sys{a.data(), b.data(), c.data(), nullptr, nullptr, n, 0, 1, 1, 0, false};
-    bool all_safe = true;
-    for (std::int64_t i = 0; i < n; ++i) all_safe = all_safe && kn::pivot_row_safe(sys.row(i));
-    if (!all_safe) continue;
-    ++safe;
-    BOOST_TEST(!kn::pivot_thomas_fails<T>([&](std::int64_t i) { return sys.row(i); }, n),
-               "trial " << trial << " n " << n << ": every row safe, Thomas' test fails");
-  }
-  BOOST_TEST(safe > 2000);
-  namespace pt = pivot_test;
-  int idx = 0, harness_safe = 0;
-  for (pt::matrix_class const cls :
-       {pt::matrix_class::dominant, pt::matrix_class::close_values, pt::matrix_class::random,
-        pt::matrix_class::tiny_first, pt::matrix_class::tiny_middle, pt::matrix_class::near_singular,
-        pt::matrix_class::singular})
-    for (std::int64_t const n : sizes) {
-      recur::layout const lay = recur::layout::contiguous(n, 5);
-      auto const p = pt::make_system_batch<T>(lay, 1, 0, cls, false, seed_for(731, idx++, sizeof(T)));
-      constexpr std::int64_t g = pt::problem<T>::guard;
-      for (std::int64_t k = 0; k < lay.count; ++k) {
-        kn::pivot_system<T> const sys{
-            p.a.data() + g, p.b.data() + g, p.c.data() + g, nullptr, nullptr, n, lay.offset(0, k), 1, 1, 0,
-            false};
-        bool all_safe = true;
-        for (std::int64_t i = 0; i < n; ++i) all_safe = all_safe && kn::pivot_row_safe(sys.row(i));
-        if (!all_safe) continue;
-        ++harness_safe;
-        BOOST_TEST(!kn::pivot_thomas_fails<T>([&](std::int64_t i) { return sys.row(i); }, n),
-                   pt::name(cls) << " n " << n << " system " << k);
-      }
+    rd::tridiag_lu<T> lu;
+    int const info = rd::factor_thomas(rd::equations<T>{a, b, c, {}}, lu);
+    if (info != 0) {
+      ++broke;
+      continue;
     }
-  BOOST_TEST(harness_safe > 20);  // the dominant class at least
+    BOOST_TEST(lu.growth() <= 2.5,
+               "trial " << trial << " n " << n << ": dominant rows, growth " << lu.growth());
+  }
+  BOOST_TEST(broke < 1000);  // most of the 3000 are regular
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tridiag_pivot_thread)
 
-BOOST_AUTO_TEST_CASE(safe_rows_pass_thomas_f32) { safe_cases<float>(); }
-BOOST_AUTO_TEST_CASE(safe_rows_pass_thomas_f64) { safe_cases<double>(); }
+BOOST_AUTO_TEST_CASE(dominant_rows_pass_thomas_f32) { dominant_cases<float>(); }
+BOOST_AUTO_TEST_CASE(dominant_rows_pass_thomas_f64) { dominant_cases<double>(); }
 
 BOOST_AUTO_TEST_CASE(partial_f32) { partial_cases<float>(); }
 BOOST_AUTO_TEST_CASE(partial_f64) { partial_cases<double>(); }

@@ -60,6 +60,9 @@ struct tridiag_columns_params {
   int segments;  // tridiag_segments_kernel only: segments per system (chunk_split of n), the cluster's size
   int segment_rows;  // and (n + pad_rows) / segments (the kernel's one runtime division, done on the host)
   int pad_rows;      // tridiag_segments_kernel's Pad instance: identity rows past n
+  // pivoting = automatic's screen (block_tridiag.cuh's row_dominant): null,
+  // or a flag per system, 1 for a system left unwritten for the pivoted form
+  std::int32_t* flags = nullptr;
 };
 
 // Shared memory holds each thread's chunk as consecutive rows (so the
@@ -191,6 +194,7 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
       pa += es, pb += es, pc += es, pdd += es;
       if (j == 0 && top) q.a = T(0);
       if (Pad ? first + j == n - 1 : full ? (j == LN - 1 && bottom) : (bottom && j == ln - 1)) q.c = T(0);
+      if (p.flags) screen_row(q);
       return q;
     };
     tridiag_equation<T> ring[L];
@@ -332,8 +336,9 @@ __global__ void __launch_bounds__(Burst ? 256 : tridiag_columns_threads<T, Lone>
     __syncthreads();
     if (mine) {
       int const broke = sinfo[s];
-      columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, broke == INT_MAX);
-      if (p.info && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
+      if (!p.flags || broke == INT_MAX)
+        columns_store<T, R>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, broke == INT_MAX);
+      if (q == 0 && r == p.nrhs - 1) report_system(p.info, p.flags, sys, broke);
     }
     __syncthreads();  // shared memory and sinfo are reused by the next item
   }

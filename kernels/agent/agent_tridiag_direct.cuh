@@ -45,6 +45,9 @@ struct tridiag_direct_params {
   layout lay;  // element_stride 1 (the direct kernels)
   std::int64_t nrhs;
   std::int64_t rhs_stride;
+  // pivoting = automatic's screen (block_tridiag.cuh's row_dominant): null,
+  // or a flag per system, 1 for a system left unwritten for the pivoted form
+  std::int32_t* flags = nullptr;
 };
 
 // Rows per lane the one-warp kernel is built for (n = 32 R). f64 stops at
@@ -204,6 +207,18 @@ __device__ __forceinline__ void tridiag_load_chunk(T const* a, T const* b, T con
   chunk_clear_ends(m, first, n);
 }
 
+// The screen of a lane's chunk (rows loaded, ends cleared): screen_row's
+// NaN for b of a row that is not diagonally dominant.
+template <class T, int R>
+__device__ __forceinline__ void chunk_screen(chunk_regs<T, R> const& m, T (&bv)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    tridiag_equation<T> q{m.a[i], bv[i], m.c[i], T(0)};
+    screen_row(q);
+    bv[i] = q.b;
+  }
+}
+
 // A warp's boundary equations solved by PCR with the two spike columns of
 // x_L (the previous warp's last unknown) and x_R (the next warp's first);
 // lane 0 and lane 31 publish the warp's two end equations in x_L, x_R
@@ -243,8 +258,14 @@ __device__ __forceinline__ void direct_store(chunk_regs<T, R> const& m, T xf, T 
 // boundary PCR over segments of the warp: warp_boundary_pcr's width), so
 // short systems (n = 64: 4 lanes of 16 rows in f32) keep every lane's
 // chunk and 16-byte loads. Lanes = 32 is one warp per system.
+// The exact instances (!Any) are bound to 5 blocks of 128 threads an SM
+// (at most 102 registers), which they fit without spills; unbound, ptxas
+// gives them some 120 registers once the screen is compiled in, and 4 blocks.
+template <bool Any>
+inline constexpr int tridiag_direct_min_blocks = Any ? 4 : 5;
+
 template <class T, int R, int Lanes, int Block, bool Any>
-__global__ void __launch_bounds__(Block)
+__global__ void __launch_bounds__(Block, tridiag_direct_min_blocks<Any>)
     tridiag_direct_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
   static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0);
   constexpr int warps = Block / 32, per_warp = 32 / Lanes;
@@ -266,6 +287,8 @@ __global__ void __launch_bounds__(Block)
     tridiag_load_chunk<T, R, Any>(p.a + o, p.b + o, p.c + o, p.d + orhs, first, live ? n : 0, m, bv);
     if (sl == 0) *info = INT_MAX;
     __syncwarp();
+    bool const screen = p.flags != nullptr;
+    if (screen) chunk_screen(m, bv);
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         first, R, m,
         [&](int i) {
@@ -278,8 +301,8 @@ __global__ void __launch_bounds__(Block)
     __syncwarp();
     int const broke = *info;
     if (live) {
-      direct_store<T, R, Any>(m, f0.d, f1.d, broke, p.x + orhs, n - first);
-      if (p.info && sl == 0 && r == p.nrhs - 1) p.info[k] = broke == INT_MAX ? 0 : broke;
+      if (!screen || broke == INT_MAX) direct_store<T, R, Any>(m, f0.d, f1.d, broke, p.x + orhs, n - first);
+      if (sl == 0 && r == p.nrhs - 1) report_system(p.info, p.flags, k, broke);
     }
     __syncwarp();  // info is read before the next item resets it
   }
@@ -335,6 +358,7 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
     tridiag_load_chunk<T, R, Any>(p.a + o, p.b + o, p.c + o, p.d + orhs, t * R, n, m, bv);
     if (t == 0) info = INT_MAX;
     __syncthreads();
+    if (p.flags) chunk_screen(m, bv);
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         t * R, R, m,
         [&](int i) {
@@ -378,8 +402,8 @@ __global__ void __launch_bounds__(32 * W, (tridiag_direct_group_min_blocks<T, W,
       __syncthreads();
       xf = red.d[q0], xl = red.d[q1];
     }
-    direct_store<T, R, Any>(m, xf, xl, info, p.x + orhs, n - t * R);
-    if (p.info && t == 0 && r == p.nrhs - 1) p.info[k] = info == INT_MAX ? 0 : info;
+    if (!p.flags || info == INT_MAX) direct_store<T, R, Any>(m, xf, xl, info, p.x + orhs, n - t * R);
+    if (t == 0 && r == p.nrhs - 1) report_system(p.info, p.flags, k, info);
     __syncthreads();  // red, link and info are reused by the next item
   }
 }
@@ -487,6 +511,7 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
     }
     chunk_clear_ends(m, sl * R, n);
     int* const info = sinfo + ss;
+    if (p.flags) chunk_screen(m, bv);
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         sl * R, R, m,
         [&](int i) {
@@ -537,11 +562,13 @@ __global__ void __launch_bounds__(tridiag_direct_columns_systems<T>(Lanes) * Lan
     }
     __syncthreads();
     if (live) {
+      int const kept = sinfo[cs];
       T* px = p.x + orhs;
+      if (!p.flags || kept == INT_MAX)
 #pragma unroll
-      for (int j = 0; j < R; ++j, px += step)
-        if (cr + j * Lanes < n) *px = sm[3 * SP + cpos(j)];
-      if (p.info && cr == 0 && r == p.nrhs - 1) p.info[sys] = sinfo[cs] == INT_MAX ? 0 : sinfo[cs];
+        for (int j = 0; j < R; ++j, px += step)
+          if (cr + j * Lanes < n) *px = sm[3 * SP + cpos(j)];
+      if (cr == 0 && r == p.nrhs - 1) report_system(p.info, p.flags, sys, kept);
     }
     __syncthreads();  // shared memory and sinfo are reused by the next item
   }

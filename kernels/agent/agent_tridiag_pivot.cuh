@@ -15,12 +15,12 @@
 // coalesced where adjacent systems are adjacent in memory (interleaved),
 // one sector per thread and row otherwise.
 //
-// pivoting = automatic beside the fast forms (dispatch_tridiag.cuh's
+// pivoting = automatic beside the fast forms (dispatch_tridiag_pivot.cuh's
 // tridiag_launch_checked): the fast no-pivot form solves every system, the
-// check kernel flags the systems that are not diagonally dominant, whose
-// Thomas fails the growth test (pivot_thomas_fails) or whose fast solve broke
-// down, and this form, given the flags (`only`), solves those again from d
-// (Thomas where its growth test passes, partial pivoting where not).
+// systems that are not diagonally dominant by rows or whose fast solve broke
+// down are flagged, and this form, given the flags (`only`), solves those
+// again from d (Thomas where its growth test passes, partial pivoting where
+// not).
 
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +30,7 @@
 
 #include <recur/layout/layout.hpp>
 #include <recur/types.hpp>
+#include "../block/block_tridiag.cuh"
 #include "../thread/thread_tridiag_pivot.cuh"
 
 namespace recur::kernels {
@@ -66,59 +67,73 @@ constexpr std::size_t tridiag_pivot_row_bytes(bool refine) {
 }
 
 template <class T>
+__device__ void tridiag_pivot_system(tridiag_pivot_params<T> const& p, std::int64_t t, std::int64_t k) {
+  std::int64_t const n = p.lay.n, slots = p.slots;
+  pivot_system<T> const s{
+      p.a, p.b, p.c, p.d, p.x, n, p.lay.offset(0, k), p.lay.element_stride, p.nrhs, p.rhs_stride, p.periodic};
+  pivot_outcome o;
+  bool solved = false;
+  if constexpr (std::is_same_v<T, double>) {
+    if (p.refine) {
+      // Planes: the double factors, x and r, then the float ones.
+      auto* const hi = static_cast<double*>(p.workspace);
+      auto* const xr = hi + pivot_planes_needed * n * slots;
+      auto* const lo = reinterpret_cast<float*>(xr + 2 * n * slots);
+      pivot_refine_planes const ws{{lo + t, n, slots}, {xr + t, n, slots}, {hi + t, n, slots}};
+      o = pivot_refine_system(s, p.pivoting, p.max_refinement_steps, ws);
+      solved = true;
+    }
+  }
+  if (!solved)
+    o = pivot_solve_system(s, p.pivoting, pivot_planes<T>{static_cast<T*>(p.workspace) + t, n, slots});
+  if (p.info) p.info[k] = o.info;
+  if (p.pivoted) p.pivoted[k] = o.pivoted;
+  if (p.refinement_steps) p.refinement_steps[k] = o.steps;
+}
+
+// Thread t solves systems t, t + slots, ...; given `only`, those flagged,
+// whose flags it reads `ahead` at a time (one trip to memory for them:
+// on a batch with nothing flagged that is all this kernel does).
+template <class T>
 __device__ void tridiag_pivot_systems(tridiag_pivot_params<T> const& p) {
-  std::int64_t const n = p.lay.n, count = p.lay.count, slots = p.slots;
+  std::int64_t const count = p.lay.count, slots = p.slots;
   std::int64_t const t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (t >= slots) return;
-  for (std::int64_t k = t; k < count; k += slots) {
-    if (p.only && p.only[k] == 0) continue;
-    pivot_system<T> const s{
-        p.a,    p.b,          p.c,       p.d, p.x, n, p.lay.offset(0, k), p.lay.element_stride,
-        p.nrhs, p.rhs_stride, p.periodic};
-    pivot_outcome o;
-    bool solved = false;
-    if constexpr (std::is_same_v<T, double>) {
-      if (p.refine) {
-        // Planes: the double factors, x and r, then the float ones.
-        auto* const hi = static_cast<double*>(p.workspace);
-        auto* const xr = hi + pivot_planes_needed * n * slots;
-        auto* const lo = reinterpret_cast<float*>(xr + 2 * n * slots);
-        pivot_refine_planes const ws{{lo + t, n, slots}, {xr + t, n, slots}, {hi + t, n, slots}};
-        o = pivot_refine_system(s, p.pivoting, p.max_refinement_steps, ws);
-        solved = true;
-      }
-    }
-    if (!solved)
-      o = pivot_solve_system(s, p.pivoting, pivot_planes<T>{static_cast<T*>(p.workspace) + t, n, slots});
-    if (p.info) p.info[k] = o.info;
-    if (p.pivoted) p.pivoted[k] = o.pivoted;
-    if (p.refinement_steps) p.refinement_steps[k] = o.steps;
+  if (!p.only) {
+    for (std::int64_t k = t; k < count; k += slots) tridiag_pivot_system(p, t, k);
+    return;
+  }
+  constexpr int ahead = 8;
+  for (std::int64_t k0 = t; k0 < count; k0 += ahead * slots) {
+    std::int32_t flag[ahead];
+#pragma unroll
+    for (int j = 0; j < ahead; ++j) flag[j] = k0 + j * slots < count ? p.only[k0 + j * slots] : 0;
+#pragma unroll 1
+    for (int j = 0; j < ahead; ++j)
+      if (flag[j]) tridiag_pivot_system(p, t, k0 + j * slots);
   }
 }
 
+// Launched as a dependent grid (programmatic dependent launch, sm_90)
+// where it follows the no-pivot form under pivoting = automatic: it waits
+// here for that grid's results, its launch overlapped with the form's last
+// blocks. (A no-op in any other launch.)
 template <class T>
 __global__ void tridiag_pivot_kernel(__grid_constant__ tridiag_pivot_params<T> const p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
   tridiag_pivot_systems(p);
 }
 
-// automatic's check of plain systems: flags[k] = 1 where system k is not
-// diagonally dominant by rows, fails Thomas' growth test, or its fast solve
-// broke down (info[k] > 0), else 0; the flagged systems are solved again by
-// this form under automatic (Thomas where its growth test passes, partial
-// pivoting where not). Reads a, b, c and info. Two kernels:
-//
-// - tridiag_pivot_screen_kernel, in parallel over rows: 1 for a broken-down
-//   system or one with a row that is not dominant, 0 where every row is
-//   dominant by a margin (pivot_row_safe), which decides Thomas' test
-//   without running it, 2 for the rest. A warp per system where rows are
-//   adjacent in memory (coalesced), else a thread per system (adjacent
-//   systems adjacent: interleaved).
-// - tridiag_pivot_check_kernel, a thread per system: Thomas' test, one
-//   sequential pass, for the systems flagged 2 only.
-//
-// The flags are those of running Thomas' test on every system; a batch of
-// dominant systems costs a read of a, b and c in parallel instead of a
-// sequential pass per system (512 rows: 512 dependent steps a thread).
+// automatic's screen beside a no-pivot form that does not screen as it
+// solves (dispatch_tridiag.cuh's tridiag_form_screens): flags[k] = 1 where
+// system k is not diagonally dominant by rows or its fast solve broke down
+// (info[k] > 0), else 0; the flagged systems are solved again by this form
+// (Thomas where its growth test passes, partial pivoting where not). A
+// warp per system where rows are adjacent in memory (coalesced), else a
+// thread per system (adjacent systems adjacent: interleaved). The forms
+// that screen decide alike (block_tridiag.cuh's row_dominant).
 template <class T>
 RECUR_HD pivot_system<T> pivot_plain_system(T const* a, T const* b, T const* c, layout const& lay,
                                             std::int64_t k) {
@@ -136,27 +151,16 @@ __global__ void tridiag_pivot_screen_kernel(T const* a, T const* b, T const* c, 
   int const lane = warp_rows ? int(threadIdx.x % 32) : 0;
   int const step = warp_rows ? 32 : 1;
   pivot_system<T> const s = pivot_plain_system(a, b, c, lay, k);
-  bool dominant = true, safe = true;
+  bool dominant = true;
   for (std::int64_t i = lane; i < lay.n; i += step) {
     pivot_row<T> const e = s.row(i);
-    dominant = dominant && pivot_row_dominant(e);
-    safe = safe && pivot_row_safe(e);
+    dominant = dominant && row_dominant(e.a, e.b, e.c);
   }
   if (warp_rows) {
     dominant = __all_sync(all, dominant);
-    safe = __all_sync(all, safe);
     if (lane != 0) return;
   }
-  flags[k] = info[k] > 0 || !dominant ? 1 : safe ? 0 : 2;
-}
-
-template <class T>
-__global__ void tridiag_pivot_check_kernel(T const* a, T const* b, T const* c, layout lay,
-                                           std::int32_t* flags) {
-  std::int64_t const k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  if (k >= lay.count || flags[k] != 2) return;
-  pivot_system<T> const s = pivot_plain_system(a, b, c, lay, k);
-  flags[k] = pivot_thomas_fails<T>([&](std::int64_t i) { return s.row(i); }, lay.n) ? 1 : 0;
+  flags[k] = info[k] > 0 || !dominant ? 1 : 0;
 }
 
 }  // namespace recur::kernels

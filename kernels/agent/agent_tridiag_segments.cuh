@@ -531,14 +531,16 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   __syncthreads();
   if (mine) {
     int const broke = st.sinfo[s];
-    if constexpr (DRegs) {
-      dreg[0] = sd[idxd(q, 0, s)];
-      dreg[R - 1] = sd[idxd(q, R - 1, s)];
-      columns_store<T, R, true, false, Pad>(k.a, k.c, dreg, R, p.x + o + r * p.rhs_stride, es,
-                                            broke == INT_MAX, int(p.lay.n) - first);
-    } else
-      columns_store<T, R, true, Near>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, broke == INT_MAX);
-    if (p.info && j == 0 && q == 0 && r == p.nrhs - 1) p.info[sys] = broke == INT_MAX ? 0 : broke;
+    if (!p.flags || broke == INT_MAX) {
+      if constexpr (DRegs) {
+        dreg[0] = sd[idxd(q, 0, s)];
+        dreg[R - 1] = sd[idxd(q, R - 1, s)];
+        columns_store<T, R, true, false, Pad>(k.a, k.c, dreg, R, p.x + o + r * p.rhs_stride, es,
+                                              broke == INT_MAX, int(p.lay.n) - first);
+      } else
+        columns_store<T, R, true, Near>(k.a, k.c, k.d, len, p.x + o + r * p.rhs_stride, es, broke == INT_MAX);
+    }
+    if (j == 0 && q == 0 && r == p.nrhs - 1) report_system(p.info, p.flags, sys, broke);
   }
   if constexpr (Join != segment_join_by_scatter) asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 #endif

@@ -81,6 +81,10 @@ struct tridiag_tile_params {
   int switch_size;     // cr_pcr, cr_rd, cr_packed: PCR (RD) below this many equations
   bool rows_fast;      // the copy runs along rows (element_stride == 1)
   bool serial_join;    // thomas_pcr: the boundary system by Thomas (warp_boundary_thomas)
+  // pivoting = automatic's screen (block_tridiag.cuh's row_dominant; status
+  // null): null, or a flag per system, 1 for a system left unwritten for the
+  // pivoted form
+  std::int32_t* flags = nullptr;
 };
 
 // Dynamic shared memory of a tile: four columns per system, the systems'
@@ -169,10 +173,21 @@ struct tridiag_tile_agent {
     });
   }
 
+  // The screen of the tile's rows as copied (a[0] and c[n - 1] zeros): a
+  // row that is not diagonally dominant marks its system.
+  __device__ void screen(buffer const& buf, int g) const {
+    for_each_element(g, [&](int i, int k) {
+      int const s = k * p.ld + tridiag_pos(i);
+      if (!row_dominant(buf.a[s], buf.b[s], buf.c[s])) record_not_dominant(buf.info + k);
+    });
+  }
+
+  // x of the tile's systems; under the screen (flags) only of those kept.
   __device__ void store(buffer const& buf, std::int64_t k0, int g, std::int64_t rhs) const {
     for_each_element(g, [&](int i, int k) {
-      T const v =
-          buf.info[k] == INT_MAX ? buf.d[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
+      bool const kept = buf.info[k] == INT_MAX;
+      if (p.flags && !kept) return;
+      T const v = kept ? buf.d[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
       p.x[p.lay.offset(i, k0 + k) + rhs] = v;
     });
   }
@@ -233,15 +248,19 @@ struct tridiag_tile_agent {
       __pipeline_commit();
       __pipeline_wait_prior(0);
       __syncthreads();  // every thread's copies of this item have landed
+      if (p.flags) {
+        screen(buf, g);
+        __syncthreads();
+      }
       solve<Solver>(buf, g);
       __syncthreads();
       store(buf, k0, g, rhs);
       if (p.status) {
         for (int k = threadIdx.x; k < g; k += blockDim.x)
           if (buf.info[k] != INT_MAX) atomicMin(p.status + k0 + k, buf.info[k]);
-      } else if (p.info && w % p.nrhs == p.nrhs - 1) {  // breakdown is the matrix's: the same for every rhs
-        for (int k = threadIdx.x; k < g; k += blockDim.x)
-          p.info[k0 + k] = buf.info[k] == INT_MAX ? 0 : buf.info[k];
+      } else if ((p.info || p.flags) && w % p.nrhs == p.nrhs - 1) {
+        // breakdown is the matrix's: the same for every rhs
+        for (int k = threadIdx.x; k < g; k += blockDim.x) report_system(p.info, p.flags, k0 + k, buf.info[k]);
       }
       __syncthreads();  // the tile is free for the next item's copies
     }

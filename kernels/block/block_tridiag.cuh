@@ -84,6 +84,30 @@ __device__ __forceinline__ void record_breakdown(int* info, std::int64_t row) {
   atomicMin(info, static_cast<int>(row + 1));
 }
 
+// pivoting = automatic's screen inside a no-pivot form (the forms whose
+// params carry `flags`): a system with a row that is not diagonally
+// dominant, |b| < |a| + |c| (or NaN), is marked in its breakdown slot (the
+// one record_breakdown keeps the first bad row in; INT_MAX: neither), so
+// that after the solve the slot says whether the system keeps the form's
+// answer (INT_MAX) or is left unwritten for the pivoted form to solve again
+// (anything else). The register forms mark it through the sweep
+// (screen_row); the tile records 0 in the slot (record_not_dominant).
+template <class T>
+__device__ __forceinline__ bool row_dominant(T a, T b, T c) {
+  return fabs(b) >= fabs(a) + fabs(c);
+}
+__device__ __forceinline__ void record_not_dominant(int* info) { atomicMin(info, 0); }
+
+// The outputs of a system whose slot holds `broke` after its solve: info
+// (where asked), and under the screen (flags not null) the flag, 1 where
+// the system is left to the pivoted form (whose info then counts).
+__device__ __forceinline__ void report_system(std::int32_t* info, std::int32_t* flags, std::int64_t k,
+                                              int broke) {
+  bool const kept = broke == INT_MAX;
+  if (flags) flags[k] = kept ? 0 : 1;
+  if (info && (kept || !flags)) info[k] = kept ? 0 : broke;
+}
+
 // Maps a row of the system being solved to the row reported in info: the
 // identity, or the original row when the system is a reduced one.
 struct identity_rows {
@@ -143,6 +167,14 @@ template <class T>
 struct tridiag_equation {
   T a, b, c, d;
 };
+
+// The screen of a row on its way into a sweep (chunk_sweeps): a row that is
+// not dominant gets b = NaN, so that its pivot is unusable and the sweep
+// records a breakdown; no register is held across the sweep for it.
+template <class T>
+__device__ __forceinline__ void screen_row(tridiag_equation<T>& q) {
+  if (!row_dominant(q.a, q.b, q.c)) q.b = std::numeric_limits<T>::quiet_NaN();
+}
 
 template <class T>
 __device__ __forceinline__ tridiag_equation<T> load_equation(tridiag_rows<T> const& s, int r) {

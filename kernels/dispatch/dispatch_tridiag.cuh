@@ -56,6 +56,9 @@ struct tridiag_args {
   // The pivoted form only: null, or the systems to solve (only[k] != 0;
   // the others' x and outputs are left alone).
   std::int32_t const* only = nullptr;
+  // The forms that screen (tridiag_form_screens): null, or pivoting =
+  // automatic's flag per system (their params' flags).
+  std::int32_t* flags = nullptr;
 };
 
 // The plan of `alg` for the current device's architecture (automatic
@@ -63,14 +66,18 @@ struct tridiag_args {
 template <class T>
 tridiag_launch_plan plan_tridiag_for(layout const& lay, tridiag_algorithm alg, std::size_t max_smem,
                                      int cc_major) {
+  tridiag_launch_plan pl;
   if (cc_major >= 9) {
     using P = kernels::tridiag_policy_sm90<T>;
     if (alg == tridiag_algorithm::automatic) alg = tridiag_resolve<T, P>(lay, max_smem);
-    return plan_tridiag<T, P>(lay, alg, max_smem);
+    pl = plan_tridiag<T, P>(lay, alg, max_smem);
+  } else {
+    using P = kernels::tridiag_policy_sm80<T>;
+    if (alg == tridiag_algorithm::automatic) alg = tridiag_resolve<T, P>(lay, max_smem);
+    pl = plan_tridiag<T, P>(lay, alg, max_smem);
   }
-  using P = kernels::tridiag_policy_sm80<T>;
-  if (alg == tridiag_algorithm::automatic) alg = tridiag_resolve<T, P>(lay, max_smem);
-  return plan_tridiag<T, P>(lay, alg, max_smem);
+  pl.cc_major = cc_major;
+  return pl;
 }
 
 // The current device's opt-in shared memory per block and compute
@@ -149,8 +156,9 @@ inline bool tridiag_rhs_breakdown(tridiag_launch_plan const& pl) {
 // pivoting = automatic around a no-pivot form (pivot_check): the form's
 // workspace, then the fast solve's info where the caller passes none and
 // the check's flags where the caller passes no pivoted (count int32 each),
-// then the bounded pivoted form's factors for the flagged systems. In place
-// (x == d) automatic runs that bounded pivoted form alone, which fits.
+// then the bounded pivoted form's factors for the flagged systems. (Where
+// the plan runs the bounded pivoted form alone, in place beside a form that
+// does not screen, this holds its workspace too.)
 template <class T>
 struct tridiag_checked_workspace {
   tridiag_launch_plan fast, fix;
@@ -164,6 +172,28 @@ struct tridiag_checked_workspace {
   }
   std::size_t total() const { return form + 2 * ints + pivot; }
 };
+
+// Whether the form screens the systems for pivoting = automatic as it
+// solves them (its kernels take tridiag_args::flags): the direct forms, the
+// columns form, the tile but where its breakdown depends on the right-hand
+// side (rd, cr_rd), and the segmented form where the form it falls back to
+// (a cluster that does not fit) screens too. Not the partitioned form, the
+// global-memory Thomas or Bondeli's.
+template <class T>
+bool tridiag_form_screens(layout const& lay, tridiag_launch_plan const& pl) {
+  switch (pl.form) {
+    case tridiag_form::direct:
+    case tridiag_form::direct_columns:
+    case tridiag_form::columns:
+      return true;
+    case tridiag_form::tile:
+      return !tridiag_rhs_breakdown(pl);
+    case tridiag_form::segments:
+      return tridiag_form_screens<T>(lay, tridiag_segments_fallback<T>(lay, pl));
+    default:
+      return false;
+  }
+}
 
 // The periodic split's workspace (dispatch_tridiag_periodic.cuh).
 template <class T>
@@ -256,7 +286,7 @@ cudaError_t tridiag_launch(tridiag_launch_plan const& pl, void* workspace, tridi
 // (dispatch_tridiag_pivot.cuh).
 template <class T>
 cudaError_t tridiag_launch_pivot(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
-                                 cudaStream_t stream);
+                                 cudaStream_t stream, bool dependent = false);
 template <class T>
 cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                                    cudaStream_t stream);
@@ -301,7 +331,8 @@ cudaError_t tridiag_launch_tile(tridiag_launch_plan const& pl, void* workspace, 
                                           pl.red_ld,
                                           pl.switch_size,
                                           s.lay.element_stride == 1 || s.lay.n == 1,
-                                          pl.serial_join};
+                                          pl.serial_join,
+                                          status ? nullptr : s.flags};
   if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_tile_kernel<T>(pl.solver), p,
                                                 p.tiles * s.nrhs, pl.threads, pl.smem, pl.max_smem, stream);
       e != cudaSuccess || !status)
@@ -423,7 +454,8 @@ template <class T>
 cudaError_t tridiag_launch_direct(tridiag_launch_plan const& pl, tridiag_args<T> const& s,
                                   cudaStream_t stream) {
   constexpr int R = kernels::tridiag_direct_group_rows<T>;
-  kernels::tridiag_direct_params<T> const p{s.a, s.b, s.c, s.d, s.x, s.info, s.lay, s.nrhs, s.rhs_stride};
+  kernels::tridiag_direct_params<T> const p{s.a,    s.b,   s.c,    s.d,          s.x,
+                                            s.info, s.lay, s.nrhs, s.rhs_stride, s.flags};
   std::int64_t const items = s.lay.count * s.nrhs;
   auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   bool const exact = s.lay.n == pl.direct_size() &&
@@ -465,7 +497,8 @@ template <class T>
 cudaError_t tridiag_launch_direct_columns(tridiag_launch_plan const& pl, tridiag_args<T> const& s,
                                           cudaStream_t stream) {
   constexpr int R = kernels::tridiag_direct_group_rows<T>;
-  kernels::tridiag_direct_params<T> const p{s.a, s.b, s.c, s.d, s.x, s.info, s.lay, s.nrhs, s.rhs_stride};
+  kernels::tridiag_direct_params<T> const p{s.a,    s.b,   s.c,    s.d,          s.x,
+                                            s.info, s.lay, s.nrhs, s.rhs_stride, s.flags};
   auto go = [&]<int Lanes>() {
     constexpr int S = kernels::tridiag_direct_columns_systems<T>(Lanes);
     constexpr std::size_t smem = kernels::tridiag_direct_columns_smem<T>(R, Lanes, S);
@@ -495,7 +528,8 @@ kernels::tridiag_columns_params<T> tridiag_columns_params_of(tridiag_launch_plan
           kernels::tridiag_columns_pitch(pl.columns_rows),
           pl.segments,
           int((s.lay.n + pl.pad_rows) / pl.segments),
-          pl.pad_rows};
+          pl.pad_rows,
+          s.flags};
 }
 
 // agent_tridiag_columns.cuh's columns kernel: blocks of S adjacent systems.

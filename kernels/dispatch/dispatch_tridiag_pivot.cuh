@@ -15,9 +15,11 @@ namespace recur::device {
 
 // The pivoted form, one thread per workspace slot (instances:
 // lib/cuda/tridiag_pivot_*.cu).
+// dependent: launched as a dependent grid of the kernel before it on the
+// stream (sm_90's programmatic dependent launch; the kernel waits for it).
 template <class T>
 cudaError_t tridiag_launch_pivot(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream, bool dependent) {
   std::int64_t const slots = tridiag_pivot_slots<T>(s.lay, pl.pivot_refine, pl.pivot_bounded);
   kernels::tridiag_pivot_params<T> const p{s.a,
                                            s.b,
@@ -39,18 +41,28 @@ cudaError_t tridiag_launch_pivot(tridiag_launch_plan const& pl, void* workspace,
                                            s.max_refinement_steps};
   std::int64_t const blocks = (slots + pl.threads - 1) / pl.threads;
   if (blocks > INT_MAX) return cudaErrorNotSupported;
-  kernels::tridiag_pivot_kernel<T><<<unsigned(blocks), pl.threads, 0, stream>>>(p);
-  return cudaGetLastError();
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(blocks));
+  cfg.blockDim = dim3(unsigned(pl.threads));
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = dependent ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernels::tridiag_pivot_kernel<T>, p);
 }
 
 // pivoting = automatic around a no-pivot form, stream-ordered: the form
-// solves every system (info into the workspace where the caller passes
-// none), the check flags the systems that are not diagonally dominant, fail
-// Thomas' growth test or broke down (into pivoted, or the workspace), and
-// the bounded pivoted form solves the flagged ones again from d, which the
-// caller keeps apart from x: Thomas where its growth test passes, partial
-// pivoting where not (pivoted says which). The unflagged systems keep the
-// form's bits.
+// solves every system and the systems that are not diagonally dominant by
+// rows or broke down are flagged (into pivoted, or the workspace); the
+// bounded pivoted form solves the flagged ones again from d: Thomas where
+// its growth test passes, partial pivoting where not (pivoted says which).
+// The unflagged systems keep the form's bits. A form that screens
+// (tridiag_form_screens) flags the systems as it solves them and leaves the
+// flagged ones unwritten, so d is intact for them in place too; beside the
+// others the screen kernel reads a, b and c again after the solve (the
+// plan runs those in place as the bounded pivoted form alone).
 // (Instances: lib/cuda/tridiag_pivot_*.cu.)
 template <class T>
 cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
@@ -64,30 +76,30 @@ cudaError_t tridiag_launch_checked(tridiag_launch_plan const& pl, void* workspac
   auto* const flags_piece = cut.take<std::int32_t>(ws.ints);
   void* const fix_workspace = cut.take(ws.pivot);
   tridiag_args<T> fast = s;
-  fast.info = s.info ? s.info : info_piece;
   fast.pivoted = nullptr;
   std::int32_t* const flags = s.pivoted ? s.pivoted : flags_piece;
-  if (cudaError_t e = tridiag_launch<T>(ws.fast, workspace, fast, stream); e != cudaSuccess) return e;
-  // The screen (a warp per system where rows are adjacent, else a thread),
-  // then Thomas' test for the systems it leaves undecided.
-  std::int64_t const screen_threads = s.lay.element_stride == 1 ? 32 * s.lay.count : s.lay.count;
-  std::int64_t const screen_blocks = (screen_threads + 255) / 256, blocks = (s.lay.count + 255) / 256;
-  if (screen_blocks > INT_MAX) return cudaErrorNotSupported;
-  kernels::tridiag_pivot_screen_kernel<T>
-      <<<unsigned(screen_blocks), 256, 0, stream>>>(s.a, s.b, s.c, s.lay, fast.info, flags);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  kernels::tridiag_pivot_check_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(s.a, s.b, s.c, s.lay, flags);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  tridiag_args<T> fix = fast;
+  if (tridiag_form_screens<T>(s.lay, ws.fast)) {
+    fast.flags = flags;
+    if (cudaError_t e = tridiag_launch<T>(ws.fast, workspace, fast, stream); e != cudaSuccess) return e;
+  } else {
+    fast.info = s.info ? s.info : info_piece;
+    if (cudaError_t e = tridiag_launch<T>(ws.fast, workspace, fast, stream); e != cudaSuccess) return e;
+    // A warp per system where rows are adjacent, else a thread.
+    std::int64_t const threads = s.lay.element_stride == 1 ? 32 * s.lay.count : s.lay.count;
+    std::int64_t const blocks = (threads + 255) / 256;
+    if (blocks > INT_MAX) return cudaErrorNotSupported;
+    kernels::tridiag_pivot_screen_kernel<T>
+        <<<unsigned(blocks), 256, 0, stream>>>(s.a, s.b, s.c, s.lay, fast.info, flags);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  }
+  tridiag_args<T> fix = s;
   fix.refinement_steps = nullptr;
-  // The flagged systems by Thomas with its growth test, partial pivoting
-  // where it fails; pivoted[k] (read as the flag first) says which.
-  fix.pivoted = s.pivoted;
+  // pivoted[k] (read as the flag first) says which.
   fix.pivoting = tridiag_pivoting::automatic;
   fix.periodic = false;
   fix.refinement = tridiag_refinement::none;
   fix.only = flags;
-  return tridiag_launch_pivot<T>(ws.fix, fix_workspace, fix, stream);
+  return tridiag_launch_pivot<T>(ws.fix, fix_workspace, fix, stream, pl.cc_major >= 9);
 }
 
 }  // namespace recur::device

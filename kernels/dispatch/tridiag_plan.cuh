@@ -66,6 +66,7 @@ constexpr bool tridiag_segments_join_compiled(int join) {
 struct tridiag_launch_plan {
   tridiag_form form = tridiag_form::none;
   std::size_t max_smem = 0;  // the device's opt-in shared memory per block
+  int cc_major = 0;          // its compute capability (plan_tridiag_for; 0: not known)
   int threads = 0;           // per block
   std::size_t smem = 0;      // dynamic shared memory per block
   // tile (and the tile a direct plan runs where its arrays are not aligned)

@@ -17,9 +17,7 @@
 //   (reference::detail::factor_thomas's numerator and denominator,
 //   growth_acceptable) and factors again with partial pivoting where the
 //   test fails or a pivot is unusable; the Thomas attempt writes only the
-//   workspace, so d is intact for the second. pivot_thomas_fails is the
-//   same elimination and test without the factors: the decision of the
-//   check that runs beside the fast no-pivot forms.
+//   workspace, so d is intact for the second.
 // - Partial pivoting: LAPACK's ?gttrf streamed row by row (rows i and i + 1
 //   change places where |u_i| < |a_(i+1)|) and ?gtts2's substitutions, in
 //   their arithmetic (the reference's factor_pivoted and solve_lu).
@@ -148,45 +146,6 @@ RECUR_HD int pivot_factor_thomas(RowsT const& row, std::int64_t n, pivot_planes<
         ws(3, i) = a;
       },
       growth_ok);
-}
-
-// pivoting = automatic's decision for a plain system (the rows row(i), a_0
-// and c_(n-1) zero), the pivoted form's arithmetic without its stores: true
-// where the system is to be solved with partial pivoting (a Thomas pivot
-// unusable or the growth test failed).
-template <class F, class RowsT>
-RECUR_HD bool pivot_thomas_fails(RowsT const& row, std::int64_t n) {
-  bool growth_ok = false;
-  int const info = pivot_eliminate_thomas<F>(
-      row, n, [](std::int64_t, F, F, F) {}, growth_ok);
-  return info != 0 || !growth_ok;
-}
-
-// Whether a row is diagonally dominant, |b| >= |a| + |c| (a_0 and c_(n-1)
-// zero): systems of such rows are the class on which the no-pivot forms
-// other than Thomas (Thomas-PCR, CR, PCR, ...) are stable. Thomas' growth
-// test alone does not cover them: on accepted close-values rows Thomas-PCR's
-// residual reached 5e-2 in float.
-template <class F>
-RECUR_HD bool pivot_row_dominant(pivot_row<F> const& e) {
-  return pivot_abs(e.b) >= pivot_abs(e.a) + pivot_abs(e.c);
-}
-
-// Whether a row decides Thomas' test without running it: |b| >= (1 + m)
-// (|a| + |c|) with m = 2^4 units of roundoff, and |b| within [2^-100,
-// 2^100] (f32; f64 [2^-1000, 2^1000]). If every row is, every pivot
-// p_i = b_i - a_i c'_(i-1) Thomas computes has |c'_i| = |c_i / p_i| <= 1
-// (by induction: |p_i| >= (|b_i| - |a_i| (1 + 2u)) (1 - u) >= |c_i|),
-// |p_i| >= |b_i| (m - 2u) / (1 + m), which is usable, and
-// |p_i| <= |b_i| + 2 |a_i|, so the growth is below 3 and the test passes.
-// Rows on the margin or outside the range are left to the test itself.
-template <class F>
-RECUR_HD bool pivot_row_safe(pivot_row<F> const& e) {
-  constexpr F m = std::numeric_limits<F>::epsilon() * F(8);  // 16 units of roundoff
-  constexpr F lo = sizeof(F) == 4 ? F(0x1p-100) : F(0x1p-1000),
-              hi = sizeof(F) == 4 ? F(0x1p100) : F(0x1p1000);
-  F const b = pivot_abs(e.b);
-  return b >= (F(1) + m) * (pivot_abs(e.a) + pivot_abs(e.c)) && b >= lo && b <= hi;
 }
 
 // ?gttrf streamed: column i's pivot is the larger of |u_i| and |a_(i+1)|

@@ -5,9 +5,9 @@
 
 namespace recur::device {
 extern template cudaError_t tridiag_launch_pivot<float>(tridiag_launch_plan const&, void*,
-                                                        tridiag_args<float> const&, cudaStream_t);
+                                                        tridiag_args<float> const&, cudaStream_t, bool);
 extern template cudaError_t tridiag_launch_pivot<double>(tridiag_launch_plan const&, void*,
-                                                         tridiag_args<double> const&, cudaStream_t);
+                                                         tridiag_args<double> const&, cudaStream_t, bool);
 template cudaError_t tridiag_launch_bondeli<float>(tridiag_launch_plan const&, void*,
                                                    tridiag_args<float> const&, cudaStream_t);
 template cudaError_t tridiag_launch_bondeli<double>(tridiag_launch_plan const&, void*,

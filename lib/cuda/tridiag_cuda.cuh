@@ -34,29 +34,31 @@ device::tridiag_launch_plan tridiag_cuda_plan(layout const& lay, tridiag_algorit
 
 // The plan for p (tridiag_backends.hpp's tridiag_cuda_pivot_form): the
 // pivoted form; periodic systems of tridiag_cuda_periodic_split, the
-// algorithm's form inside the split; under pivoting = automatic in place the
-// pivoted form's bounded instance, else the algorithm's form with the check
-// beside it; the algorithm's form for pivoting = none.
+// algorithm's form inside the split; the algorithm's form for pivoting =
+// none. Under pivoting = automatic the algorithm's form with its check
+// (dispatch_tridiag_pivot.cuh's tridiag_launch_checked): always where the
+// form screens as it solves (tridiag_form_screens: it costs a flag per
+// system and a launch); beside the other forms, which need a second pass
+// over a, b and c, only where the caller asks what it decided (pivoted or
+// refinement_steps), and in place then as the bounded pivoted form alone.
 template <class T>
 device::tridiag_launch_plan tridiag_cuda_plan(tridiag_problem<T> const& p, bool in_place) {
   if (tridiag_cuda_pivot_form(p))
     return device::tridiag_plan_pivot(tridiag_current_device().max_smem,
                                       p.refinement == tridiag_refinement::mixed);
+  device::tridiag_launch_plan pl = tridiag_cuda_plan<T>(p.lay, p.algorithm);
   if (p.periodic) {
-    device::tridiag_launch_plan pl = tridiag_cuda_plan<T>(p.lay, p.algorithm);
     pl.periodic_split = pl.supported();
     return pl;
   }
-  // automatic's stability test runs where the caller asks what it decided
-  // (pivoted or refinement_steps): beside the fast forms it costs a second
-  // pass and a bounded pivoted form (doc/tridiag.md); without those outputs
-  // automatic is the fast no-pivot solve, as pivoting = none.
-  bool const automatic =
-      p.pivoting == tridiag_pivoting::automatic && (p.pivoted != nullptr || p.refinement_steps != nullptr);
-  if (automatic && in_place)
-    return device::tridiag_plan_pivot(tridiag_current_device().max_smem, false, true);
-  device::tridiag_launch_plan pl = tridiag_cuda_plan<T>(p.lay, p.algorithm);
-  pl.pivot_check = automatic && pl.supported();
+  if (p.pivoting != tridiag_pivoting::automatic || !pl.supported()) return pl;
+  bool const asked = p.pivoted != nullptr || p.refinement_steps != nullptr;
+  if (device::tridiag_form_screens<T>(p.lay, pl))
+    pl.pivot_check = true;
+  else if (asked && in_place)
+    return device::tridiag_plan_pivot(pl.max_smem, false, true);
+  else
+    pl.pivot_check = asked;
   return pl;
 }
 

@@ -14,7 +14,7 @@ extern template cudaError_t tridiag_launch_checked<float>(tridiag_launch_plan co
 extern template cudaError_t tridiag_launch_bondeli<float>(tridiag_launch_plan const&, void*,
                                                           tridiag_args<float> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_pivot<float>(tridiag_launch_plan const&, void*,
-                                                        tridiag_args<float> const&, cudaStream_t);
+                                                        tridiag_args<float> const&, cudaStream_t, bool);
 extern template cudaError_t tridiag_launch_periodic<float>(tridiag_launch_plan const&, void*,
                                                            tridiag_args<float> const&, cudaStream_t);
 // Defined here for the columns units' fallbacks and the tests that link the library.

@@ -13,7 +13,7 @@ extern template cudaError_t tridiag_launch_checked<double>(tridiag_launch_plan c
 extern template cudaError_t tridiag_launch_bondeli<double>(tridiag_launch_plan const&, void*,
                                                            tridiag_args<double> const&, cudaStream_t);
 extern template cudaError_t tridiag_launch_pivot<double>(tridiag_launch_plan const&, void*,
-                                                         tridiag_args<double> const&, cudaStream_t);
+                                                         tridiag_args<double> const&, cudaStream_t, bool);
 extern template cudaError_t tridiag_launch_periodic<double>(tridiag_launch_plan const&, void*,
                                                             tridiag_args<double> const&, cudaStream_t);
 // Defined here for the columns units' fallbacks and the tests that link the library.

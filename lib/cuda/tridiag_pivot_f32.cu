@@ -9,7 +9,7 @@ namespace recur::device {
 extern template cudaError_t tridiag_launch<float>(tridiag_launch_plan const&, void*,
                                                   tridiag_args<float> const&, cudaStream_t);
 template cudaError_t tridiag_launch_pivot<float>(tridiag_launch_plan const&, void*,
-                                                 tridiag_args<float> const&, cudaStream_t);
+                                                 tridiag_args<float> const&, cudaStream_t, bool);
 template cudaError_t tridiag_launch_checked<float>(tridiag_launch_plan const&, void*,
                                                    tridiag_args<float> const&, cudaStream_t);
 template cudaError_t tridiag_launch_periodic<float>(tridiag_launch_plan const&, void*,

@@ -9,7 +9,7 @@ namespace recur::device {
 extern template cudaError_t tridiag_launch<double>(tridiag_launch_plan const&, void*,
                                                    tridiag_args<double> const&, cudaStream_t);
 template cudaError_t tridiag_launch_pivot<double>(tridiag_launch_plan const&, void*,
-                                                  tridiag_args<double> const&, cudaStream_t);
+                                                  tridiag_args<double> const&, cudaStream_t, bool);
 template cudaError_t tridiag_launch_checked<double>(tridiag_launch_plan const&, void*,
                                                     tridiag_args<double> const&, cudaStream_t);
 template cudaError_t tridiag_launch_periodic<double>(tridiag_launch_plan const&, void*,

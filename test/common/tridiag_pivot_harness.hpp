@@ -13,11 +13,12 @@
 //   // pivoting = none, bit for bit), with the outputs pivoted or
 //   // refinement_steps requested.
 //   static constexpr bool automatic_tests_growth;
-//   // Whether automatic in place (x == d) runs the Thomas algorithm, whatever
-//   // the algorithm (the GPU: its pivoted form, one system per thread, whose
-//   // stability test is a Thomas), so that its bits are those of pivoting =
-//   // none with algorithm thomas.
-//   static constexpr bool in_place_automatic_is_thomas;
+//   // Whether automatic in place (x == d) with rd, cr_rd or bondeli, with
+//   // pivoted requested, runs the Thomas algorithm (the GPU: its pivoted
+//   // form, one system per thread, whose stability test is a Thomas; their
+//   // forms do not screen as they solve), so that its bits are those of
+//   // pivoting = none with algorithm thomas.
+//   static constexpr bool unscreened_in_place_is_thomas;
 //   static constexpr bool fast_forms_need_dominance;  // automatic keeps a fast
 //     form's answer only for diagonally dominant systems (the GPU)
 //
@@ -566,7 +567,9 @@ void automatic_matches_none(tridiag_algorithm alg) {
         none.algorithm = automatic.algorithm = alg;
         none.pivoting = tridiag_pivoting::none;
         automatic.pivoting = tridiag_pivoting::automatic;
-        if (in_place && Backend::in_place_automatic_is_thomas) none.algorithm = tridiag_algorithm::thomas;
+        if (in_place && (rd_like || alg == tridiag_algorithm::bondeli) &&
+            Backend::unscreened_in_place_is_thomas)
+          none.algorithm = tridiag_algorithm::thomas;
         cases.run();
         auto const a = run_options<Backend>(p, none, in_place, false);
         auto const b = run_options<Backend>(p, automatic, in_place);
