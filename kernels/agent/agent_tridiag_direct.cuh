@@ -176,8 +176,9 @@ __device__ __forceinline__ void chunk_clear_ends(chunk_regs<T, R>& m, int first,
 
 // A lane's chunk of a, b, c and d (rows first .. first + R - 1 of a system
 // of n rows; the pointers at row first), with identity rows past row n - 1
-// and the ends cleared (chunk_clear_ends).
-template <class T, int R, bool Any>
+// and the ends cleared (chunk_clear_ends; Corners: kept, the periodic
+// systems' a[0] and c[n - 1]).
+template <class T, int R, bool Any, bool Corners = false>
 __device__ __forceinline__ void tridiag_load_chunk(T const* a, T const* b, T const* c, T const* d, int first,
                                                    int n, chunk_regs<T, R>& m, T (&bv)[R]) {
   int const valid = n - first;  // !Any: R, or <= 0 for a segment past the batch
@@ -204,7 +205,7 @@ __device__ __forceinline__ void tridiag_load_chunk(T const* a, T const* b, T con
 #pragma unroll
     for (int i = 0; i < R; ++i) m.a[i] = T(0), bv[i] = T(1), m.c[i] = T(0), m.d[i] = T(0);
   }
-  chunk_clear_ends(m, first, n);
+  if constexpr (!Corners) chunk_clear_ends(m, first, n);
 }
 
 // The screen of a lane's chunk (rows loaded, ends cleared): screen_row's
@@ -238,6 +239,37 @@ __device__ __forceinline__ void direct_warp_spikes(tridiag_eq3<T>& f0, tridiag_e
   if (lane == 31) lk[3] = g1.v[0], lk[4] = g1.v[1], lk[5] = f1.d;
 }
 
+// A periodic system's boundary equations (a segment of Lanes lanes, n =
+// Lanes R rows, the corners kept through the sweeps): a[0] is the
+// coefficient of x_(n-1) in lane 0's first equation and c[n - 1] that of
+// x_0 in the last lane's last one; both go into two more right-hand columns
+// (as direct_warp_spikes moves its neighbours' couplings), so PCR leaves
+// every boundary unknown as x_j = d_j - p_j x_(n-1) - q_j x_0. The closure
+// x_0 = y_0 - p_0 x_(n-1) - q_0 x_0, x_(n-1) = y_(n-1) - p_(n-1) x_(n-1) -
+// q_(n-1) x_0 is a 2 x 2 system every lane solves (its determinant
+// unusable: a breakdown at row n, as the split reports it); then f0.d and
+// f1.d hold the chunk's end unknowns. The bordered form of Sherman-Morrison
+// with A's corners as the rank-two update, in one pass over memory.
+template <class T, int R, int Lanes>
+__device__ __forceinline__ void direct_periodic_join(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1, int sl, int n,
+                                                     int* info) {
+  boundary_cols<T, 2> g0{{T(0), T(0)}}, g1{{T(0), T(0)}};
+  if (sl == 0) g0.v[0] = f0.a, f0.a = T(0);          // the coefficient of x_(n-1)
+  if (sl == Lanes - 1) g1.v[1] = f1.c, f1.c = T(0);  // and of x_0
+  warp_boundary_pcr<T, 2>(
+      f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes, &g0,
+      &g1);
+  auto from = [](T v, int lane) { return __shfl_sync(0xffffffffu, v, lane, Lanes); };
+  T const y0 = from(f0.d, 0), p0 = from(g0.v[0], 0), q0 = from(g0.v[1], 0);
+  T const yn = from(f1.d, Lanes - 1), pn = from(g1.v[0], Lanes - 1), qn = from(g1.v[1], Lanes - 1);
+  T const det = (T(1) + q0) * (T(1) + pn) - p0 * qn;
+  if (sl == 0 && !usable_pivot(det)) record_breakdown(info, n - 1);
+  T const r = T(1) / det;
+  T const x0 = (y0 * (T(1) + pn) - p0 * yn) * r, xn = ((T(1) + q0) * yn - qn * y0) * r;
+  f0.d = f0.d - g0.v[0] * xn - g0.v[1] * x0;
+  f1.d = f1.d - g1.v[0] * xn - g1.v[1] * x0;
+}
+
 // The substitution and the stores of a lane's R rows, of which the first
 // `valid` are the system's (NaN where the system broke down).
 template <class T, int R, bool Any>
@@ -264,9 +296,12 @@ __device__ __forceinline__ void direct_store(chunk_regs<T, R> const& m, T xf, T 
 template <bool Any>
 inline constexpr int tridiag_direct_min_blocks = Any ? 4 : 5;
 
-template <class T, int R, int Lanes, int Block, bool Any>
+// Periodic (exact instances: n = Lanes R): periodic systems, the corners
+// through direct_periodic_join.
+template <class T, int R, int Lanes, int Block, bool Any, bool Periodic = false>
 __global__ void __launch_bounds__(Block, tridiag_direct_min_blocks<Any>)
     tridiag_direct_kernel(__grid_constant__ tridiag_direct_params<T> const p) {
+  static_assert(!(Periodic && Any));
   static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0);
   constexpr int warps = Block / 32, per_warp = 32 / Lanes;
   __shared__ int warp_info[warps * per_warp];
@@ -284,7 +319,8 @@ __global__ void __launch_bounds__(Block, tridiag_direct_min_blocks<Any>)
     T bv[R];
     int const first = sl * R;
     // A segment past the batch's end: identity rows, so that its shuffles stay defined.
-    tridiag_load_chunk<T, R, Any>(p.a + o, p.b + o, p.c + o, p.d + orhs, first, live ? n : 0, m, bv);
+    tridiag_load_chunk<T, R, Any, Periodic>(p.a + o, p.b + o, p.c + o, p.d + orhs, first, live ? n : 0, m,
+                                            bv);
     if (sl == 0) *info = INT_MAX;
     __syncwarp();
     bool const screen = p.flags != nullptr;
@@ -296,8 +332,11 @@ __global__ void __launch_bounds__(Block, tridiag_direct_min_blocks<Any>)
         },
         [&](int row) { record_breakdown(info, row); });
     tridiag_eq3<T> f0 = e.first, f1 = e.last;
-    warp_boundary_pcr(
-        f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes);
+    if constexpr (Periodic)
+      direct_periodic_join<T, R, Lanes>(f0, f1, sl, n, info);
+    else
+      warp_boundary_pcr(
+          f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes);
     __syncwarp();
     int const broke = *info;
     if (live) {

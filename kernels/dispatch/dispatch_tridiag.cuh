@@ -450,18 +450,34 @@ cudaError_t tridiag_with_lanes(int lanes, F&& f) {
 // agent_tridiag_direct.cuh: segments of Lanes lanes (blocks of 4 warps), or
 // W warps a system; the exact instances where n fills them and every array
 // and right-hand side starts on a 16-byte boundary, else the Any ones.
+// Whether the direct plan's exact instances take s: n fills the form and
+// every array and right-hand side starts on a 16-byte boundary.
+template <class T>
+bool tridiag_direct_exact(tridiag_launch_plan const& pl, tridiag_args<T> const& s) {
+  auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  return s.lay.n == pl.direct_size() &&
+         (s.lay.count == 1 || s.lay.batch_stride * std::int64_t(sizeof(T)) % 16 == 0) &&
+         (s.nrhs == 1 || s.rhs_stride * std::int64_t(sizeof(T)) % 16 == 0) && aligned(s.a) && aligned(s.b) &&
+         aligned(s.c) && aligned(s.d) && aligned(s.x);
+}
+
+// Whether periodic systems run in the direct form itself (its Periodic
+// instances: one segment of lanes a system, exact shapes) instead of the
+// split around it.
+template <class T>
+bool tridiag_direct_periodic(tridiag_launch_plan const& pl, tridiag_args<T> const& s) {
+  return pl.form == tridiag_form::direct && pl.direct_warps == 1 && tridiag_direct_exact(pl, s);
+}
+
+// periodic: tridiag_direct_periodic holds; the Periodic instance.
 template <class T>
 cudaError_t tridiag_launch_direct(tridiag_launch_plan const& pl, tridiag_args<T> const& s,
-                                  cudaStream_t stream) {
+                                  cudaStream_t stream, bool periodic = false) {
   constexpr int R = kernels::tridiag_direct_group_rows<T>;
   kernels::tridiag_direct_params<T> const p{s.a,    s.b,   s.c,    s.d,          s.x,
                                             s.info, s.lay, s.nrhs, s.rhs_stride, s.flags};
   std::int64_t const items = s.lay.count * s.nrhs;
-  auto aligned = [](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  bool const exact = s.lay.n == pl.direct_size() &&
-                     (s.lay.count == 1 || s.lay.batch_stride * std::int64_t(sizeof(T)) % 16 == 0) &&
-                     (s.nrhs == 1 || s.rhs_stride * std::int64_t(sizeof(T)) % 16 == 0) && aligned(s.a) &&
-                     aligned(s.b) && aligned(s.c) && aligned(s.d) && aligned(s.x);
+  bool const exact = tridiag_direct_exact(pl, s);
   auto warps = [&]<int W, bool Spike>() {
     auto const kernel = exact ? kernels::tridiag_direct_group_kernel<T, R, W, Spike, false>
                               : kernels::tridiag_direct_group_kernel<T, R, W, Spike, true>;
@@ -469,8 +485,9 @@ cudaError_t tridiag_launch_direct(tridiag_launch_plan const& pl, tridiag_args<T>
   };
   auto lanes = [&]<int Lanes>() {
     constexpr int block = 128, per_block = block / 32 * (32 / Lanes);
-    auto const kernel = exact ? kernels::tridiag_direct_kernel<T, R, Lanes, block, false>
-                              : kernels::tridiag_direct_kernel<T, R, Lanes, block, true>;
+    auto const kernel = periodic ? kernels::tridiag_direct_kernel<T, R, Lanes, block, false, true>
+                        : exact  ? kernels::tridiag_direct_kernel<T, R, Lanes, block, false>
+                                 : kernels::tridiag_direct_kernel<T, R, Lanes, block, true>;
     return tridiag_launch_persistent(kernel, p, (items + per_block - 1) / per_block, block, 0, pl.max_smem,
                                      stream);
   };

@@ -36,13 +36,24 @@ struct tridiag_periodic_workspace {
 
 // Stream-ordered: b' and u; A' z = u and A' y = d by the fast form (x = y,
 // info of A', pivoted and refinement_steps zeroed by the second); the
-// divisors; the correction of the inner rows, then of the end rows.
+// divisors; the correction of the inner rows, then of the end rows. Where
+// the form is the direct one's single segment of lanes at an exact shape,
+// its Periodic instance solves the systems in one pass instead
+// (tridiag_direct_periodic).
 template <class T>
 cudaError_t tridiag_launch_periodic(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
                                     cudaStream_t stream) {
   tridiag_periodic_workspace<T> const ws(s.lay, pl);
   if (s.lay.count <= 0 || s.lay.n <= 0 || s.nrhs <= 0)
     return tridiag_launch<T>(ws.fast, workspace, s, stream);
+  if (tridiag_direct_periodic(ws.fast, s)) {  // in one pass (direct_periodic_join)
+    std::size_t const flags = std::size_t(s.lay.count) * sizeof(std::int32_t);
+    if (s.pivoted)
+      if (cudaError_t e = cudaMemsetAsync(s.pivoted, 0, flags, stream); e != cudaSuccess) return e;
+    if (s.refinement_steps)
+      if (cudaError_t e = cudaMemsetAsync(s.refinement_steps, 0, flags, stream); e != cudaSuccess) return e;
+    return tridiag_launch_direct<T>(ws.fast, s, stream, true);
+  }
   tridiag_ws_cursor cut(workspace);
   cut.take(ws.form);  // the fast form's, from the workspace's start
   T* const bs = cut.take<T>(ws.array);

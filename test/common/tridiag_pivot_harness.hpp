@@ -869,9 +869,12 @@ void periodic_split_sweep() {
   struct shape {
     std::int64_t n, count;
   };
-  static constexpr shape shapes[] = {{3, 1},       {3, 37},   {3, 4096},  {4, 1},      {4, 4096},
-                                     {31, 1},      {31, 300}, {31, 4096}, {1024, 1},   {1024, 37},
-                                     {1024, 1025}, {4097, 1}, {4097, 64}, {100003, 1}, {100003, 3}};
+  // With the direct form's exact shapes (32 .. 512 rows: one segment of
+  // lanes a system), whose Periodic instances solve in one pass.
+  static constexpr shape shapes[] = {{3, 1},       {3, 37},    {3, 4096},  {4, 1},      {4, 4096},
+                                     {31, 1},      {31, 300},  {31, 4096}, {32, 4096},  {64, 37},
+                                     {128, 1},     {256, 300}, {512, 64},  {1024, 1},   {1024, 37},
+                                     {1024, 1025}, {4097, 1},  {4097, 64}, {100003, 1}, {100003, 3}};
   constexpr std::int64_t g = problem<T>::guard;
   recur_test::case_count cases(fmt::format("{} {} periodic split", Backend::name(), type_name<T>));
   int idx = 0;
@@ -936,7 +939,7 @@ void periodic_breakdown() {
   for (tridiag_pivoting const piv :
        {tridiag_pivoting::none, tridiag_pivoting::automatic, tridiag_pivoting::partial})
     for (layout_kind const kind : all_layout_kinds)
-      for (std::int64_t const n : {3, 4, 31, 1024}) {
+      for (std::int64_t const n : {3, 4, 31, 64, 1024}) {
         layout const lay = make_layout(kind, n, 30);
         int const rot = idx++;
         std::int64_t nrhs = 1, stride = 0;
@@ -974,7 +977,7 @@ void periodic_breakdown() {
         std::string const msg = check_outputs(p, out, opt, expected, oracle);
         BOOST_TEST(msg.empty(), what << "\n" << msg);
       }
-  cases.require(48);
+  cases.require(60);
 }
 
 // ------------------------------------------------------------ arguments ---
