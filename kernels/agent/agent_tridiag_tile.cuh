@@ -48,7 +48,8 @@ enum class tile_solver : int {
   cr_rd,
   pscheme,
   cr_split,
-  thomas_pcr_regs
+  thomas_pcr_regs,
+  thomas_pivot  // thread_gtsv: pivoting = partial
 };
 
 // Rows per thread of the register-packed CR (Davidson and Owens found 8
@@ -85,6 +86,9 @@ struct tridiag_tile_params {
   // null): null, or a flag per system, 1 for a system left unwritten for the
   // pivoted form
   std::int32_t* flags = nullptr;
+  // thomas_pivot: null, or 1 per system (every system is solved with
+  // partial pivoting)
+  std::int32_t* pivoted = nullptr;
 };
 
 // Dynamic shared memory of a tile: four columns per system, the systems'
@@ -206,6 +210,11 @@ struct tridiag_tile_agent {
         int const r = thread_thomas(sys, n);
         if (r) atomicMin(info, r);
       }
+    } else if constexpr (Solver == tile_solver::thomas_pivot) {
+      if (active) {
+        int const r = thread_gtsv(sys, n);
+        if (r) atomicMin(info, r);
+      }
     } else if constexpr (Solver == tile_solver::thomas_pcr_regs) {
       warp_thomas_pcr<T, true>(sys, n, rank, active, info);
     } else if constexpr (Solver == tile_solver::thomas_pcr || Solver == tile_solver::cr_split) {
@@ -262,6 +271,8 @@ struct tridiag_tile_agent {
         // breakdown is the matrix's: the same for every rhs
         for (int k = threadIdx.x; k < g; k += blockDim.x) report_system(p.info, p.flags, k0 + k, buf.info[k]);
       }
+      if (p.pivoted && w % p.nrhs == p.nrhs - 1)
+        for (int k = threadIdx.x; k < g; k += blockDim.x) p.pivoted[k0 + k] = 1;
       __syncthreads();  // the tile is free for the next item's copies
     }
   }
@@ -354,6 +365,12 @@ __global__ void tridiag_tile_thomas_kernel(__grid_constant__ tridiag_tile_params
   tridiag_tile_agent<T>(p, smem).template run<tile_solver::thomas>();
 }
 
+template <class T>
+__global__ void tridiag_tile_pivot_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  tridiag_tile_agent<T>(p, smem).template run<tile_solver::thomas_pivot>();
+}
+
 // Threads per block at most, by solver (the register-packed CR holds 8
 // equations per thread: 512 threads leave it 128 registers).
 constexpr int tile_max_threads(tile_solver s) {
@@ -378,6 +395,8 @@ tridiag_tile_kernel_t<T> tridiag_tile_kernel(tile_solver s) {
   switch (s) {
     case tile_solver::thomas:
       return tridiag_tile_thomas_kernel<T>;
+    case tile_solver::thomas_pivot:
+      return tridiag_tile_pivot_kernel<T>;
     case tile_solver::thomas_pcr:
       return tridiag_tile_group_kernel<T, tile_solver::thomas_pcr>;
     case tile_solver::thomas_pcr_regs:

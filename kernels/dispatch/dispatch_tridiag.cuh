@@ -80,6 +80,27 @@ tridiag_launch_plan plan_tridiag_for(layout const& lay, tridiag_algorithm alg, s
   return pl;
 }
 
+// pivoting = partial (plain systems, no refinement): where a tile holds the
+// systems and they are short (1 KB an array) or few, one thread a system in
+// shared memory (tile_solver::thomas_pivot: the data read and written once),
+// else the pivoted form. The bounds: H100 tridiag_pivot_*, f32 64 x 2^20
+// 55% of copy against the pivoted form's 14-17%, 512 x 512 4.4x faster, but
+// f32 512 x 2^16 7.5% against 9-12% and f64 256 x 2^17 12% against 15-22%.
+template <class T>
+tridiag_launch_plan plan_tridiag_partial(layout const& lay, std::size_t max_smem, int cc_major) {
+  if (lay.n * std::int64_t(sizeof(T)) > 1024 && lay.count > 1024) return tridiag_plan_pivot(max_smem, false);
+  auto tile = [&]<class P>() {
+    return tridiag_plan_thomas_tile<T>(lay, max_smem, P::thomas_smem, P::thomas_max_systems,
+                                       P::thomas_min_systems);
+  };
+  tridiag_launch_plan pl = cc_major >= 9 ? tile.template operator()<kernels::tridiag_policy_sm90<T>>()
+                                         : tile.template operator()<kernels::tridiag_policy_sm80<T>>();
+  if (!pl.supported()) return tridiag_plan_pivot(max_smem, false);
+  pl.solver = kernels::tile_solver::thomas_pivot;
+  pl.cc_major = cc_major;
+  return pl;
+}
+
 // The current device's opt-in shared memory per block and compute
 // capability major.
 inline cudaError_t tridiag_device_limits(std::size_t& max_smem, int& cc_major) {
@@ -314,25 +335,27 @@ cudaError_t tridiag_launch_tile(tridiag_launch_plan const& pl, void* workspace, 
             cudaMemsetAsync(status, 0x7f, std::size_t(s.lay.count) * sizeof(std::int32_t), stream);
         e != cudaSuccess)
       return e;
-  kernels::tridiag_tile_params<T> const p{s.a,
-                                          s.b,
-                                          s.c,
-                                          s.d,
-                                          s.x,
-                                          s.info,
-                                          status,
-                                          s.lay,
-                                          s.nrhs,
-                                          s.rhs_stride,
-                                          (s.lay.count + pl.systems - 1) / pl.systems,
-                                          pl.systems,
-                                          pl.group_threads,
-                                          pl.ld,
-                                          pl.red_ld,
-                                          pl.switch_size,
-                                          s.lay.element_stride == 1 || s.lay.n == 1,
-                                          pl.serial_join,
-                                          status ? nullptr : s.flags};
+  kernels::tridiag_tile_params<T> const p{
+      s.a,
+      s.b,
+      s.c,
+      s.d,
+      s.x,
+      s.info,
+      status,
+      s.lay,
+      s.nrhs,
+      s.rhs_stride,
+      (s.lay.count + pl.systems - 1) / pl.systems,
+      pl.systems,
+      pl.group_threads,
+      pl.ld,
+      pl.red_ld,
+      pl.switch_size,
+      s.lay.element_stride == 1 || s.lay.n == 1,
+      pl.serial_join,
+      status ? nullptr : s.flags,
+      pl.solver == kernels::tile_solver::thomas_pivot ? s.pivoted : nullptr};
   if (cudaError_t e = tridiag_launch_persistent(kernels::tridiag_tile_kernel<T>(pl.solver), p,
                                                 p.tiles * s.nrhs, pl.threads, pl.smem, pl.max_smem, stream);
       e != cudaSuccess || !status)

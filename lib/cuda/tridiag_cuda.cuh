@@ -33,7 +33,8 @@ device::tridiag_launch_plan tridiag_cuda_plan(layout const& lay, tridiag_algorit
 }
 
 // The plan for p (tridiag_backends.hpp's tridiag_cuda_pivot_form): the
-// pivoted form; periodic systems of tridiag_cuda_periodic_split, the
+// pivoted form (pivoting = partial on plain systems that fit a tile: the
+// tile's thread_gtsv); periodic systems of tridiag_cuda_periodic_split, the
 // algorithm's form inside the split; the algorithm's form for pivoting =
 // none. Under pivoting = automatic the algorithm's form with its check
 // (dispatch_tridiag_pivot.cuh's tridiag_launch_checked): always where the
@@ -43,6 +44,10 @@ device::tridiag_launch_plan tridiag_cuda_plan(layout const& lay, tridiag_algorit
 // refinement_steps), and in place then as the bounded pivoted form alone.
 template <class T>
 device::tridiag_launch_plan tridiag_cuda_plan(tridiag_problem<T> const& p, bool in_place) {
+  if (p.pivoting == tridiag_pivoting::partial && !p.periodic && p.refinement == tridiag_refinement::none) {
+    tridiag_device const dev = tridiag_current_device();
+    return device::plan_tridiag_partial<T>(p.lay, dev.max_smem, dev.cc_major);
+  }
   if (tridiag_cuda_pivot_form(p))
     return device::tridiag_plan_pivot(tridiag_current_device().max_smem,
                                       p.refinement == tridiag_refinement::mixed);
