@@ -187,6 +187,11 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
         return decltype(v)::value;
     }(decltype(len_c){});
     bool const top = first == 0, bottom = first + ln == n;
+    // The screen (flags: pivoting = automatic) on each row as it is fetched
+    // in f32 and as the sweep takes it in f64: each keeps that type's load
+    // schedule (H100 tridiag_nopivot_*_interleaved, the other placement: f32
+    // 256-1024 rows 8-10 points of copy lower, f64 10-20 lower).
+    constexpr bool screen_at_fetch = sizeof(T) == 4;
     // Row j of the chunk (j counts up from 0 across the calls).
     auto fetch = [&](int j) {
       tridiag_equation<T> q{T(0), T(1), T(0), T(0)};
@@ -194,7 +199,8 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
       pa += es, pb += es, pc += es, pdd += es;
       if (j == 0 && top) q.a = T(0);
       if (Pad ? first + j == n - 1 : full ? (j == LN - 1 && bottom) : (bottom && j == ln - 1)) q.c = T(0);
-      if (p.flags) screen_row(q);
+      if constexpr (screen_at_fetch)
+        if (p.flags) screen_row(q);
       return q;
     };
     tridiag_equation<T> ring[L];
@@ -202,8 +208,10 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
     for (int j = 0; j < L; ++j)
       if (j < ln) ring[j] = fetch(j);
     auto load = [&](int i) {  // called for i = 0, 1, ... in order (chunk_sweeps)
-      tridiag_equation<T> const v = ring[i % L];
+      tridiag_equation<T> v = ring[i % L];
       if (i + L < ln) ring[i % L] = fetch(i + L);
+      if constexpr (!screen_at_fetch)
+        if (p.flags) screen_row(v);
       return v;
     };
     using TS = std::conditional_t<Pinned, T volatile, T>;
