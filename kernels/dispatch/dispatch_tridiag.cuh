@@ -83,9 +83,8 @@ tridiag_launch_plan plan_tridiag_for(layout const& lay, tridiag_algorithm alg, s
 // pivoting = partial (plain systems, no refinement): where a tile holds the
 // systems and they are short (1 KB an array) or few, one thread a system in
 // shared memory (tile_solver::thomas_pivot: the data read and written once),
-// else the pivoted form. The bounds: H100 tridiag_pivot_*, f32 64 x 2^20
-// 55% of copy against the pivoted form's 14-17%, 512 x 512 4.4x faster, but
-// f32 512 x 2^16 7.5% against 9-12% and f64 256 x 2^17 12% against 15-22%.
+// else the pivoted form. The bounds: H100 tridiag_pivot_* (the tile ahead
+// at 64 x 2^20 and 512 x 512, behind at f32 512 x 2^16 and f64 256 x 2^17).
 template <class T>
 tridiag_launch_plan plan_tridiag_partial(layout const& lay, std::size_t max_smem, int cc_major) {
   if (lay.n * std::int64_t(sizeof(T)) > 1024 && lay.count > 1024) return tridiag_plan_pivot(max_smem, false);
