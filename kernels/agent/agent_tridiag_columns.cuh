@@ -188,9 +188,8 @@ __device__ __forceinline__ void columns_sweep(tridiag_columns_params<T> const& p
     }(decltype(len_c){});
     bool const top = first == 0, bottom = first + ln == n;
     // The screen (flags: pivoting = automatic) on each row as it is fetched
-    // in f32 and as the sweep takes it in f64: each keeps that type's load
-    // schedule (H100 tridiag_nopivot_*_interleaved, the other placement: f32
-    // 256-1024 rows 8-10 points of copy lower, f64 10-20 lower).
+    // in f32 and as the sweep takes it in f64: the placement that keeps each
+    // type's load schedule (H100 tridiag_nopivot_*_interleaved).
     constexpr bool screen_at_fetch = sizeof(T) == 4;
     // Row j of the chunk (j counts up from 0 across the calls).
     auto fetch = [&](int j) {
