@@ -164,7 +164,7 @@ def _plain_call(dl, d, du, b, axis, algorithm, piv, max_refinement_steps, thread
     bshape = tuple(shape[:-1])  # the batch, numbered as the layout numbers it
     x = be.empty_plain(d)
     info = be.empty(bshape, np.int32, d)
-    # As in the general path: on the GPU 'auto' tests stability where pivoted is asked for.
+    # As in the general path: on the GPU pivoted is asked for under 'auto'.
     pivoted = be.empty(bshape, np.int32, d) if piv == "automatic" and sid is not None else None
     ex = be.export_plain
     _recur.solve_tridiagonal(
@@ -328,9 +328,11 @@ def solve_tridiagonal(
     order = state_order(ndim, axis, batch_axes(be, d, axis), lambda j: j if j < axis else j - 1, [])
     info, back = state_out(be, bshape, order, np.int32, d)
     # pivoted and refinement_steps are asked of the solver only where they
-    # can be nonzero; otherwise they are known zeros. On the GPU 'auto' runs
-    # its stability test only where pivoted is asked for (doc/tridiag.md), so
-    # it always is there: a scipy drop-in pivots where it must.
+    # can be nonzero; otherwise they are known zeros. On the GPU 'auto' tests
+    # inside the fast forms, but the forms that do not screen as they solve
+    # (rd, cr_rd, bondeli, systems too long for one block) run the test only
+    # where pivoted is asked for (doc/tridiag.md), so it always is there: a
+    # scipy drop-in pivots where it must.
     want_pivoted = piv != "none" and (return_details or (piv == "automatic" and sid is not None))
     pivoted = state_out(be, bshape, order, np.int32, d)[0] if want_pivoted else None
     steps = state_out(be, bshape, order, np.int32, d)[0] if return_details and refine else None
