@@ -115,9 +115,9 @@ __device__ void tridiag_pivot_systems(tridiag_pivot_params<T> const& p) {
 }
 
 // Launched as a dependent grid (programmatic dependent launch, sm_90)
-// where it follows the no-pivot form under pivoting = automatic: it waits
-// here for that grid's results, its launch overlapped with the form's last
-// blocks. (A no-op in any other launch.)
+// where it follows the no-pivot form under pivoting = automatic: queued
+// while the form runs, it waits here for that grid's results, which hides
+// its launch latency. (A no-op in any other launch.)
 template <class T>
 __global__ void tridiag_pivot_kernel(__grid_constant__ tridiag_pivot_params<T> const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
