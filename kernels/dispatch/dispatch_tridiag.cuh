@@ -61,21 +61,24 @@ struct tridiag_args {
   std::int32_t* flags = nullptr;
 };
 
+// f.template operator()<P>() with P the tuning policy of a device of
+// compute capability cc_major (kernels/tuning/tuning_tridiag.cuh).
+template <class T, class F>
+decltype(auto) tridiag_with_policy(int cc_major, F&& f) {
+  if (cc_major >= 9) return f.template operator()<kernels::tridiag_policy_sm90<T>>();
+  return f.template operator()<kernels::tridiag_policy_sm80<T>>();
+}
+
 // The plan of `alg` for the current device's architecture (automatic
 // resolved first).
 template <class T>
 tridiag_launch_plan plan_tridiag_for(layout const& lay, tridiag_algorithm alg, std::size_t max_smem,
                                      int cc_major) {
-  tridiag_launch_plan pl;
-  if (cc_major >= 9) {
-    using P = kernels::tridiag_policy_sm90<T>;
-    if (alg == tridiag_algorithm::automatic) alg = tridiag_resolve<T, P>(lay, max_smem);
-    pl = plan_tridiag<T, P>(lay, alg, max_smem);
-  } else {
-    using P = kernels::tridiag_policy_sm80<T>;
-    if (alg == tridiag_algorithm::automatic) alg = tridiag_resolve<T, P>(lay, max_smem);
-    pl = plan_tridiag<T, P>(lay, alg, max_smem);
-  }
+  tridiag_launch_plan pl = tridiag_with_policy<T>(cc_major, [&]<class P>() {
+    tridiag_algorithm const a =
+        alg == tridiag_algorithm::automatic ? tridiag_resolve<T, P>(lay, max_smem) : alg;
+    return plan_tridiag<T, P>(lay, a, max_smem);
+  });
   pl.cc_major = cc_major;
   return pl;
 }
@@ -88,12 +91,10 @@ tridiag_launch_plan plan_tridiag_for(layout const& lay, tridiag_algorithm alg, s
 template <class T>
 tridiag_launch_plan plan_tridiag_partial(layout const& lay, std::size_t max_smem, int cc_major) {
   if (lay.n * std::int64_t(sizeof(T)) > 1024 && lay.count > 1024) return tridiag_plan_pivot(max_smem, false);
-  auto tile = [&]<class P>() {
+  tridiag_launch_plan pl = tridiag_with_policy<T>(cc_major, [&]<class P>() {
     return tridiag_plan_thomas_tile<T>(lay, max_smem, P::thomas_smem, P::thomas_max_systems,
                                        P::thomas_min_systems);
-  };
-  tridiag_launch_plan pl = cc_major >= 9 ? tile.template operator()<kernels::tridiag_policy_sm90<T>>()
-                                         : tile.template operator()<kernels::tridiag_policy_sm80<T>>();
+  });
   if (!pl.supported()) return tridiag_plan_pivot(max_smem, false);
   pl.solver = kernels::tile_solver::thomas_pivot;
   pl.cc_major = cc_major;
@@ -469,9 +470,6 @@ cudaError_t tridiag_with_lanes(int lanes, F&& f) {
     return cudaErrorNotSupported;
 }
 
-// agent_tridiag_direct.cuh: segments of Lanes lanes (blocks of 4 warps), or
-// W warps a system; the exact instances where n fills them and every array
-// and right-hand side starts on a 16-byte boundary, else the Any ones.
 // Whether the direct plan's exact instances take s: n fills the form and
 // every array and right-hand side starts on a 16-byte boundary.
 template <class T>
@@ -491,7 +489,10 @@ bool tridiag_direct_periodic(tridiag_launch_plan const& pl, tridiag_args<T> cons
   return pl.form == tridiag_form::direct && pl.direct_warps == 1 && tridiag_direct_exact(pl, s);
 }
 
-// periodic: tridiag_direct_periodic holds; the Periodic instance.
+// agent_tridiag_direct.cuh: segments of Lanes lanes (blocks of 4 warps), or
+// W warps a system; the exact instances where tridiag_direct_exact holds,
+// else the Any ones; periodic (tridiag_direct_periodic holds): the Periodic
+// instance.
 template <class T>
 cudaError_t tridiag_launch_direct(tridiag_launch_plan const& pl, tridiag_args<T> const& s,
                                   cudaStream_t stream, bool periodic = false) {

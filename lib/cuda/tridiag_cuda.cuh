@@ -99,8 +99,8 @@ tridiag_algorithm tridiag_cuda_resolve_as(layout const& lay, tridiag_algorithm r
   tridiag_device const dev = tridiag_current_device();
   if (lay.n <= 0) return requested == tridiag_algorithm::automatic ? tridiag_algorithm::thomas : requested;
   if (requested == tridiag_algorithm::automatic)
-    return dev.cc_major >= 9 ? device::tridiag_resolve<T, kernels::tridiag_policy_sm90<T>>(lay, dev.max_smem)
-                             : device::tridiag_resolve<T, kernels::tridiag_policy_sm80<T>>(lay, dev.max_smem);
+    return device::tridiag_with_policy<T>(
+        dev.cc_major, [&]<class P>() { return device::tridiag_resolve<T, P>(lay, dev.max_smem); });
   if (device::plan_tridiag_for<T>(lay, requested, dev.max_smem, dev.cc_major).supported()) return requested;
   // Past shared memory every algorithm but Thomas runs the partitioned form
   // (its reduced systems by the algorithm itself), whose rows are int.
