@@ -88,6 +88,8 @@ BOOST_AUTO_TEST_CASE(periodic_split_f32) { periodic_split_sweep<cuda_backend, fl
 BOOST_AUTO_TEST_CASE(periodic_split_f64) { periodic_split_sweep<cuda_backend, double>(); }
 BOOST_AUTO_TEST_CASE(periodic_breakdown_f32) { periodic_breakdown<cuda_backend, float>(); }
 BOOST_AUTO_TEST_CASE(periodic_breakdown_f64) { periodic_breakdown<cuda_backend, double>(); }
+BOOST_AUTO_TEST_CASE(periodic_zero_b0_f32) { periodic_zero_b0<cuda_backend, float>(); }
+BOOST_AUTO_TEST_CASE(periodic_zero_b0_f64) { periodic_zero_b0<cuda_backend, double>(); }
 BOOST_AUTO_TEST_CASE(refinement) { refinement_sweep<cuda_backend>(); }
 BOOST_AUTO_TEST_CASE(refinement_gives_up) { refinement_limits<cuda_backend>(); }
 

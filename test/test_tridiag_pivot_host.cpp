@@ -83,6 +83,8 @@ BOOST_AUTO_TEST_CASE(periodic_split_f32) { periodic_split_sweep<host_backend, fl
 BOOST_AUTO_TEST_CASE(periodic_split_f64) { periodic_split_sweep<host_backend, double>(); }
 BOOST_AUTO_TEST_CASE(periodic_breakdown_f32) { periodic_breakdown<host_backend, float>(); }
 BOOST_AUTO_TEST_CASE(periodic_breakdown_f64) { periodic_breakdown<host_backend, double>(); }
+BOOST_AUTO_TEST_CASE(periodic_zero_b0_f32) { periodic_zero_b0<host_backend, float>(); }
+BOOST_AUTO_TEST_CASE(periodic_zero_b0_f64) { periodic_zero_b0<host_backend, double>(); }
 BOOST_AUTO_TEST_CASE(periodic_partial_f64) {
   pivot_sweep<host_backend, double>(tridiag_pivoting::partial, true);
 }

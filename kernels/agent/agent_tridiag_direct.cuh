@@ -31,6 +31,7 @@
 
 #include <recur/layout/layout.hpp>
 #include "../block/block_tridiag_thomas_pcr.cuh"
+#include "../thread/thread_tridiag_pivot.cuh"
 
 namespace recur::kernels {
 
@@ -239,35 +240,52 @@ __device__ __forceinline__ void direct_warp_spikes(tridiag_eq3<T>& f0, tridiag_e
   if (lane == 31) lk[3] = g1.v[0], lk[4] = g1.v[1], lk[5] = f1.d;
 }
 
-// A periodic system's boundary equations (a segment of Lanes lanes, n =
-// Lanes R rows, the corners kept through the sweeps): a[0] is the
-// coefficient of x_(n-1) in lane 0's first equation and c[n - 1] that of
-// x_0 in the last lane's last one; both go into two more right-hand columns
-// (as direct_warp_spikes moves its neighbours' couplings), so PCR leaves
-// every boundary unknown as x_j = d_j - p_j x_(n-1) - q_j x_0. The closure
-// x_0 = y_0 - p_0 x_(n-1) - q_0 x_0, x_(n-1) = y_(n-1) - p_(n-1) x_(n-1) -
-// q_(n-1) x_0 is a 2 x 2 system every lane solves (its determinant
-// unusable: a breakdown at row n, as the split reports it); then f0.d and
-// f1.d hold the chunk's end unknowns. The bordered form of Sherman-Morrison
-// with A's corners as the rank-two update, in one pass over memory.
+// A periodic system on a segment of Lanes lanes (n = Lanes R rows, the
+// corners kept at the load): the split of agent_tridiag_periodic.cuh folded
+// into the rows. With gamma the split's (pivot_periodic_gamma of row 0) and
+// w = a_0 / gamma, row 0 becomes gamma xi + (b_0 - gamma) x_0 + c_0 x_1 =
+// d_0 and row n-1 a x_(n-2) + (b_(n-1) - c_(n-1) w) x_(n-1) + c_(n-1) xi =
+// d_(n-1), xi = x_0 + w x_(n-1): A's rows exactly, T (the split's matrix)
+// on the left of xi's column u = (gamma, 0, ..., 0, c_(n-1)). Lane 0's a[0]
+// holds gamma and the last lane's c[R - 1] keeps c_(n-1), so the sweeps
+// carry xi's coefficients as they carry a neighbour chunk's. Returns w.
+template <class T, int R, int Lanes>
+__device__ __forceinline__ T direct_periodic_fold(chunk_regs<T, R>& m, T (&bv)[R], int sl) {
+  auto from0 = [](T v) { return __shfl_sync(0xffffffffu, v, 0, Lanes); };
+  pivot_row<T> const r0{from0(m.a[0]), from0(bv[0]), from0(m.c[0])};
+  T const gamma = pivot_periodic_gamma(r0), w = r0.a / gamma;
+  if (sl == 0) {
+    bv[0] = pivot_usable(gamma) ? r0.b - gamma : std::numeric_limits<T>::quiet_NaN();
+    m.a[0] = gamma;
+  }
+  if (sl == Lanes - 1) bv[R - 1] = bv[R - 1] - m.c[R - 1] * w;
+  return w;
+}
+
+// Its boundary equations: xi's coefficients (lane 0's first equation, the
+// last lane's last one) go into one more right-hand column of the boundary
+// PCR (as direct_warp_spikes moves its neighbours' couplings), so every
+// boundary unknown comes out as x_j = y_j - z_j xi with T y = d, T z = u.
+// Then xi = (y_0 + w y_(n-1)) / (1 + z_0 + w z_(n-1)), the split's divisor
+// (not usable: a breakdown at row n, as the split reports it), and f0.d and
+// f1.d hold the chunk's end unknowns: Sherman-Morrison in one pass.
 template <class T, int R, int Lanes>
 __device__ __forceinline__ void direct_periodic_join(tridiag_eq3<T>& f0, tridiag_eq3<T>& f1, int sl, int n,
-                                                     int* info) {
-  boundary_cols<T, 2> g0{{T(0), T(0)}}, g1{{T(0), T(0)}};
-  if (sl == 0) g0.v[0] = f0.a, f0.a = T(0);          // the coefficient of x_(n-1)
-  if (sl == Lanes - 1) g1.v[1] = f1.c, f1.c = T(0);  // and of x_0
-  warp_boundary_pcr<T, 2>(
+                                                     T w, int* info) {
+  boundary_cols<T, 1> g0{{T(0)}}, g1{{T(0)}};
+  if (sl == 0) g0.v[0] = f0.a, f0.a = T(0);          // gamma's column
+  if (sl == Lanes - 1) g1.v[0] = f1.c, f1.c = T(0);  // c_(n-1)'s
+  warp_boundary_pcr<T, 1>(
       f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes, &g0,
       &g1);
   auto from = [](T v, int lane) { return __shfl_sync(0xffffffffu, v, lane, Lanes); };
-  T const y0 = from(f0.d, 0), p0 = from(g0.v[0], 0), q0 = from(g0.v[1], 0);
-  T const yn = from(f1.d, Lanes - 1), pn = from(g1.v[0], Lanes - 1), qn = from(g1.v[1], Lanes - 1);
-  T const det = (T(1) + q0) * (T(1) + pn) - p0 * qn;
-  if (sl == 0 && !usable_pivot(det)) record_breakdown(info, n - 1);
-  T const r = T(1) / det;
-  T const x0 = (y0 * (T(1) + pn) - p0 * yn) * r, xn = ((T(1) + q0) * yn - qn * y0) * r;
-  f0.d = f0.d - g0.v[0] * xn - g0.v[1] * x0;
-  f1.d = f1.d - g1.v[0] * xn - g1.v[1] * x0;
+  T const y0 = from(f0.d, 0), z0 = from(g0.v[0], 0);
+  T const yn = from(f1.d, Lanes - 1), zn = from(g1.v[0], Lanes - 1);
+  T const den = T(1) + z0 + w * zn;
+  if (sl == 0 && !pivot_usable(den)) record_breakdown(info, n - 1);
+  T const xi = (y0 + w * yn) / den;
+  f0.d = f0.d - g0.v[0] * xi;
+  f1.d = f1.d - g1.v[0] * xi;
 }
 
 // The substitution and the stores of a lane's R rows, of which the first
@@ -323,6 +341,8 @@ __global__ void __launch_bounds__(Block, tridiag_direct_min_blocks<Any>)
                                             bv);
     if (sl == 0) *info = INT_MAX;
     __syncwarp();
+    T w = T(0);  // Periodic: direct_periodic_fold's
+    if constexpr (Periodic) w = direct_periodic_fold<T, R, Lanes>(m, bv, sl);
     bool const screen = p.flags != nullptr;
     if (screen) chunk_screen(m, bv);
     chunk_ends<T> const e = chunk_sweeps<T, R>(
@@ -333,7 +353,7 @@ __global__ void __launch_bounds__(Block, tridiag_direct_min_blocks<Any>)
         [&](int row) { record_breakdown(info, row); });
     tridiag_eq3<T> f0 = e.first, f1 = e.last;
     if constexpr (Periodic)
-      direct_periodic_join<T, R, Lanes>(f0, f1, sl, n, info);
+      direct_periodic_join<T, R, Lanes>(f0, f1, sl, n, w, info);
     else
       warp_boundary_pcr(
           f0, f1, Lanes, sl, true, info, [](int j) { return (j / 2) * R + ((j & 1) ? R - 1 : 0); }, Lanes);

@@ -980,6 +980,42 @@ void periodic_breakdown() {
   cases.require(60);
 }
 
+// Periodic systems whose row 0 has b_0 = 0 (a_0 and c_0 as generated, the
+// other rows dominant): the split's gamma keeps T regular, so pivoting none
+// solves them (against the dense oracle) in every layout kind, at lengths
+// that run the split and the direct form's one-pass solve (64, 256).
+template <class Backend, class T>
+void periodic_zero_b0() {
+  recur_test::case_count cases(fmt::format("{} {} periodic b_0 = 0", Backend::name(), type_name<T>));
+  int idx = 0;
+  for (layout_kind const kind : all_layout_kinds)
+    for (std::int64_t const n : {5, 64, 256, 1000}) {
+      layout const lay = make_layout(kind, n, 33);
+      std::uint64_t const seed = seed_for(695, static_cast<std::uint64_t>(idx++), sizeof(T));
+      auto p = make_system_batch<T>(lay, 1, 0, matrix_class::dominant, true, seed);
+      for (std::int64_t k = 0; k < lay.count; ++k) p.b[p.mi(0, k)] = T(0);
+      tridiag_options opt;
+      opt.pivoting = tridiag_pivoting::none;
+      opt.periodic = true;
+      std::string const what =
+          describe(Backend::name(), opt, type_name<T>, matrix_class::dominant, lay, 1, 0, false, seed) +
+          " (b_0 = 0)";
+      cases.run();
+      auto const out = run_options<Backend>(p, opt, false);
+      auto const oracle = [&](std::int64_t k, std::int64_t r) {
+        return Backend::oracle(values(p, k, true), rhs_values(p, k, r));
+      };
+      auto const expected = [&](std::int64_t) {
+        expected_system e;
+        e.pivoted = 0;
+        return e;
+      };
+      std::string const msg = check_outputs(p, out, opt, expected, oracle);
+      BOOST_TEST(msg.empty(), what << "\n" << msg);
+    }
+  cases.require(16);
+}
+
 // ------------------------------------------------------------ arguments ---
 
 // Every bad option is named, nothing written (tridiag_harness.hpp's arena).
