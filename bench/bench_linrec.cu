@@ -40,10 +40,12 @@
 // cache, the timing loop, counters, naming) is in bench_common.cuh.
 //
 // Timing: every iteration times one call with CUDA events on one stream. A
-// spin kernel (200 us, RECUR_BENCH_SPIN_US) is queued ahead of the start
-// event so that the host's enqueue of the call stays out of the measured GPU
-// time (the same for peers and recur); each entry reports that enqueue time
-// as host_us. Inputs that would fit in L2 are rotated among several input sets.
+// spin kernel (4 times the entry's enqueue time, at least 40 us;
+// RECUR_BENCH_SPIN_US fixes it) is queued ahead of the start event so that
+// the host's enqueue of the call stays out of the measured GPU time (the
+// same for peers and recur); each entry reports that enqueue time as host_us
+// and its spin as spin_us. Inputs that would fit in L2 are rotated among
+// several input sets.
 // The reported time is the mean over an iteration run, and the program asks
 // for repetitions by default, so the JSON holds a median aggregate per entry.
 //
@@ -140,7 +142,12 @@ constexpr char const* default_flags[] = {
 constexpr i64 sample_len = i64(1) << 16;       // elements compared per sample
 constexpr i64 sample_warmup = 4096;            // reference starts this far before a sample (|s| < 1 forgets)
 constexpr double s_min = -0.99, s_max = 0.99;  // time-varying s
-constexpr double scalar_s_value = 0.95;        // scalar s
+// Long memory (the *_long entries): s in [0.999, 1), so a tile's composed
+// map keeps a > 0 and every look-back walks to a predecessor's state; the
+// reference starts 2^16 steps early (0.9995^65536 < 1e-14).
+constexpr double s_long_min = 0.999, s_long_max = 1.0;
+constexpr i64 sample_warmup_long = i64(1) << 16;
+constexpr double scalar_s_value = 0.95;  // scalar s
 constexpr double t_min = -1.0, t_max = 1.0;
 
 // Per-element tolerance relative to the magnitude bound m_i = |s_i| m_{i-1} + |t_i|:
@@ -176,7 +183,7 @@ std::vector<sample> samples_for(layout const& lay) {
 // Throws bench_failure naming the first wrong element. The output must have
 // been poisoned with NaN before the call; p.init must be null (host-side init).
 template <class T>
-void check_linrec(linrec_problem<T> const& p) {
+void check_linrec(linrec_problem<T> const& p, i64 warmup = sample_warmup) {
   if (p.init) throw bench_failure("check_linrec: device init array not supported");
   // The benchmark layouts are dense.
   if (any_nonfinite(p.w, p.lay.size()))
@@ -185,7 +192,7 @@ void check_linrec(linrec_problem<T> const& p) {
   for (sample const& smp : samples_for(p.lay)) {
     // Far from the start the reference begins from 0 a few thousand steps early:
     // with |s| < 1 the forgotten history is below 1e-90 of the terms.
-    i64 const start = smp.i0 == 0 ? 0 : std::max<i64>(0, smp.i0 - sample_warmup);
+    i64 const start = smp.i0 == 0 ? 0 : std::max<i64>(0, smp.i0 - warmup);
     i64 const len = smp.i0 + smp.len - start;
     std::vector<T> const s = p.s ? gather(p.s, p.lay, smp.k, start, len) : std::vector<T>{};
     std::vector<T> const t = p.t ? gather(p.t, p.lay, smp.k, start, len) : std::vector<T>{};
@@ -250,7 +257,7 @@ double linrec_bytes(layout const& lay, bool scalar_s) {
 // CUB's convention (null temp: size only). Shared by recur and the CUB peers.
 template <class T, class Call>
 void run_linrec_entry(benchmark::State& st, std::string const& key, layout const& lay, bool scalar_s,
-                      entry_info const& info, Call call) {
+                      entry_info const& info, Call call, bool long_memory = false) {
   guarded(st, key, [&] {
     auto& c = acquire<linrec_case<T>>(key, [&] {
       auto c = std::make_unique<linrec_case<T>>();
@@ -264,7 +271,9 @@ void run_linrec_entry(benchmark::State& st, std::string const& key, layout const
         s.t = dbuf<T>(elems);
         s.w = dbuf<T>(elems);
         std::uint64_t const seed = splitmix64(0x5eed0000ull + i);
-        if (!scalar_s) fill_uniform(s.s.get(), i64(elems), s_min, s_max, seed ^ 1);
+        if (!scalar_s)
+          fill_uniform(s.s.get(), i64(elems), long_memory ? s_long_min : s_min,
+                       long_memory ? s_long_max : s_max, seed ^ 1);
         fill_uniform(s.t.get(), i64(elems), t_min, t_max, seed ^ 2);
         check(cudaMemsetAsync(s.w.get(), 0xff, elems * sizeof(T), g_stream));  // NaN
         c->sets.push_back(std::move(s));
@@ -273,7 +282,7 @@ void run_linrec_entry(benchmark::State& st, std::string const& key, layout const
       c->temp = dbuf<char>(std::max<std::size_t>(c->temp_bytes, 1));
       check(call(c->temp.get(), c->temp_bytes, c->problem(0), g_stream));
       check(cudaStreamSynchronize(g_stream));
-      check_linrec(c->problem(0));
+      check_linrec(c->problem(0), long_memory ? sample_warmup_long : sample_warmup);
       return c;
     });
     time_calls(st, c.sets.size(), info, [&](std::size_t i) {
@@ -529,7 +538,8 @@ void bm_cub_inclusive_sum(benchmark::State& st, std::string const& key) {
 
 // One sequence of n elements: family "<prefix>_<type>", shape affine[_const]_<type>/N:n.
 template <class T, class Call>
-void register_single(std::string const& prefix, bool scalar_s, role kind, i64 n, Call call) {
+void register_single(std::string const& prefix, bool scalar_s, role kind, i64 n, Call call,
+                     bool long_memory = false) {
   std::string const family = prefix + "_" + type_name<T>;
   std::string const key = arg_name(family, {{"N", n}});
   std::string const shape =
@@ -540,7 +550,7 @@ void register_single(std::string const& prefix, bool scalar_s, role kind, i64 n,
   finish(benchmark::RegisterBenchmark(family.c_str(),
                                       [=](benchmark::State& st) {
                                         run_linrec_entry<T>(st, key, layout::contiguous(st.range(0), 1),
-                                                            scalar_s, info, call);
+                                                            scalar_s, info, call, long_memory);
                                       })
              ->Arg(n)
              ->ArgName("N"));
@@ -548,7 +558,8 @@ void register_single(std::string const& prefix, bool scalar_s, role kind, i64 n,
 
 // A batch: family "<prefix>_batched_<layout>_<type>", shape batched_<layout>_<type>/lanes:c/N:n.
 template <class T, class Call>
-void register_batched(std::string const& prefix, bool interleaved, role kind, batch_shape bs, Call call) {
+void register_batched(std::string const& prefix, bool interleaved, role kind, batch_shape bs, Call call,
+                      bool long_memory = false) {
   std::string const lay_name = interleaved ? "interleaved" : "contiguous";
   std::string const family = prefix + "_batched_" + lay_name + "_" + type_name<T>;
   std::string const key = arg_name(family, {{"lanes", bs.lanes}, {"N", bs.n}});
@@ -558,11 +569,11 @@ void register_batched(std::string const& prefix, bool interleaved, role kind, ba
   entry_info info{linrec_bytes<T>(lay, false), kind, shape, key};
   info.scan_peer = arg_name("cub_affine_linrec_batched_" + lay_name + "_" + type_name<T>,
                             {{"lanes", bs.lanes}, {"N", bs.n}});
-  finish(
-      benchmark::RegisterBenchmark(
-          family.c_str(), [=](benchmark::State& st) { run_linrec_entry<T>(st, key, lay, false, info, call); })
-          ->Args({bs.lanes, bs.n})
-          ->ArgNames({"lanes", "N"}));
+  finish(benchmark::RegisterBenchmark(
+             family.c_str(),
+             [=](benchmark::State& st) { run_linrec_entry<T>(st, key, lay, false, info, call, long_memory); })
+             ->Args({bs.lanes, bs.n})
+             ->ArgNames({"lanes", "N"}));
 }
 
 template <class T>
@@ -611,12 +622,22 @@ void register_ours(std::span<i64 const> sizes, std::span<batch_shape const> shap
     register_batched<T>("linrec", false, role::ours, bs, recur_call<T>(linrec_variant::automatic));
     register_batched<T>("linrec", true, role::ours, bs, recur_call<T>(linrec_variant::automatic));
   }
-  // The opt-in pipelined variant (dense contiguous layouts); on this
-  // benchmark's data (|s| <= 0.99, every tile forgets) it is at its best.
+  // Long memory (|s| in [0.999, 1)), at the largest size and batch shape;
+  // their peers are the short-memory entries' (CUB's time does not depend
+  // on the data).
+  register_single<T>("linrec_long", false, role::ours, sizes.back(), recur_call<T>(linrec_variant::automatic),
+                     true);
+  for (bool const interleaved : {false, true})
+    register_batched<T>("linrec_long", interleaved, role::ours, shapes.front(),
+                        recur_call<T>(linrec_variant::automatic), true);
+  // The opt-in pipelined variant (dense contiguous layouts): at its best on
+  // the short-memory data, well below automatic on long-memory data.
   for (i64 n : sizes)
     register_single<T>("linrec_pipelined", false, role::ours, n, recur_call<T>(linrec_variant::pipelined));
   for (batch_shape bs : shapes)
     register_batched<T>("linrec_pipelined", false, role::ours, bs, recur_call<T>(linrec_variant::pipelined));
+  register_single<T>("linrec_pipelined_long", false, role::ours, sizes.back(),
+                     recur_call<T>(linrec_variant::pipelined), true);
 }
 
 // ---------------------------------------------------------------------------
