@@ -282,8 +282,9 @@ __device__ __forceinline__ void direct_periodic_join(tridiag_eq3<T>& f0, tridiag
   T const y0 = from(f0.d, 0), z0 = from(g0.v[0], 0);
   T const yn = from(f1.d, Lanes - 1), zn = from(g1.v[0], Lanes - 1);
   T const den = T(1) + z0 + w * zn;
-  if (sl == 0 && !pivot_usable(den)) record_breakdown(info, n - 1);
-  T const xi = (y0 + w * yn) / den;
+  bool const usable = pivot_usable(den);
+  if (sl == 0 && !usable) record_breakdown(info, n - 1);
+  T const xi = usable ? (y0 + w * yn) / den : std::numeric_limits<T>::quiet_NaN();
   f0.d = f0.d - g0.v[0] * xi;
   f1.d = f1.d - g1.v[0] * xi;
 }
