@@ -40,9 +40,7 @@ using i64 = std::int64_t;
 
 constexpr i64 copy_bytes = i64(1) << 30;  // copied; read + write is twice this
 // The spin ahead of each timed call: it must outlast the host's enqueue of
-// the call (host_us, reported per entry), or that time is measured too (a
-// 30 us spin measured recur::device::sosfilt, about 50 us to enqueue, at
-// 0.112 ms against 0.094 ms with 200 us: H100, bench/results/h100-spin-*.json).
+// the call (host_us, reported per entry), or that time is measured too.
 // Each entry's spin is 4 times the enqueue of its last warm-up call (the
 // first may load modules), 40 us at least, 2 ms at most, and grows for the
 // later runs where a run's mean enqueue came within half of it;
@@ -320,8 +318,8 @@ template <class Call, class Before, class After>
 void time_calls(benchmark::State& st, std::size_t sets, entry_info const& info, Call&& call, Before&& before,
                 After&& after) {
   // Warm-up, on the entry's first run only (its inputs stay as they are
-  // between runs): a call per input set (2 or 3), the last one's enqueue
-  // timed for the spin.
+  // between runs): 2 calls (one input set) or 3 (on sets 0, 1, 2 modulo the
+  // sets), the last one's enqueue timed for the spin.
   auto it = g_timing.find(info.name);
   bool const first_run = it == g_timing.end();
   if (first_run) {
