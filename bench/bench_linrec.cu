@@ -630,8 +630,8 @@ void register_ours(std::span<i64 const> sizes, std::span<batch_shape const> shap
   for (bool const interleaved : {false, true})
     register_batched<T>("linrec_long", interleaved, role::ours, shapes.front(),
                         recur_call<T>(linrec_variant::automatic), true);
-  // The opt-in pipelined variant (dense contiguous layouts): at its best on
-  // the short-memory data, well below automatic on long-memory data.
+  // The opt-in pipelined variant (dense contiguous layouts), on short- and
+  // long-memory data.
   for (i64 n : sizes)
     register_single<T>("linrec_pipelined", false, role::ours, n, recur_call<T>(linrec_variant::pipelined));
   for (batch_shape bs : shapes)
@@ -1091,8 +1091,10 @@ void register_lfilter() {
     i64 lanes, n;
   };
   // One lane of 1024 samples, order 2: the host time of a call on a small
-  // input (host_loop_us; bench/python_bench.py's overhead entries).
-  for (shape sh : {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}, shape{1, 1024}})
+  // input (host_loop_us; bench/python_bench.py's overhead entries). 4096
+  // lanes of 2^16: a batch wide enough for whole sequences per block.
+  for (shape sh :
+       {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}, shape{4096, i64(1) << 16}, shape{1, 1024}})
     for (int order = 1; order <= 4; ++order) {
       if (sh.n == 1024 && order != 2) continue;
       std::string const family = "lfilter_f32";
@@ -1139,7 +1141,8 @@ void register_filters() {
   };
   static std::vector<float> const sos = bench_sos();
   static std::vector<float> const pred = {1.6f, -0.64f};
-  for (shape sh : {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}, shape{1, 1024}}) {
+  for (shape sh :
+       {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}, shape{4096, i64(1) << 16}, shape{1, 1024}}) {
     {
       std::string const family = "sosfilt_f32";
       std::string const key = arg_name(family, {{"sections", 4}, {"lanes", sh.lanes}, {"N", sh.n}});

@@ -368,6 +368,47 @@ BOOST_AUTO_TEST_CASE(bitwise_reproducible) {
   reproducible<double>(708);
 }
 
+// Batches wide enough that whole sequences run one block each, tile after
+// tile, with no look-back (lti_rows_kernel: unit stride and at least
+// lti_rows_min_waves (4) x blocks per SM x SMs sequences; 6 blocks per SM is
+// the largest shape's, f32 up to 4 state values): short and long filters (both
+// tile shapes), with and without zi and zf, in place, zf == zi, with gaps
+// between the sequences; then the same call twice, bitwise the same.
+template <class T>
+void whole_sequences(std::uint64_t salt) {
+  int dev = 0, sms = 0;
+  recur_test::cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+  recur_test::cuda_ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
+                      "cudaDeviceGetAttribute");
+  std::int64_t const count = 5 * 6 * std::int64_t(sms) + 5;  // lti_rows_min_waves is 4, with a margin
+  int idx = 0;
+  for (int const order : {1, 2, 8})
+    for (int variant = 0; variant < 4; ++variant) {
+      spec sp;
+      sp.order = order;
+      sp.shape = idx % 3;
+      std::int64_t const n = variant == 3 ? 1 : 4099 + 2000 * variant;
+      sp.lay = variant == 2 ? recur_test::make_layout(layout_kind::strided_gaps, n, count)
+                            : layout::contiguous(n, count);
+      sp.zi = variant != 1;
+      sp.zf = variant != 2;
+      sp.in_place = variant == 1;
+      sp.state_in_place = variant == 0;
+      sp.seed = seed_for(salt, static_cast<std::uint64_t>(idx++));
+      run_and_check<T>(sp);
+      if (variant == 0) {
+        auto const p = make_problem<T>(sp);
+        auto const r1 = run_gpu(p), r2 = run_gpu(p);
+        BOOST_TEST((same_bytes(r1.y, r2.y) && same_bytes(r1.zf, r2.zf)),
+                   (sizeof(T) == 4 ? "f32 " : "f64 ") << sp.describe() << ": two runs differ");
+      }
+    }
+}
+BOOST_AUTO_TEST_CASE(wide_batches_whole_sequences) {
+  whole_sequences<float>(716);
+  whole_sequences<double>(717);
+}
+
 // Orders above 8: invalid_argument naming the order and the supported range,
 // before anything is written (whatever the shape, even an empty one).
 template <class T>

@@ -112,6 +112,7 @@ struct agent_lti {
     vec zf0;  // Correct: the zero-state run's state after the sequence's last sample
     typename status::template walk_storage<Depth> walk;
     std::int64_t tile;
+    vec carry;  // run_rows: the state the block's previous tile left
   };
 
   static std::int64_t tiles_per_seq(std::int64_t n) { return (n + tile_items - 1) / tile_items; }
@@ -198,12 +199,14 @@ struct agent_lti {
     }
   };
 
-  __device__ static void run(temp_storage& ts, params const& p, status const& st) {
+  // Tile `local` of sequence `seq`, every thread of the block calling.
+  // Warp 0's lanes call incoming(agg, lane) once the tile's aggregate agg
+  // (its outgoing state from a zero start) is known, for the tile's
+  // incoming state (every lane's).
+  template <class Incoming>
+  __device__ static void tile(temp_storage& ts, params const& p, std::int64_t seq, std::int64_t local,
+                              Incoming const& incoming) {
     unsigned const tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    if (tid == 0) ts.tile = st.next_tile();
-    __syncthreads();
-    std::int64_t const tile = ts.tile;
-    std::int64_t const seq = tile / p.tiles_per_seq, local = tile - seq * p.tiles_per_seq;
     std::int64_t const n = p.lay.n;
     std::int64_t const i0 = local * tile_items;
     int const valid = static_cast<int>(n - i0 < tile_items ? n - i0 : tile_items);
@@ -283,23 +286,7 @@ struct agent_lti {
         before.v[e] = shfl_up(t.v[e], 1);
         if (lane == 0) before.v[e] = T(0);
       }
-      bool const last = local == p.tiles_per_seq - 1;
-      vec s_in{};
-      if (local > 0) {
-        if (lane == 0 && !last) st.publish(tile, lookback_aggregate, agg);
-        s_in = st.template lookback<Depth, 1>(tile, tile - local, ts.walk, lane, fold{p});
-        // zf may be zi: the sequence's last tile writes zf only after its
-        // first tile has read zi (and published its inclusive state). A walk
-        // that ends at an inclusive state already implies that; one that
-        // ends at a forgetting predecessor's aggregate does not.
-        if (lane == 0 && last && p.zf && p.zi && p.forget) st.wait_inclusive(tile - local);
-#pragma unroll
-        for (int e = 0; e < K; ++e) s_in.v[e] = shfl_idx(s_in.v[e], 0);
-      } else if (p.zi) {
-#pragma unroll
-        for (int e = 0; e < K; ++e) s_in.v[e] = p.zi[seq * p.state_stride + e];
-      }
-      if (lane == 0 && !last) st.publish(tile, lookback_inclusive, apply_tile(p, s_in, agg));
+      vec s_in = incoming(agg, lane);
       if (lane < warps) {
         power<log_warp, log_warps>(p, s_in, lane);  // A^(Items 32 u) s_in + before
 #pragma unroll
@@ -355,6 +342,61 @@ struct agent_lti {
         if (j * Block + int(tid) < valid) y[j * Block * es] = ts.x[j * padded(Block) + padded(int(tid))];
     }
   }
+
+  // Sequence k's initial state (zero without zi).
+  __device__ __forceinline__ static vec initial(params const& p, std::int64_t seq) {
+    vec s{};
+    if (p.zi)
+#pragma unroll
+      for (int e = 0; e < K; ++e) s.v[e] = p.zi[seq * p.state_stride + e];
+    return s;
+  }
+
+  // One tile per block, in the order tiles start; a tile's incoming state
+  // by the look-back over its sequence's earlier tiles.
+  __device__ static void run(temp_storage& ts, params const& p, status const& st) {
+    if (threadIdx.x == 0) ts.tile = st.next_tile();
+    __syncthreads();
+    std::int64_t const t = ts.tile;
+    std::int64_t const seq = t / p.tiles_per_seq, local = t - seq * p.tiles_per_seq;
+    tile(ts, p, seq, local, [&](vec const& agg, unsigned lane) {
+      bool const last = local == p.tiles_per_seq - 1;
+      vec s_in{};
+      if (local > 0) {
+        if (lane == 0 && !last) st.publish(t, lookback_aggregate, agg);
+        s_in = st.template lookback<Depth, 1>(t, t - local, ts.walk, lane, fold{p});
+        // zf may be zi: the sequence's last tile writes zf only after its
+        // first tile has read zi (and published its inclusive state). A walk
+        // that ends at an inclusive state already implies that; one that
+        // ends at a forgetting predecessor's aggregate does not.
+        if (lane == 0 && last && p.zf && p.zi && p.forget) st.wait_inclusive(t - local);
+#pragma unroll
+        for (int e = 0; e < K; ++e) s_in.v[e] = shfl_idx(s_in.v[e], 0);
+      } else {
+        s_in = initial(p, seq);
+      }
+      if (lane == 0 && !last) st.publish(t, lookback_inclusive, apply_tile(p, s_in, agg));
+      return s_in;
+    });
+  }
+
+  // Whole sequences, one block each at a time (blockIdx.x, then gridDim.x
+  // on), tile after tile from the first: a tile's incoming state is the one
+  // the block's previous tile left, carried in shared memory; no look-back,
+  // no temporary storage. Reads zi before its sequence's zf is written, so
+  // they may be one array.
+  __device__ static void run_rows(temp_storage& ts, params const& p) {
+    for (std::int64_t seq = blockIdx.x; seq < p.lay.count; seq += gridDim.x)
+      for (std::int64_t local = 0; local < p.tiles_per_seq; ++local) {
+        __syncthreads();  // the previous tile's stores have read the shared samples
+        tile(ts, p, seq, local, [&](vec const& agg, unsigned lane) {
+          vec const s_in = local > 0 ? ts.carry : initial(p, seq);
+          __syncwarp();
+          if (lane == 0) ts.carry = apply_tile(p, s_in, agg);
+          return s_in;
+        });
+      }
+  }
 };
 
 template <class Agent>
@@ -362,6 +404,15 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
     lti_tiles_kernel(__grid_constant__ typename Agent::params const p, typename Agent::status st) {
   __shared__ typename Agent::temp_storage ts;
   Agent::run(ts, p, st);
+}
+
+// Whole sequences per block (agent_lti::run_rows): batches wide enough to
+// fill the device without splitting a sequence.
+template <class Agent>
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks)
+    lti_rows_kernel(__grid_constant__ typename Agent::params const p) {
+  __shared__ typename Agent::temp_storage ts;
+  Agent::run_rows(ts, p);
 }
 
 // One thread per sequence, sequentially (many short sequences, or many

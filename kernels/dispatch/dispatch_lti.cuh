@@ -153,6 +153,25 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
     for (int r = 0; r < K; ++r)
       for (int c = 0; c < K; ++c) p.pow[s][r][c] = lti_narrow<T>(chain->p[log_items + s].m[r][c]);
   p.forget = chain->p[log_items + agent::levels - 1].template zero_in<T>();
+  if (lti_unit_stride(lay) && lay.count >= lti_rows_min_waves * Policy::min_blocks) {
+    // Whole sequences per block where the batch fills the device
+    // lti_rows_min_waves times over: no look-back, no status.
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) return e;
+    if (lay.count >= std::int64_t(lti_rows_min_waves) * Policy::min_blocks * sms) {
+      auto const kernel = lay.element_stride == -1 && lay.n > 1
+                              ? lti_rows_kernel<lti_agent_for<T, Policy, System, -1>>
+                              : lti_rows_kernel<agent>;
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, agent::block_threads, 0);
+      if (e != cudaSuccess) return e;
+      std::int64_t const resident = std::int64_t(sms) * (per_sm > 0 ? per_sm : 1);
+      kernel<<<static_cast<unsigned>(lay.count < resident ? lay.count : resident), agent::block_threads, 0,
+               stream>>>(p);
+      return cudaGetLastError();
+    }
+  }
   status const st = status::carve(d_temp, tiles);
   cudaError_t const e = cudaMemsetAsync(d_temp, 0xff, bytes, stream);
   if (e != cudaSuccess) return e;
@@ -186,8 +205,11 @@ constexpr bool lti_runs_lanes(layout const& lay) {
 //   nothing to do     empty: zf = zi for empty sequences
 //   lti_lanes_kernel  many sequences (lti_lanes_min_count), strided or short
 //                     (at most two lti_lanes_tile): one thread each
+//   rows              unit stride, lti_rows_min_waves x the shape's blocks
+//                     per SM x SMs sequences or more: whole sequences per
+//                     block, tile after tile, no look-back
 //   tiles, forgetting the forgetting shape's tile power is zero in T
-//   tiles, long       otherwise
+//   tiles, long       otherwise (either shape for rows, by the same test)
 template <class T, class Policy = void, class System>
 cudaError_t dispatch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys, T const* x, T* y,
                          layout const& lay, T const* zi, T* zf, std::int64_t state_stride,

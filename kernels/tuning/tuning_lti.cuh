@@ -52,6 +52,11 @@ template <class T, int K>
 inline constexpr long long lti_lanes_tile = sizeof(T) == 4 && K > 4 ? 4096 : 2048;
 inline constexpr long long lti_lanes_min_count = 4096;
 
+// Whole sequences per block (lti_rows_kernel) from this many waves of the
+// blocks the device holds at once: the last, partly idle wave is then at
+// most a fifth of the time. Untuned (linrec's rows agent's bound).
+inline constexpr int lti_rows_min_waves = 4;
+
 // The largest power of A the tiles of a K-value state use, A^(2^top): the
 // longer tile of the two shapes.
 template <class T, int K>
