@@ -1016,11 +1016,13 @@ void register_chain3(i64 n) {
 // IIR filters (recur::device::lfilter), f32, 8 bytes per sample (x read, y
 // written). Peers (cupyx, torchaudio) are measured from Python by
 // bench/peers/ in the same session on the same machine. Filter: poles at
-// 0.9 (real) and 0.9 e^(+-0.5i), in that order, up to the order asked for.
+// 0.9 (real), 0.9 e^(+-0.5i), -0.8, then 0.7, -0.6, 0.5, -0.4, in that order,
+// up to the order asked for (the real part of the polynomial).
 
 std::vector<double> lfilter_a(int order) {
   std::vector<std::complex<double>> poly{1.0};
-  std::complex<double> const poles[] = {0.9, std::polar(0.9, 0.5), std::polar(0.9, -0.5), -0.8};
+  std::complex<double> const poles[] = {
+      0.9, std::polar(0.9, 0.5), std::polar(0.9, -0.5), -0.8, 0.7, -0.6, 0.5, -0.4};
   for (int k = 0; k < order; ++k) {
     std::vector<std::complex<double>> q(poly.size() + 1, 0.0);
     for (std::size_t i = 0; i < poly.size(); ++i) {
@@ -1095,7 +1097,7 @@ void register_lfilter() {
   // lanes of 2^16: a batch wide enough for whole sequences per block.
   for (shape sh :
        {shape{1, i64(1) << 24}, shape{64, i64(1) << 18}, shape{4096, i64(1) << 16}, shape{1, 1024}})
-    for (int order = 1; order <= 4; ++order) {
+    for (int order = 1; order <= 8; ++order) {
       if (sh.n == 1024 && order != 2) continue;
       std::string const family = "lfilter_f32";
       std::string const key = arg_name(family, {{"order", order}, {"lanes", sh.lanes}, {"N", sh.n}});

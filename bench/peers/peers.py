@@ -26,9 +26,9 @@ REPS = 7
 
 
 def filter_coefficients(order):
-    """The filter of bench_linrec.cu: poles 0.9, 0.9 e^(+-0.5i), -0.8 (the
-    first `order` of them); b[k] = 0.5 / (k + 1)."""
-    poles = [0.9, 0.9 * np.exp(0.5j), 0.9 * np.exp(-0.5j), -0.8][:order]
+    """The filter of bench_linrec.cu: poles 0.9, 0.9 e^(+-0.5i), -0.8, 0.7,
+    -0.6, 0.5, -0.4 (the first `order` of them); b[k] = 0.5 / (k + 1)."""
+    poles = [0.9, 0.9 * np.exp(0.5j), 0.9 * np.exp(-0.5j), -0.8, 0.7, -0.6, 0.5, -0.4][:order]
     a = np.real(np.poly(poles)) if order else np.array([1.0])
     b = np.array([0.5 / (k + 1) for k in range(order + 1)])
     return b, a
@@ -92,7 +92,7 @@ def run_cupy():
 
     for lanes, n in ((1, 1 << 24), (64, 1 << 18)):
         x = cp.random.default_rng(1).uniform(-1, 1, (lanes, n), dtype=cp.float32)
-        for order in range(1, 5):
+        for order in range(1, 9):
             b, a = filter_coefficients(order)
             bc, ac = cp.asarray(b, cp.float32), cp.asarray(a, cp.float32)
             shape = f"order:{order}/lanes:{lanes}/N:{n}"
