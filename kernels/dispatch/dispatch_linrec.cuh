@@ -31,6 +31,7 @@
 #include "../agent/agent_linrec_three_kernel.cuh"
 #include "../agent/agent_linrec_tiles.cuh"
 #include "../tuning/tuning_linrec.cuh"
+#include "launch_persistent.cuh"
 
 namespace recur::kernels {
 
@@ -133,22 +134,6 @@ linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_vari
 
 inline std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
 
-// A persistent launch: as many blocks of `block` threads and `smem` bytes of
-// dynamic shared memory as are resident at once on a device of `sms` SMs,
-// at most `work` (the blocks take work items b, b + grid, ...).
-template <class Kernel, class Params>
-cudaError_t launch_persistent(Kernel kernel, int block, int smem, int sms, std::int64_t work,
-                              cudaStream_t stream, Params const& prm) {
-  cudaError_t e = cudaSuccess;
-  if (smem > 48 * 1024) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  int per_sm = 0;
-  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem);
-  if (e != cudaSuccess) return e;
-  std::int64_t const want = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
-  kernel<<<static_cast<unsigned>(work < want ? work : want), block, smem, stream>>>(prm);
-  return cudaGetLastError();
-}
-
 // The dispatch of both device entry points over a view P.
 template <class P>
 cudaError_t linrec_dispatch(void* d_temp, std::size_t& temp_bytes, P const& prm, cudaStream_t stream,
@@ -161,11 +146,8 @@ cudaError_t linrec_dispatch(void* d_temp, std::size_t& temp_bytes, P const& prm,
   using status = linrec_tile_status<V>;
   auto const& p = prm.p;
 
-  int dev = 0, sms = 0;
-  if (cudaError_t const e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-  if (cudaError_t const e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-      e != cudaSuccess)
-    return e;
+  int sms = 0;
+  if (cudaError_t const e = current_sm_count(sms); e != cudaSuccess) return e;
   linrec_agent const agent = choose_linrec_agent(prm, variant, sms);
   std::int64_t const total = p.lay.n * p.lay.count;
   constexpr std::int64_t max_grid = 0x7fffffff;

@@ -44,6 +44,7 @@
 #include "../agent/agent_lti.cuh"
 #include "../thread/lti_systems.cuh"
 #include "../tuning/tuning_lti.cuh"
+#include "launch_persistent.cuh"
 
 namespace recur::kernels {
 
@@ -156,20 +157,13 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
   if (lti_unit_stride(lay) && lay.count >= lti_rows_min_waves * Policy::min_blocks) {
     // Whole sequences per block where the batch fills the device
     // lti_rows_min_waves times over: no look-back, no status.
-    int dev = 0, sms = 0, per_sm = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e != cudaSuccess) return e;
+    int sms = 0;
+    if (cudaError_t const e = current_sm_count(sms); e != cudaSuccess) return e;
     if (lay.count >= std::int64_t(lti_rows_min_waves) * Policy::min_blocks * sms) {
       auto const kernel = lay.element_stride == -1 && lay.n > 1
                               ? lti_rows_kernel<lti_agent_for<T, Policy, System, -1>>
                               : lti_rows_kernel<agent>;
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, agent::block_threads, 0);
-      if (e != cudaSuccess) return e;
-      std::int64_t const resident = std::int64_t(sms) * (per_sm > 0 ? per_sm : 1);
-      kernel<<<static_cast<unsigned>(lay.count < resident ? lay.count : resident), agent::block_threads, 0,
-               stream>>>(p);
-      return cudaGetLastError();
+      return launch_persistent(kernel, agent::block_threads, 0, sms, lay.count, stream, p);
     }
   }
   status const st = status::carve(d_temp, tiles);

@@ -216,6 +216,15 @@ std::vector<T> rhs_values(problem<T> const& p, std::int64_t k, std::int64_t r) {
   return d;
 }
 
+// Backend's reference solution of system k of p, right-hand side r (the
+// corners kept where periodic), as check_outputs takes it.
+template <class Backend, class T>
+auto oracle_of(problem<T> const& p, bool periodic) {
+  return [&p, periodic](std::int64_t k, std::int64_t r) {
+    return Backend::oracle(values(p, k, periodic), rhs_values(p, k, r));
+  };
+}
+
 // The system in long double.
 template <class T>
 rd::equations<long double> widened(system_values<T> const& s) {
@@ -505,9 +514,7 @@ void pivot_sweep(tridiag_pivoting pivoting, bool periodic, bool dominant_only = 
               describe(Backend::name(), opt, type_name<T>, cls, lay, nrhs, stride, in_place, seed);
           cases.run();
           auto const out = run_options<Backend>(p, opt, in_place);
-          auto const oracle = [&](std::int64_t k, std::int64_t r) {
-            return Backend::oracle(values(p, k, periodic), rhs_values(p, k, r));
-          };
+          auto const oracle = oracle_of<Backend>(p, periodic);
           auto const expected = [&](std::int64_t k) {
             expected_system e;
             system_values<T> const s = values(p, k, periodic);
@@ -898,9 +905,7 @@ void periodic_split_sweep() {
                                  (laplacian ? " (laplacian)" : "");
         cases.run();
         auto const out = run_options<Backend>(p, none, in_place);
-        auto const oracle = [&](std::int64_t k, std::int64_t r) {
-          return Backend::oracle(values(p, k, true), rhs_values(p, k, r));
-        };
+        auto const oracle = oracle_of<Backend>(p, true);
         auto const expected = [&](std::int64_t) {
           expected_system e;
           e.pivoted = 0;
@@ -965,9 +970,7 @@ void periodic_breakdown() {
                                           nrhs, stride, in_place, seed);
         cases.run();
         auto const out = run_options<Backend>(p, opt, in_place);
-        auto const oracle = [&](std::int64_t k, std::int64_t r) {
-          return Backend::oracle(values(p, k, true), rhs_values(p, k, r));
-        };
+        auto const oracle = oracle_of<Backend>(p, true);
         auto const expected = [&](std::int64_t k) {
           expected_system e;
           e.info = k % 3 == 0 ? 0 : k % 3 == 1 ? static_cast<int>(n) : tridiag_test::info_positive;
@@ -1002,9 +1005,7 @@ void periodic_zero_b0() {
           " (b_0 = 0)";
       cases.run();
       auto const out = run_options<Backend>(p, opt, false);
-      auto const oracle = [&](std::int64_t k, std::int64_t r) {
-        return Backend::oracle(values(p, k, true), rhs_values(p, k, r));
-      };
+      auto const oracle = oracle_of<Backend>(p, true);
       auto const expected = [&](std::int64_t) {
         expected_system e;
         e.pivoted = 0;
