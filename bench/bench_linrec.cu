@@ -28,8 +28,9 @@
 //                       the f32 sum, InclusiveScan otherwise) and
 //                       recur::device::scan over the same values in memory:
 //                       f32 sums, affine f32 maps, 3x3 f32 matrices
-//   lfilter_f32         recur::device::lfilter, orders 1-4, one lane of 2^24
-//                       and 64 lanes of 2^18 (peers from Python: bench/peers)
+//   lfilter_f32         recur::device::lfilter, orders 1-8, one lane of 2^24,
+//                       64 lanes of 2^18 and 4096 lanes of 2^16 (peers from
+//                       Python: bench/peers)
 //   sosfilt_f32, dpcm_decode_f32, filtfilt_f32, sosfiltfilt_f32  the other
 //                       filters (the last two through the public API)
 //   tridiag_...         batched tridiagonal solvers (bench_tridiag.cu, the
