@@ -437,6 +437,18 @@ std::string check_outputs(problem<T> const& p, run_result<T> const& out, tridiag
   return f.report();
 }
 
+// One run of opt on p through Backend (in place or not), its outputs
+// checked by check_outputs against Backend's oracle and expected(k), the
+// failures reported under `what`. Returns the run.
+template <class Backend, class T, class ExpectedT>
+run_result<T> solve_and_check(problem<T> const& p, tridiag_options const& opt, bool in_place,
+                              ExpectedT&& expected, std::string const& what) {
+  run_result<T> out = run_options<Backend>(p, opt, in_place);
+  std::string const msg = check_outputs(p, out, opt, expected, oracle_of<Backend>(p, opt.periodic));
+  BOOST_TEST(msg.empty(), what << "\n" << msg);
+  return out;
+}
+
 // The right-hand sides of case `rot`: 1; 3 one after the other; 3 with a
 // gap between sets; 2 with a negative stride.
 inline void rhs_rotation(int rot, std::int64_t ext, std::int64_t& nrhs, std::int64_t& stride) {
@@ -513,7 +525,6 @@ void pivot_sweep(tridiag_pivoting pivoting, bool periodic, bool dominant_only = 
           std::string const what =
               describe(Backend::name(), opt, type_name<T>, cls, lay, nrhs, stride, in_place, seed);
           cases.run();
-          auto const out = run_options<Backend>(p, opt, in_place);
           auto const oracle = oracle_of<Backend>(p, periodic);
           auto const expected = [&](std::int64_t k) {
             expected_system e;
@@ -532,8 +543,7 @@ void pivot_sweep(tridiag_pivoting pivoting, bool periodic, bool dominant_only = 
             e.compare = !(periodic && n > 300);
             return e;
           };
-          std::string const msg = check_outputs(p, out, opt, expected, oracle);
-          BOOST_TEST(msg.empty(), what << "\n" << msg);
+          solve_and_check<Backend>(p, opt, in_place, expected, what);
         }
   cases.require(dominant_only ? 60 : periodic ? 400 : 600);
 }
@@ -904,16 +914,13 @@ void periodic_split_sweep() {
                                           nrhs, stride, in_place, seed) +
                                  (laplacian ? " (laplacian)" : "");
         cases.run();
-        auto const out = run_options<Backend>(p, none, in_place);
-        auto const oracle = oracle_of<Backend>(p, true);
         auto const expected = [&](std::int64_t) {
           expected_system e;
           e.pivoted = 0;
           e.compare = sh.n <= 1024;
           return e;
         };
-        std::string const msg = check_outputs(p, out, none, expected, oracle);
-        BOOST_TEST(msg.empty(), what << "\n" << msg);
+        auto const out = solve_and_check<Backend>(p, none, in_place, expected, what);
         auto const fast = run_options<Backend>(p, automatic, in_place, false);
         BOOST_TEST_REQUIRE(!fast.refused, what << ": " << fast.what);
         failures f;
@@ -969,16 +976,13 @@ void periodic_breakdown() {
         std::string const what = describe(Backend::name(), opt, type_name<T>, matrix_class::singular, lay,
                                           nrhs, stride, in_place, seed);
         cases.run();
-        auto const out = run_options<Backend>(p, opt, in_place);
-        auto const oracle = oracle_of<Backend>(p, true);
         auto const expected = [&](std::int64_t k) {
           expected_system e;
           e.info = k % 3 == 0 ? 0 : k % 3 == 1 ? static_cast<int>(n) : tridiag_test::info_positive;
           e.pivoted = k % 3 != 0 ? -1 : piv == tridiag_pivoting::partial ? 1 : 0;
           return e;
         };
-        std::string const msg = check_outputs(p, out, opt, expected, oracle);
-        BOOST_TEST(msg.empty(), what << "\n" << msg);
+        solve_and_check<Backend>(p, opt, in_place, expected, what);
       }
   cases.require(60);
 }
@@ -1004,15 +1008,14 @@ void periodic_zero_b0() {
           describe(Backend::name(), opt, type_name<T>, matrix_class::dominant, lay, 1, 0, false, seed) +
           " (b_0 = 0)";
       cases.run();
-      auto const out = run_options<Backend>(p, opt, false);
-      auto const oracle = oracle_of<Backend>(p, true);
-      auto const expected = [&](std::int64_t) {
-        expected_system e;
-        e.pivoted = 0;
-        return e;
-      };
-      std::string const msg = check_outputs(p, out, opt, expected, oracle);
-      BOOST_TEST(msg.empty(), what << "\n" << msg);
+      solve_and_check<Backend>(
+          p, opt, false,
+          [](std::int64_t) {
+            expected_system e;
+            e.pivoted = 0;
+            return e;
+          },
+          what);
     }
   cases.require(16);
 }
