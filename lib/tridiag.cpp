@@ -36,15 +36,8 @@ namespace {
 
 constexpr char const* fn = "recur::solve_batched";
 
-constexpr tridiag_algorithm all_algorithms[] = {
-    tridiag_algorithm::automatic,  tridiag_algorithm::thomas,    tridiag_algorithm::cr,
-    tridiag_algorithm::pcr,        tridiag_algorithm::rd,        tridiag_algorithm::cr_pcr,
-    tridiag_algorithm::cr_rd,      tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme,
-    tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_split,  tridiag_algorithm::bondeli,
-};
-
 bool is_algorithm(tridiag_algorithm a) {
-  for (auto const x : all_algorithms)
+  for (auto const x : tridiag_algorithms)
     if (x == a) return true;
   return false;
 }
@@ -299,7 +292,8 @@ char const* to_string(tridiag_algorithm a) noexcept {
 }
 
 std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) noexcept {
-  for (auto const a : all_algorithms)
+  if (name == "automatic") return tridiag_algorithm::automatic;
+  for (auto const a : tridiag_algorithms)
     if (name == to_string(a)) return a;
   return std::nullopt;
 }

@@ -14,7 +14,7 @@ namespace recur {
 char const* to_string(tridiag_pivoting p) noexcept {
   switch (p) {
     case tridiag_pivoting::automatic:
-      return "automatic";
+      return "auto";
     case tridiag_pivoting::none:
       return "none";
     case tridiag_pivoting::partial:
@@ -34,6 +34,7 @@ char const* to_string(tridiag_refinement r) noexcept {
 }
 
 std::optional<tridiag_pivoting> parse_tridiag_pivoting(std::string_view name) noexcept {
+  if (name == "automatic") return tridiag_pivoting::automatic;
   for (auto const p : {tridiag_pivoting::automatic, tridiag_pivoting::none, tridiag_pivoting::partial})
     if (name == to_string(p)) return p;
   return std::nullopt;

@@ -136,7 +136,11 @@ BOOST_AUTO_TEST_CASE(algorithm_names) {
     auto const back = recur::parse_tridiag_algorithm(recur::to_string(alg));
     BOOST_TEST((back && *back == alg), recur::to_string(alg));
   }
-  BOOST_TEST(!recur::parse_tridiag_algorithm("automatic"));  // the name is "auto"
+  BOOST_TEST((recur::parse_tridiag_algorithm("automatic") == tridiag_algorithm::automatic));  // an alias
+  BOOST_TEST(std::string(recur::to_string(recur::tridiag_pivoting::automatic)) == "auto");
+  BOOST_TEST((recur::parse_tridiag_pivoting("auto") == recur::tridiag_pivoting::automatic));
+  BOOST_TEST((recur::parse_tridiag_pivoting("automatic") == recur::tridiag_pivoting::automatic));
+  BOOST_TEST(!recur::parse_tridiag_pivoting("Auto"));
   BOOST_TEST(!recur::parse_tridiag_algorithm("Thomas"));
   BOOST_TEST(!recur::parse_tridiag_algorithm(""));
 }

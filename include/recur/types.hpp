@@ -167,7 +167,17 @@ enum class tridiag_algorithm {
   bondeli,     // Bondeli's divide and conquer: blocks solved apart, joined by a system of their ends
 };
 
-// "auto", "thomas", "cr", ... as accepted by parse_tridiag_algorithm.
+// Every algorithm, automatic first: the one list the library, the recur
+// program and the Python package take their names from (to_string).
+inline constexpr tridiag_algorithm tridiag_algorithms[] = {
+    tridiag_algorithm::automatic,  tridiag_algorithm::thomas,    tridiag_algorithm::cr,
+    tridiag_algorithm::pcr,        tridiag_algorithm::rd,        tridiag_algorithm::cr_pcr,
+    tridiag_algorithm::cr_rd,      tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme,
+    tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_split,  tridiag_algorithm::bondeli,
+};
+
+// "auto", "thomas", "cr", ...; parse_tridiag_algorithm also takes "automatic"
+// for "auto" (the spelling of tridiag_pivoting's enum).
 char const* to_string(tridiag_algorithm a) noexcept;
 std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) noexcept;
 
@@ -186,7 +196,8 @@ enum class tridiag_refinement {
   mixed,  // double only: factored and solved in float, corrected with double residuals
 };
 
-// "automatic", "none", "partial"; "none", "mixed".
+// "auto", "none", "partial"; "none", "mixed". parse_tridiag_pivoting also
+// takes "automatic" for "auto".
 char const* to_string(tridiag_pivoting p) noexcept;
 char const* to_string(tridiag_refinement r) noexcept;
 std::optional<tridiag_pivoting> parse_tridiag_pivoting(std::string_view name) noexcept;

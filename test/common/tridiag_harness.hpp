@@ -101,12 +101,7 @@ using recur_test::seed_for;
 using recur_test::tridiag_system;
 using recur_test::type_name;
 
-inline constexpr tridiag_algorithm all_algorithms[] = {
-    tridiag_algorithm::automatic,  tridiag_algorithm::thomas,    tridiag_algorithm::cr,
-    tridiag_algorithm::pcr,        tridiag_algorithm::rd,        tridiag_algorithm::cr_pcr,
-    tridiag_algorithm::cr_rd,      tridiag_algorithm::cr_packed, tridiag_algorithm::pscheme,
-    tridiag_algorithm::thomas_pcr, tridiag_algorithm::cr_split,  tridiag_algorithm::bondeli,
-};
+inline constexpr auto const& all_algorithms = recur::tridiag_algorithms;
 
 // RD and CR+RD: a looser tolerance, close-values matrices, breakdown allowed.
 inline bool rd_like(tridiag_algorithm a) {
