@@ -289,6 +289,24 @@ BOOST_AUTO_TEST_CASE(filter_every_axis_f64) {
   }
 }
 
+// An option that takes a value takes the next word even when it starts with
+// a minus sign, as getopt and argparse do; "--b=..." says the same.
+BOOST_AUTO_TEST_CASE(filter_negative_coefficients) {
+  std::vector<std::int64_t> const shape = {2, 40};
+  auto const x = random_reals<double>(80, seed_for(610));
+  save("fneg.npy", shape, x);
+  std::vector<double> const b = {-0.5, 0.25, -0.125}, a = {-2, 0.6, -0.2};
+  std::vector<double> want(x.size());
+  ref::lfilter<double>(b, a, x.data(), want.data(), layout::contiguous(40, 2), nullptr, nullptr);
+  for (std::string const args :
+       {"--b -0.5,0.25,-0.125 --a -2,0.6,-0.2", "--b=-0.5,0.25,-0.125 --a=-2,0.6,-0.2",
+        "--axis -1 --a=-2,0.6,-0.2 --b -0.5,0.25,-0.125"}) {
+    auto const r = run("filter " + args + " fneg.npy yneg.npy");
+    BOOST_TEST_REQUIRE(r.status == 0, args << ": " << r.err);
+    expect_reference(load<double>("yneg.npy", shape), want, 1, args);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(filter_fir_default_a) {
   save<double>("ramp.npy", {5}, {1, 2, 3, 4, 5});
   auto const r = run("filter --b 1,1 ramp.npy sum.npy");
@@ -388,6 +406,25 @@ BOOST_AUTO_TEST_CASE(dpcm_int16) { dpcm_round_trip<std::int16_t>("i16", seed_for
 BOOST_AUTO_TEST_CASE(dpcm_int32) { dpcm_round_trip<std::int32_t>("i32", seed_for(606)); }
 BOOST_AUTO_TEST_CASE(dpcm_uint8) { dpcm_round_trip<std::uint8_t>("u8", seed_for(607)); }
 
+// Predictor coefficients that start with a minus sign, as the next word and
+// after '=': -x_(i-1) + x_(i-2), the reference's bits and the round trip.
+BOOST_AUTO_TEST_CASE(dpcm_negative_coefficients) {
+  std::vector<std::int64_t> const shape = {4, 50};
+  auto const x = random_samples<std::int16_t>(200, seed_for(611));
+  save("dneg.npy", shape, x);
+  std::vector<std::int64_t> const c = {-1, 1};
+  std::vector<std::int16_t> want(x.size());
+  ref::dpcm_encode<std::int16_t>(c, 0, x.data(), want.data(), layout::contiguous(50, 4));
+  for (std::string const coeffs : {"--coeffs -1,1", "--coeffs=-1,1"}) {
+    auto r = run("dpcm encode " + coeffs + " dneg.npy eneg.npy");
+    BOOST_TEST_REQUIRE(r.status == 0, coeffs << ": " << r.err);
+    BOOST_TEST(load<std::int16_t>("eneg.npy", shape) == want, boost::test_tools::per_element());
+    r = run("dpcm decode " + coeffs + " eneg.npy rneg.npy");
+    BOOST_TEST_REQUIRE(r.status == 0, coeffs << ": " << r.err);
+    BOOST_TEST(load<std::int16_t>("rneg.npy", shape) == x, boost::test_tools::per_element());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(dpcm_float) {
   std::vector<std::int64_t> const shape = {3, 64};
   auto const x = random_reals<double>(192, seed_for(608));
@@ -464,6 +501,21 @@ BOOST_AUTO_TEST_CASE(arrays_last_axis_f32) {
   BOOST_TEST_REQUIRE(run("linrec --reverse --init -0.5 ls.npy lt.npy lwr.npy").status == 0);
   auto const wantr = linrec_reference<float>(shape, -1, s, 0, t, 0, {}, -0.5f, true);
   expect_close(load<float>("lwr.npy", shape), wantr, linrec_scale, "--reverse --init -0.5");
+}
+
+// A flag takes no value: the negative number after --reverse is S, and a
+// value option takes a negative number both ways.
+BOOST_AUTO_TEST_CASE(flag_before_a_negative_number) {
+  std::vector<std::int64_t> const shape = {3, 40};
+  auto const t = random_reals<double>(120, seed_for(706));
+  save("ft.npy", shape, t);
+  auto const want = linrec_reference<double>(shape, -1, {}, -0.5, t, 0, {}, -0.25, true);
+  for (std::string const args :
+       {"--reverse -0.5 ft.npy fw.npy --init -0.25", "--init=-0.25 --reverse -0.5 ft.npy fw.npy"}) {
+    auto const r = run("linrec " + args);
+    BOOST_TEST_REQUIRE(r.status == 0, args << ": " << r.err);
+    expect_close(load<double>("fw.npy", shape), want, linrec_scale, args);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(scalars_and_axes_f64) {
@@ -933,7 +985,13 @@ BOOST_AUTO_TEST_CASE(errors) {
       {"filter --b 1 ex.npy OUT --axis 2", 1, "--axis: 2 is out of range for ex.npy of shape (2, 8)"},
       {"filter --b 1 ex.npy OUT --axis -3", 1, "--axis: -3 is out of range"},
       {"filter --b 1 ex.npy OUT --axis one", 2, "--axis: needs an integer, not 'one'"},
-      {"filter --b 1 ex.npy OUT --axis", 2, "--axis: needs a value"},
+      // An option that needs a value and is the last word (--device first:
+      // the device flag appended after it would be its value).
+      {"filter --device cpu --b 1 ex.npy OUT --axis", 2, "--axis: needs a value, and no word follows it"},
+      {"filter --device cpu ex.npy OUT --b", 2, "--b: needs a value, and no word follows it"},
+      {"tridiag --device cpu " + tri + " -o", 2, "--output: needs a value, and no word follows it"},
+      // The word after an option that needs a value is its value.
+      {"filter --b 1 --axis --a ex.npy OUT", 2, "--axis: needs an integer, not '--a'"},
       {"filter --b 1 --axis 0 --axis 1 ex.npy OUT", 2, "--axis: given twice"},
       {"filter --b 1 escalar.npy OUT", 1, "escalar.npy: is a scalar"},
       {"filter --b 1 missing.npy OUT", 1, "missing.npy: cannot open"},

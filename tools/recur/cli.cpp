@@ -45,8 +45,8 @@ void arguments::expect_positional(std::size_t count, std::string_view names) con
 }
 
 arguments parse_arguments(std::span<char* const> args, std::span<option_spec const> options) {
-  // "-" and negative numbers are values, anything else starting with '-'
-  // an option.
+  // Outside an option's value, "-" and negative numbers are positional,
+  // anything else starting with '-' an option.
   auto is_option = [](std::string_view arg) {
     double number = 0;
     return arg.size() >= 2 && arg[0] == '-' && !parse_real(arg, number);
@@ -76,13 +76,14 @@ arguments parse_arguments(std::span<char* const> args, std::span<option_spec con
     for (std::string_view const s : seen)
       if (s == spec->name) usage_error(name, "given twice");
     seen.push_back(spec->name);
-    if (!spec->takes_value) {
+    if (spec->kind == option_kind::flag) {
       if (inline_value) usage_error(name, "takes no value");
       out.set(name, "");
     } else if (inline_value) {
       out.set(name, std::string(*inline_value));
     } else {
-      if (i + 1 >= args.size() || is_option(args[i + 1])) usage_error(name, "needs a value");
+      // The next word is the value, even one that starts with '-'.
+      if (i + 1 >= args.size()) usage_error(name, "needs a value, and no word follows it");
       out.set(name, args[++i]);
     }
   }

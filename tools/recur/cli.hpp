@@ -48,11 +48,16 @@ struct cli_error : std::runtime_error {
 
 // --------------------------------------------------------- command line --
 
-// An option a command accepts: "--axis", optionally a short alias ("-o"),
-// with a value ("--axis 0" or "--axis=0") or a flag ("--reverse").
+// Whether an option takes a value ("--axis 0" or "--axis=0") or is a flag
+// ("--reverse").
+enum class option_kind { value, flag };
+
+// An option a command accepts: "--axis", its kind, optionally a short alias
+// ("-o"). A command's table of these is the one place that says which of its
+// options take a value; the parser decides by it alone.
 struct option_spec {
   std::string_view name;
-  bool takes_value = true;
+  option_kind kind = option_kind::value;
   std::string_view alias = {};
 };
 
@@ -80,9 +85,13 @@ class arguments {
 };
 
 // Parses args against the command's options (-h and --help are always
-// accepted). An argument that starts with '-' and is not a number (nor "-")
-// is an option: unknown ones, options given twice, and missing values (an
-// option where the value should be) are usage errors naming the option.
+// accepted, as flags). An option that takes a value takes the word after it
+// whatever that word is ("--b -0.5,1", as getopt and argparse do), or the
+// text after '=' ("--b=-0.5,1"); a flag takes nothing and refuses "=". Of
+// the other words, one that starts with '-' and is not a number (nor "-")
+// is an option, the rest are positional. Unknown options, options given
+// twice, a flag given "=value" and a value option that is the last word are
+// usage errors naming the option.
 arguments parse_arguments(std::span<char* const> args, std::span<option_spec const> options);
 
 // One command of the program. main.cpp parses its command line with

@@ -93,7 +93,7 @@ constexpr option_spec heat_options[] = {{"--nx"},
                                         {"--steps"},
                                         {"--every"},
                                         {"--precision"},
-                                        {"--output", true, "-o"}};
+                                        {"--output", option_kind::value, "-o"}};
 
 }  // namespace
 

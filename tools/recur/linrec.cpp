@@ -125,7 +125,7 @@ int run_linrec(arguments const& args) {
   return exit_ok;
 }
 
-constexpr option_spec linrec_options[] = {{"--init"}, {"--reverse", false}, {"--axis"}};
+constexpr option_spec linrec_options[] = {{"--init"}, {"--reverse", option_kind::flag}, {"--axis"}};
 
 }  // namespace
 

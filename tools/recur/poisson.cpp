@@ -139,9 +139,9 @@ constexpr option_spec poisson_options[] = {{"--n"},
                                            {"--max-cycles"},
                                            {"--inner-cycles"},
                                            {"--guess"},
-                                           {"--profile", false},
-                                           {"--cuda-graphs", false},
-                                           {"--output", true, "-o"}};
+                                           {"--profile", option_kind::flag},
+                                           {"--cuda-graphs", option_kind::flag},
+                                           {"--output", option_kind::value, "-o"}};
 
 }  // namespace
 

@@ -233,9 +233,12 @@ int run_tridiag(arguments const& args) {
   return report(p, s, *output, algorithm_name, kind);
 }
 
-constexpr option_spec tridiag_options[] = {
-    {"--output", true, "-o"}, {"--algorithm"},       {"--axis"},
-    {"--pivoting"},           {"--periodic", false}, {"--refine", false}};
+constexpr option_spec tridiag_options[] = {{"--output", option_kind::value, "-o"},
+                                           {"--algorithm"},
+                                           {"--axis"},
+                                           {"--pivoting"},
+                                           {"--periodic", option_kind::flag},
+                                           {"--refine", option_kind::flag}};
 
 }  // namespace
 
