@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -39,6 +40,7 @@
 #include <recur/reference/linrec.hpp>
 #include <recur/reference/tridiag.hpp>
 #include <recur/reference/tridiag_solve.hpp>
+#include <recur/types.hpp>
 
 #include "common/device_main.hpp"
 #include "common/linrec_harness.hpp"
@@ -222,6 +224,14 @@ std::vector<S> random_samples(std::size_t size, std::uint64_t seed) {
   std::vector<S> v(size);
   for (auto& x : v) x = static_cast<S>(r.next());
   return v;
+}
+
+// "auto, thomas, cr, ...": every algorithm, as recur::to_string spells it.
+std::string algorithm_names() {
+  std::string s;
+  for (auto const a : recur::tridiag_algorithms)
+    s += (s.empty() ? "" : ", ") + std::string(recur::to_string(a));
+  return s;
 }
 
 // A failing run: its exit status, the prefix "recur CMD: SUBJECT: " and a
@@ -673,6 +683,24 @@ BOOST_AUTO_TEST_CASE(every_axis) {
   }
 }
 
+// --algorithm takes every name of recur::tridiag_algorithms, and each one
+// solves these dominant systems (rd refuses them; --pivoting auto then
+// solves them pivoted). Both options take "automatic" for "auto".
+BOOST_AUTO_TEST_CASE(every_algorithm_by_name) {
+  systems<double> const p({3, 64}, 1, seed_for(809));
+  p.save_all("al");
+  auto const want = p.solve(-1, false);
+  std::vector<std::string> options;
+  for (auto const a : recur::tridiag_algorithms)
+    options.push_back(std::string("--algorithm ") + recur::to_string(a));
+  options.push_back("--algorithm automatic --pivoting automatic");
+  for (std::string const& o : options) {
+    auto const r = run("tridiag " + o + " " + p.files("al") + " -o xal.npy");
+    BOOST_TEST_REQUIRE(r.status == 0, o << ": " << r.err);
+    expect_solution(load<double>("xal.npy", p.shape), want, false, o);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(one_system_and_several_rhs_f32) {
   systems<float> const one({64}, 1, seed_for(802));
   one.save_all("1");
@@ -1026,7 +1054,8 @@ BOOST_AUTO_TEST_CASE(errors) {
       {"linrec 0.5 ex.npy", 2, "S T OUT: 3 arguments are needed, 2 given"},
       {"tridiag " + tri, 2, "--output: is required"},
       {"tridiag ex.npy ex.npy ex.npy -o OUT", 2, "DL D DU RHS: 4 arguments are needed, 3 given"},
-      {"tridiag --algorithm gauss " + tri + " -o OUT", 2, "--algorithm: unknown algorithm 'gauss'"},
+      {"tridiag --algorithm gauss " + tri + " -o OUT", 2,
+       "--algorithm: must be one of " + algorithm_names() + ", not 'gauss'"},
       {"tridiag ex32.npy ex.npy ex.npy ex.npy -o OUT", 1,
        "ex32.npy: holds float32 but ex.npy (D) holds float64"},
       {"tridiag ex.npy ex.npy ex3.npy ex.npy -o OUT", 1,
@@ -1038,7 +1067,7 @@ BOOST_AUTO_TEST_CASE(errors) {
       {"tridiag " + tri + " -o OUT --axis 5", 1, "--axis: 5 is out of range for ex.npy of shape (2, 8)"},
       {"tridiag " + tri + " -o OUT --device tpu", 2, "--device: must be cpu, gpu or auto, not 'tpu'"},
       {"tridiag --pivoting sideways " + tri + " -o OUT", 2,
-       "--pivoting: must be automatic, none or partial, not 'sideways'"},
+       "--pivoting: must be one of auto, none, partial, not 'sideways'"},
       {"tridiag --periodic=1 " + tri + " -o OUT", 2, "--periodic: takes no value"},
       {"tridiag --refine ex32.npy ex32.npy ex32.npy ex32.npy -o OUT --device cpu", 1,
        "--refine: needs float64 arrays; ex32.npy holds float32"},
@@ -1124,6 +1153,16 @@ BOOST_AUTO_TEST_CASE(help) {
   for (char const* s : {"--axis N", "--pivoting P", "--periodic", "--refine", "  3  some system broke down",
                         "  4  no system broke down"})
     BOOST_TEST(t.find(s) != std::string::npos, "recur tridiag --help lacks '" << s << "'");
+  // The algorithms' names, wrapped over lines: compared with the words of
+  // the help joined by single spaces.
+  std::string words;
+  for (char const c : t)
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      words += c;
+    else if (!words.empty() && words.back() != ' ')
+      words += ' ';
+  BOOST_TEST(words.find(algorithm_names()) != std::string::npos,
+             "recur tridiag --help lacks '" << algorithm_names() << "'");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

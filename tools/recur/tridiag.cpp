@@ -6,10 +6,12 @@
 // x is written either way, NaN for those systems.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -37,6 +39,32 @@ void call_solve(Ex const& ex, T const* dl, T const* d, T const* du, T const* rhs
   // test (the library runs the fast no-pivot solve untested without it).
   if (opt.pivoting == recur::tridiag_pivoting::automatic) opt.pivoted = pivoted;
   recur::solve_batched(ex, dl, d, du, rhs, x, lay, opt);
+}
+
+// ------------------------------------------------------------- options --
+
+// The values --pivoting names (types.hpp lists the algorithms, not these).
+constexpr recur::tridiag_pivoting pivotings[] = {
+    recur::tridiag_pivoting::automatic, recur::tridiag_pivoting::none, recur::tridiag_pivoting::partial};
+
+// "auto, thomas, cr, ...": the values as recur::to_string spells them.
+template <class E, std::size_t N>
+std::string names(E const (&values)[N]) {
+  std::string s;
+  for (E const v : values) s += fmt::format("{}{}", s.empty() ? "" : ", ", recur::to_string(v));
+  return s;
+}
+
+// The value of `option` read by `parse` (recur::parse_tridiag_algorithm or
+// _pivoting, which also take "automatic" for "auto"), `fallback` where it
+// is not given; a usage error listing `values` where parse refuses it.
+template <class E, std::size_t N, class Parse>
+E named_option(arguments const& args, std::string_view option, E fallback, E const (&values)[N],
+               Parse&& parse) {
+  auto const text = args.get(option);
+  if (!text) return fallback;
+  if (auto const v = parse(*text)) return *v;
+  usage_error(std::string(option), fmt::format("must be one of {}, not '{}'", names(values), *text));
 }
 
 // -------------------------------------------------------------- inputs --
@@ -99,7 +127,7 @@ std::int64_t element(problem const& p, std::int64_t k, std::int64_t r, std::int6
 struct solution {
   recur::npy_array x;
   std::vector<std::int32_t> info;     // per system, in C order of the other axes
-  std::vector<std::int32_t> pivoted;  // likewise: solved with partial pivoting (automatic)
+  std::vector<std::int32_t> pivoted;  // likewise: solved with partial pivoting (--pivoting auto)
   std::vector<bad_rhs> bad;
 };
 
@@ -151,15 +179,15 @@ std::string system_name(axis_view const& v, std::int64_t k) {
 // reduced system) refuses a result that fails its accuracy check, with the
 // row that failed, far more often than it meets an unusable divisor
 // (include/recur/tridiag.hpp); the others name an unusable pivot.
-char const* breakdown_cause(std::string_view algorithm) {
-  return algorithm == "rd" || algorithm == "cr_rd"
+char const* breakdown_cause(recur::tridiag_algorithm algorithm) {
+  return algorithm == recur::tridiag_algorithm::rd || algorithm == recur::tridiag_algorithm::cr_rd
              ? "recursive doubling is unstable for this system (or a divisor is zero or not finite)"
              : "a zero or non-finite pivot";
 }
 
 // Prints the breakdowns and bad right-hand sides (20 of each at most) and
 // returns the exit status.
-int report(problem const& p, solution const& s, std::string const& output, std::string_view algorithm,
+int report(problem const& p, solution const& s, std::string const& output, recur::tridiag_algorithm algorithm,
            device_kind kind) {
   constexpr std::int64_t shown = 20;
   std::int64_t broke = 0;
@@ -185,7 +213,7 @@ int report(problem const& p, solution const& s, std::string const& output, std::
   fmt::print(stderr,
              "recur tridiag: {}: written; {} of {} systems broke down, {} of {} right-hand sides hold NaN or "
              "Inf ({} on the {})\n",
-             output, broke, p.v.lanes(), bad, p.v.lanes() * p.nrhs, algorithm,
+             output, broke, p.v.lanes(), bad, p.v.lanes() * p.nrhs, recur::to_string(algorithm),
              kind == device_kind::gpu ? "gpu" : "cpu");
   return broke ? exit_breakdown : exit_nonfinite;
 }
@@ -195,15 +223,9 @@ int run_tridiag(arguments const& args) {
   auto const output = args.get("--output");
   if (!output) usage_error("--output", "is required (-o X: where to write the solution)");
   recur::tridiag_options opt;
-  std::string const algorithm_name = args.value_or("--algorithm", "auto");
-  auto const algorithm = recur::parse_tridiag_algorithm(algorithm_name);
-  if (!algorithm) usage_error("--algorithm", fmt::format("unknown algorithm '{}'", algorithm_name));
-  opt.algorithm = *algorithm;
-  std::string const pivoting_name = args.value_or("--pivoting", "automatic");
-  auto const pivoting = recur::parse_tridiag_pivoting(pivoting_name);
-  if (!pivoting)
-    usage_error("--pivoting", fmt::format("must be automatic, none or partial, not '{}'", pivoting_name));
-  opt.pivoting = *pivoting;
+  opt.algorithm = named_option(args, "--algorithm", opt.algorithm, recur::tridiag_algorithms,
+                               recur::parse_tridiag_algorithm);
+  opt.pivoting = named_option(args, "--pivoting", opt.pivoting, pivotings, recur::parse_tridiag_pivoting);
   opt.periodic = args.has("--periodic");
   if (args.has("--refine")) opt.refinement = recur::tridiag_refinement::mixed;
   std::int64_t const axis = args.integer("--axis", -1);
@@ -230,7 +252,7 @@ int run_tridiag(arguments const& args) {
                                                             : solve<double>(kind, p, opt);
                    });
   save(*output, s.x);
-  return report(p, s, *output, algorithm_name, kind);
+  return report(p, s, *output, opt.algorithm, kind);
 }
 
 constexpr option_spec tridiag_options[] = {{"--output", option_kind::value, "-o"},
@@ -239,6 +261,56 @@ constexpr option_spec tridiag_options[] = {{"--output", option_kind::value, "-o"
                                            {"--pivoting"},
                                            {"--periodic", option_kind::flag},
                                            {"--refine", option_kind::flag}};
+
+// `head` ("  --algorithm NAME    ") and the words of `text` after it, in
+// lines of at most 98 columns, the later ones indented as far as the head.
+std::string wrapped(std::string_view head, std::string_view text) {
+  constexpr std::size_t width = 98;
+  std::string out(head);
+  std::size_t column = head.size(), start = 0;
+  bool line_empty = true;
+  while (start < text.size()) {
+    std::size_t const space = std::min(text.find(' ', start), text.size());
+    std::string_view const word = text.substr(start, space - start);
+    start = space + 1;
+    if (word.empty()) continue;
+    if (!line_empty && column + 1 + word.size() > width) {
+      out += '\n' + std::string(head.size(), ' ');
+      column = head.size();
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    line_empty = false;
+  }
+  return out + '\n';
+}
+
+// The options' help; the algorithms' names come from
+// recur::tridiag_algorithms, the one list of them.
+std::string_view options_help() {
+  static std::string const text =
+      "  -o, --output X      where to write the solution (required)\n" +
+      wrapped("  --algorithm NAME    ",
+              fmt::format("one of {}; auto (the default) chooses one for the shape, dtype and device (the "
+                          "GPU runs some of the others for some sizes only)",
+                          names(recur::tridiag_algorithms))) +
+      "  --pivoting P        auto (default: partial pivoting only for the systems that need it),\n"
+      "                      none, or partial (every system; --algorithm auto or thomas); automatic\n"
+      "                      is taken for auto here and by --algorithm\n"
+      "  --periodic          periodic (cyclic) systems, n >= 3 (--algorithm auto or thomas)\n"
+      "  --refine            float64 systems solved in float32 and refined with float64 residuals to\n"
+      "                      float64 accuracy (--algorithm auto or thomas)\n"
+      "  --axis N            the axis the systems lie along, negative counting from the end\n"
+      "                      (default -1)\n"
+      "Both devices run every option; on the GPU, partial pivoting, --periodic and --refine run one\n"
+      "system per thread (doc/tridiag.md says what that costs).\n";
+  return text;
+}
 
 }  // namespace
 
@@ -258,19 +330,7 @@ command const tridiag_command{
     "system (a zero or non-finite pivot) breaks down (rd and cr_rd also refuse a system for which\n"
     "recursive doubling is unstable), and a right-hand side holding NaN or Inf has no solution;\n"
     "both are listed on stderr, their x is NaN, and the exit status says so.",
-    "  -o, --output X      where to write the solution (required)\n"
-    "  --algorithm NAME    auto (default), thomas, cr, cr_split, pcr, rd, cr_pcr, cr_rd, cr_packed,\n"
-    "                      pscheme, thomas_pcr, bondeli (the GPU runs some of them for some sizes\n"
-    "                      only)\n"
-    "  --pivoting P        automatic (default: partial pivoting only for the systems that need it),\n"
-    "                      none, or partial (every system; --algorithm auto or thomas)\n"
-    "  --periodic          periodic (cyclic) systems, n >= 3 (--algorithm auto or thomas)\n"
-    "  --refine            float64 systems solved in float32 and refined with float64 residuals to\n"
-    "                      float64 accuracy (--algorithm auto or thomas)\n"
-    "  --axis N            the axis the systems lie along, negative counting from the end\n"
-    "                      (default -1)\n"
-    "Both devices run every option; on the GPU, partial pivoting, --periodic and --refine run one\n"
-    "system per thread (doc/tridiag.md says what that costs).\n",
+    options_help(),
     "recur tridiag --axis 0 dl.npy d.npy du.npy rhs.npy -o x.npy",
     "  0  solved, X written\n"
     "  1  an input or the run failed; nothing written\n"
