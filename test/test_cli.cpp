@@ -677,7 +677,7 @@ BOOST_AUTO_TEST_CASE(every_axis) {
     r = run("tridiag --algorithm cr " + p.files("a") + " --output xc.npy" + ax);
     BOOST_TEST_REQUIRE(r.status == 0, r.err);
     expect_solution(load<double>("xc.npy", p.shape), p.solve(axis, true), true, "cr" + ax);
-    r = run("tridiag " + p.files("a") + " -o xd.npy" + ax);  // the automatic choice
+    r = run("tridiag " + p.files("a") + " -o xd.npy" + ax);  // --algorithm auto
     BOOST_TEST_REQUIRE(r.status == 0, r.err);
     expect_solution(load<double>("xd.npy", p.shape), p.solve(axis, false), false, "auto" + ax);
   }
@@ -769,7 +769,7 @@ BOOST_AUTO_TEST_CASE(breakdown_and_nonfinite_rhs) {
 
 // RD refuses long diagonally dominant systems by its own accuracy check,
 // and the message says so (not "a zero pivot"); Thomas's breakdown names
-// the pivot. (--pivoting none: automatic would re-solve them pivoted.)
+// the pivot. (--pivoting none: auto would re-solve them pivoted.)
 BOOST_AUTO_TEST_CASE(rd_breakdown_names_its_cause) {
   systems<double> const p({3, 64}, 1, seed_for(806));
   p.save_all("rd");
@@ -783,9 +783,27 @@ BOOST_AUTO_TEST_CASE(rd_breakdown_names_its_cause) {
   systems<double> q({2, 20}, 1, seed_for(807));
   q.d[0] = 0;
   q.save_all("th");
-  auto const r = run("tridiag --pivoting none --algorithm thomas " + q.files("th") + " -o xth.npy");
+  auto r = run("tridiag --pivoting none --algorithm thomas " + q.files("th") + " -o xth.npy");
   BOOST_TEST(r.status == 3, r.err);
   BOOST_TEST(r.err.find("(info 1: a zero or non-finite pivot)") != std::string::npos, r.err);
+  // Under --pivoting auto (the default) the systems RD refuses are solved
+  // again pivoted, and a breakdown is partial pivoting's: system 0 with a
+  // zero first column (b_0 = a_1 = 0) is singular.
+  for (char const* alg : {"rd", "cr_rd"}) {
+    r = run(std::string("tridiag --algorithm ") + alg + " " + p.files("rd") + " -o xrda.npy");
+    BOOST_TEST_REQUIRE(r.status == 0, alg << ": " << r.err);
+    expect_solution(load<double>("xrda.npy", p.shape), p.solve(-1, false), false, alg);
+  }
+  q.dl[1] = 0;
+  q.save_all("sg");
+  r = run("tridiag --algorithm rd " + q.files("sg") + " -o xsg.npy");
+  BOOST_TEST(r.status == 3, r.err);
+  BOOST_TEST(
+      r.err.find("recur tridiag: system [0]: broke down at index 0 along axis 1 (info 1: a zero or "
+                 "non-finite pivot with partial pivoting: the matrix is singular to working precision)") !=
+          std::string::npos,
+      r.err);
+  BOOST_TEST(r.err.find("recursive doubling") == std::string::npos, r.err);
 }
 
 // Bondeli's algorithm: both devices solve with it (to rounding Thomas's
@@ -798,7 +816,7 @@ BOOST_AUTO_TEST_CASE(bondeli) {
   expect_solution(load<double>("xbo.npy", p.rhs_shape), p.solve(-1, false), false, "bondeli");
 }
 
-// --pivoting: the default (automatic) pivots the systems with a tiny first
+// --pivoting: the default (auto) pivots the systems with a tiny first
 // pivot and gives the pivoted reference's x; none gives Thomas' (far off);
 // partial the pivoted reference's too (on the GPU: to rounding).
 BOOST_AUTO_TEST_CASE(pivoting) {
@@ -815,9 +833,9 @@ BOOST_AUTO_TEST_CASE(pivoting) {
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   auto const xn = load<double>("xn.npy", p.rhs_shape);
   if (on_gpu()) {
-    expect_solution(xt, pivoted, true, "automatic");
+    expect_solution(xt, pivoted, true, "auto");
   } else {
-    BOOST_TEST(same_bits(xt, pivoted), "automatic: not the pivoted reference's bits");
+    BOOST_TEST(same_bits(xt, pivoted), "auto: not the pivoted reference's bits");
     BOOST_TEST(same_bits(xn, plain), "none: not Thomas' bits");
   }
   double off = 0;

@@ -140,7 +140,7 @@ command const linrec_command{
     "agree with the sequential recurrence to rounding (the parallel algorithms reassociate the\n"
     "products) and are bitwise the same from run to run on one device.",
     "  --init V            the initial state: a number, or a .npy array of one value per sequence\n"
-    "                      (S's shape without the axis); default 0\n"
+    "                      (the shape of S or T without the axis); default 0\n"
     "  --reverse           run from the last element to the first\n"
     "  --axis N            the axis to run along, negative counting from the end (default -1)\n",
     "recur linrec --reverse --axis 0 0.9 t.npy w.npy",

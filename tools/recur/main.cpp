@@ -49,7 +49,8 @@ void print_overview() {
       "  -h, --help          print this help\n"
       "  --version           print the version\n"
       "\nEvery command takes --device cpu|gpu|auto (default auto: the GPU when there is one) and\n"
-      "--help; `recur <command> --help` shows its options and an example.\n");
+      "--help; `recur <command> --help` shows its options and an example. An option's value is the\n"
+      "word after it, even one that starts with '-' (--b -0.5,1), or follows '=' (--b=-0.5,1).\n");
 }
 
 void print_help(command const& c) {

@@ -179,7 +179,7 @@ command const poisson_command{
     "                      device-to-device copy of as many bytes; print their medians, GB/s and\n"
     "                      the solves' speed as a percentage of the copy's\n"
     "  --cuda-graphs       GPU: launch each V-cycle as one recorded CUDA graph (the coarse grids'\n"
-    "                      kernels without the launch overhead; not with --profile)\n"
+    "                      kernels without the launch overhead; ignored with --profile and on the CPU)\n"
     "  -o, --output U      where to write the solution (default: not written)\n",
     "recur poisson --n 1025 --eps 1e-3 --smoother alternating --precision mixed -o u.npy",
     "  0  converged, U written\n"

@@ -1,9 +1,10 @@
 // recur tridiag: batched tridiagonal systems stored in .npy arrays, solved on
 // the CPU or the GPU, with the library's pivoting, periodic and refinement
-// options. Breakdown (a zero or non-finite pivot; with rd and cr_rd also
-// recursive doubling's own accuracy check) and right-hand sides
-// holding NaN or Inf are reported per system, with their own exit statuses;
-// x is written either way, NaN for those systems.
+// options. Breakdown (a zero or non-finite pivot: under --pivoting auto and
+// partial only in a matrix singular to working precision; under none also
+// recursive doubling's own accuracy check, with rd and cr_rd) and
+// right-hand sides holding NaN or Inf are reported per system, with their
+// own exit statuses; x is written either way, NaN for those systems.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -35,8 +36,10 @@ void call_solve(Ex const& ex, T const* dl, T const* d, T const* du, T const* rhs
   opt.nrhs = nrhs;
   opt.rhs_stride = rhs_stride;
   opt.info = info;
-  // Asking which systems automatic pivoted makes the GPU run its stability
-  // test (the library runs the fast no-pivot solve untested without it).
+  // pivoted is asked for under auto: with it every form the GPU runs for
+  // the shape tests each system and solves the ones that fail (or break
+  // down) again with pivoting (include/recur/tridiag.hpp, "Pivoting"), as
+  // the CPU does, so --help's guarantee holds whatever form runs.
   if (opt.pivoting == recur::tridiag_pivoting::automatic) opt.pivoted = pivoted;
   recur::solve_batched(ex, dl, d, du, rhs, x, lay, opt);
 }
@@ -175,19 +178,31 @@ std::string system_name(axis_view const& v, std::int64_t k) {
   return v.lane_shape().empty() ? "the system" : "system " + v.lane_index(k);
 }
 
-// What info > 0 means for the algorithm that ran: RD (rd, and cr_rd on its
-// reduced system) refuses a result that fails its accuracy check, with the
-// row that failed, far more often than it meets an unusable divisor
-// (include/recur/tridiag.hpp); the others name an unusable pivot.
-char const* breakdown_cause(recur::tridiag_algorithm algorithm) {
-  return algorithm == recur::tridiag_algorithm::rd || algorithm == recur::tridiag_algorithm::cr_rd
-             ? "recursive doubling is unstable for this system (or a divisor is zero or not finite)"
-             : "a zero or non-finite pivot";
+// What info = row > 0 means for what ran (doc/tridiag.md, "Breakdown").
+// Under --pivoting auto and partial the system's last solve pivoted, and
+// partial pivoting meets an unusable pivot only in a matrix singular to
+// working precision; for a periodic system that matrix is the split's, not
+// A, so the message does not call A singular.
+// Under none, RD (rd, and cr_rd on its reduced system) refuses a result
+// that fails its accuracy check, with the row that failed, far more often
+// than it meets an unusable divisor; the others name an unusable pivot. A
+// periodic system's row n also says that the Sherman-Morrison correction's
+// divisor is unusable.
+std::string breakdown_cause(recur::tridiag_options const& opt, std::int32_t row, std::int64_t n) {
+  bool const rd =
+      opt.algorithm == recur::tridiag_algorithm::rd || opt.algorithm == recur::tridiag_algorithm::cr_rd;
+  bool const pivots = opt.pivoting != recur::tridiag_pivoting::none;
+  std::string cause = "a zero or non-finite pivot";
+  if (pivots && !opt.periodic) cause += " with partial pivoting: the matrix is singular to working precision";
+  if (rd && !pivots)
+    cause = "recursive doubling is unstable for this system (or a divisor is zero or not finite)";
+  if (opt.periodic && row == n) cause += ", or a zero or non-finite divisor in the periodic correction";
+  return cause;
 }
 
 // Prints the breakdowns and bad right-hand sides (20 of each at most) and
 // returns the exit status.
-int report(problem const& p, solution const& s, std::string const& output, recur::tridiag_algorithm algorithm,
+int report(problem const& p, solution const& s, std::string const& output, recur::tridiag_options const& opt,
            device_kind kind) {
   constexpr std::int64_t shown = 20;
   std::int64_t broke = 0;
@@ -196,7 +211,7 @@ int report(problem const& p, solution const& s, std::string const& output, recur
     if (row != 0 && ++broke <= shown)
       fmt::print(stderr,
                  "recur tridiag: {}: broke down at index {} along axis {} (info {}: {}); its x is NaN\n",
-                 system_name(p.v, k), row - 1, p.v.axis, row, breakdown_cause(algorithm));
+                 system_name(p.v, k), row - 1, p.v.axis, row, breakdown_cause(opt, row, p.v.n));
   }
   if (broke > shown) fmt::print(stderr, "recur tridiag: ... and {} more systems broke down\n", broke - shown);
   for (std::size_t e = 0; e < s.bad.size() && e < shown; ++e) {
@@ -213,7 +228,7 @@ int report(problem const& p, solution const& s, std::string const& output, recur
   fmt::print(stderr,
              "recur tridiag: {}: written; {} of {} systems broke down, {} of {} right-hand sides hold NaN or "
              "Inf ({} on the {})\n",
-             output, broke, p.v.lanes(), bad, p.v.lanes() * p.nrhs, recur::to_string(algorithm),
+             output, broke, p.v.lanes(), bad, p.v.lanes() * p.nrhs, recur::to_string(opt.algorithm),
              kind == device_kind::gpu ? "gpu" : "cpu");
   return broke ? exit_breakdown : exit_nonfinite;
 }
@@ -252,7 +267,7 @@ int run_tridiag(arguments const& args) {
                                                             : solve<double>(kind, p, opt);
                    });
   save(*output, s.x);
-  return report(p, s, *output, opt.algorithm, kind);
+  return report(p, s, *output, opt, kind);
 }
 
 constexpr option_spec tridiag_options[] = {{"--output", option_kind::value, "-o"},
@@ -295,20 +310,29 @@ std::string wrapped(std::string_view head, std::string_view text) {
 std::string_view options_help() {
   static std::string const text =
       "  -o, --output X      where to write the solution (required)\n" +
-      wrapped("  --algorithm NAME    ",
-              fmt::format("one of {}; auto (the default) chooses one for the shape, dtype and device (the "
-                          "GPU runs some of the others for some sizes only)",
-                          names(recur::tridiag_algorithms))) +
-      "  --pivoting P        auto (default: partial pivoting only for the systems that need it),\n"
-      "                      none, or partial (every system; --algorithm auto or thomas); automatic\n"
-      "                      is taken for auto here and by --algorithm\n"
-      "  --periodic          periodic (cyclic) systems, n >= 3 (--algorithm auto or thomas)\n"
-      "  --refine            float64 systems solved in float32 and refined with float64 residuals to\n"
-      "                      float64 accuracy (--algorithm auto or thomas)\n"
+      wrapped(
+          "  --algorithm NAME    ",
+          fmt::format("one of {}; auto (the default) chooses one for the shape, dtype and device. A named "
+                      "algorithm that the device does not run for the shape is an error saying why",
+                      names(recur::tridiag_algorithms))) +
+      "  --pivoting P        auto (the default above: no pivoting where the stability test passes,\n"
+      "                      partial pivoting where it does not), none (the algorithm's own\n"
+      "                      elimination, untested: accurate for diagonally dominant and symmetric\n"
+      "                      positive definite systems, possibly far off for others with no\n"
+      "                      breakdown reported), or partial (every system, as LAPACK's gtsv;\n"
+      "                      --algorithm auto or thomas). --algorithm and --pivoting also take\n"
+      "                      automatic for auto\n"
+      "  --periodic          periodic (cyclic) systems, n >= 3, solved by a Sherman-Morrison split\n"
+      "                      whose plain solves follow --pivoting (--algorithm auto or thomas);\n"
+      "                      accurate to rounding on diagonally dominant systems, and on others\n"
+      "                      unless the split's matrix is nearly singular (doc/tridiag.md)\n"
+      "  --refine            float64 systems factored in float32 (as --pivoting and --periodic say)\n"
+      "                      and corrected with float64 residuals until the backward error is what a\n"
+      "                      float64 solve reaches; a system not there within 10 corrections, or\n"
+      "                      whose float32 factors break down, is solved in float64 (--algorithm\n"
+      "                      auto or thomas)\n"
       "  --axis N            the axis the systems lie along, negative counting from the end\n"
-      "                      (default -1)\n"
-      "Both devices run every option; on the GPU, partial pivoting, --periodic and --refine run one\n"
-      "system per thread (doc/tridiag.md says what that costs).\n";
+      "                      (default -1)\n";
   return text;
 }
 
@@ -325,11 +349,15 @@ command const tridiag_command{
     "default N = -1; dl[0] and du[n-1] of each system are not read (with --periodic they are the\n"
     "corners: dl[0] multiplies x[n-1] in row 0, du[n-1] multiplies x[0] in row n-1). RHS has their\n"
     "shape, or (k, ...) for k right-hand sides per system (N still counts D's axes). X is written\n"
-    "with RHS's shape. By default each system is solved without pivoting where that is stable (its\n"
-    "LU's growth is checked) and with partial pivoting, as LAPACK's gtsv, where it is not. A singular\n"
-    "system (a zero or non-finite pivot) breaks down (rd and cr_rd also refuse a system for which\n"
-    "recursive doubling is unstable), and a right-hand side holding NaN or Inf has no solution;\n"
-    "both are listed on stderr, their x is NaN, and the exit status says so.",
+    "with RHS's shape. By default each system is solved without pivoting where a stability test\n"
+    "passes (usable pivots, small growth in its LU factors) and with partial pivoting, as LAPACK's\n"
+    "gtsv, where it does not. A system breaks down where its elimination meets a zero or non-finite\n"
+    "pivot: by default and with --pivoting partial only a system singular to working precision; with\n"
+    "--pivoting none any system whose elimination meets one, and with rd and cr_rd also one for\n"
+    "which recursive doubling is unstable. A right-hand side holding NaN or Inf has no solution.\n"
+    "Both are listed on stderr, their x is NaN, and the exit status says so. The CPU and the GPU run\n"
+    "every option with the guarantees said here; doc/tridiag.md says how each device runs them and\n"
+    "what that costs.",
     options_help(),
     "recur tridiag --axis 0 dl.npy d.npy du.npy rhs.npy -o x.npy",
     "  0  solved, X written\n"
