@@ -139,10 +139,15 @@ struct oracle_solution {
 inline std::int64_t middle(std::int64_t n) { return n / 2; }
 
 // A batch of `cls` systems (the corners filled when periodic, NaN otherwise)
-// with right-hand sides uniform in [-1, 1).
+// with right-hand sides uniform in [-1, 1), or, from_solution, d = A x
+// (in long double, then rounded) for x with every |x_i| in [1/2, 1]
+// (recur_test::solution_value): x then spreads over every row, so an error
+// that a row's pivot makes shows in the normwise residual wherever the row
+// lies, where with d uniform x may be large in a few rows only.
 template <class T>
 problem<T> make_system_batch(layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride_arg,
-                             matrix_class cls, bool periodic, std::uint64_t seed) {
+                             matrix_class cls, bool periodic, std::uint64_t seed,
+                             bool from_solution = false) {
   auto p =
       tridiag_test::make_problem<T>(lay, nrhs, rhs_stride_arg, tridiag_test::matrix_kind::dominant, seed);
   rng r(seed ^ 0x9e3779b97f4a7c15ull);
@@ -193,6 +198,19 @@ problem<T> make_system_batch(layout const& lay, std::int64_t nrhs, std::int64_t 
       p.b[o] = static_cast<T>(b[i]);
       p.c[o] = i + 1 == n && !periodic ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(c[i]);
     }
+  }
+  if (from_solution) {
+    std::vector<long double> x(static_cast<std::size_t>(n));
+    for (std::int64_t rr = 0; rr < nrhs; ++rr)
+      for (std::int64_t k = 0; k < lay.count; ++k) {
+        for (long double& v : x) v = recur_test::solution_value(r);
+        for (std::int64_t i = 0; i < n; ++i) {
+          long double acc = static_cast<long double>(p.b[p.mi(i, k)]) * x[i];
+          if (i > 0 || periodic) acc += static_cast<long double>(p.a[p.mi(i, k)]) * x[(i + n - 1) % n];
+          if (i + 1 < n || periodic) acc += static_cast<long double>(p.c[p.mi(i, k)]) * x[(i + 1) % n];
+          p.d[p.vi(i, k, rr)] = static_cast<T>(acc);
+        }
+      }
   }
   return p;
 }
