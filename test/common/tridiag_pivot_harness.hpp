@@ -139,10 +139,15 @@ struct oracle_solution {
 inline std::int64_t middle(std::int64_t n) { return n / 2; }
 
 // A batch of `cls` systems (the corners filled when periodic, NaN otherwise)
-// with right-hand sides uniform in [-1, 1).
+// with right-hand sides uniform in [-1, 1), or, from_solution, d = A x
+// (in long double, then rounded) for x with every |x_i| in [1/2, 1]
+// (recur_test::solution_value): x then spreads over every row, so an error
+// that a row's pivot makes shows in the normwise residual wherever the row
+// lies, where with d uniform x may be large in a few rows only.
 template <class T>
 problem<T> make_system_batch(layout const& lay, std::int64_t nrhs, std::int64_t rhs_stride_arg,
-                             matrix_class cls, bool periodic, std::uint64_t seed) {
+                             matrix_class cls, bool periodic, std::uint64_t seed,
+                             bool from_solution = false) {
   auto p =
       tridiag_test::make_problem<T>(lay, nrhs, rhs_stride_arg, tridiag_test::matrix_kind::dominant, seed);
   rng r(seed ^ 0x9e3779b97f4a7c15ull);
@@ -193,6 +198,19 @@ problem<T> make_system_batch(layout const& lay, std::int64_t nrhs, std::int64_t 
       p.b[o] = static_cast<T>(b[i]);
       p.c[o] = i + 1 == n && !periodic ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(c[i]);
     }
+  }
+  if (from_solution) {
+    std::vector<long double> x(static_cast<std::size_t>(n));
+    for (std::int64_t rr = 0; rr < nrhs; ++rr)
+      for (std::int64_t k = 0; k < lay.count; ++k) {
+        for (long double& v : x) v = recur_test::solution_value(r);
+        for (std::int64_t i = 0; i < n; ++i) {
+          long double acc = static_cast<long double>(p.b[p.mi(i, k)]) * x[i];
+          if (i > 0 || periodic) acc += static_cast<long double>(p.a[p.mi(i, k)]) * x[(i + n - 1) % n];
+          if (i + 1 < n || periodic) acc += static_cast<long double>(p.c[p.mi(i, k)]) * x[(i + 1) % n];
+          p.d[p.vi(i, k, rr)] = static_cast<T>(acc);
+        }
+      }
   }
   return p;
 }
@@ -279,21 +297,49 @@ long double condition(system_values<T> const& s) {
   return rd::matrix_norm(e) * *std::max_element(rows.begin(), rows.end());
 }
 
+// The infinity norms of r = A x - d, A, x and d in long double (corners
+// included); finite false where x is not.
+struct residual_norms {
+  long double r = 0, a = 0, x = 0, d = 0;
+  bool finite = true;
+};
+
+template <class T, class XT>
+residual_norms norms_of(system_values<T> const& s, XT&& x, std::vector<T> const& d) {
+  auto const e = widened(s);
+  std::vector<long double> xl(d.size()), dl(d.begin(), d.end()), r;
+  residual_norms m;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    xl[i] = static_cast<long double>(x(static_cast<std::int64_t>(i)));
+    if (!std::isfinite(xl[i])) {
+      m.finite = false;
+      return m;
+    }
+  }
+  rd::residual(e, s.periodic, xl, dl, r);
+  for (std::size_t i = 0; i < d.size(); ++i)
+    m.r = std::max(m.r, std::fabs(r[i])), m.x = std::max(m.x, std::fabs(xl[i])),
+    m.d = std::max(m.d, std::fabs(dl[i]));
+  m.a = rd::matrix_norm(e);
+  return m;
+}
+
 // ||A x - d|| / (||A|| ||x||) in long double (corners included), or -1 where
 // x is not finite.
 template <class T, class XT>
 double relative_residual(system_values<T> const& s, XT&& x, std::vector<T> const& d) {
-  auto const e = widened(s);
-  std::vector<long double> xl(d.size()), dl(d.begin(), d.end()), r;
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    xl[i] = static_cast<long double>(x(static_cast<std::int64_t>(i)));
-    if (!std::isfinite(xl[i])) return -1;
-  }
-  rd::residual(e, s.periodic, xl, dl, r);
-  long double rn = 0, xn = 0;
-  for (std::size_t i = 0; i < d.size(); ++i)
-    rn = std::max(rn, std::fabs(r[i])), xn = std::max(xn, std::fabs(xl[i]));
-  return static_cast<double>(rn / (rd::matrix_norm(e) * xn + std::numeric_limits<long double>::min()));
+  residual_norms const m = norms_of(s, x, d);
+  if (!m.finite) return -1;
+  return static_cast<double>(m.r / (m.a * m.x + std::numeric_limits<long double>::min()));
+}
+
+// The normwise backward error ||A x - d|| / (||A|| ||x|| + ||d||) in long
+// double (corners included), or -1 where x is not finite.
+template <class T, class XT>
+double backward_error(system_values<T> const& s, XT&& x, std::vector<T> const& d) {
+  residual_norms const m = norms_of(s, x, d);
+  if (!m.finite) return -1;
+  return static_cast<double>(m.r / (m.a * m.x + m.d + std::numeric_limits<long double>::min()));
 }
 
 // --------------------------------------------------------------- running ---
@@ -343,6 +389,27 @@ run_result<T> run_options(problem<T> const& p, tridiag_options opt, bool in_plac
   return out;
 }
 
+// What a run must leave alone, into f: the inputs (d unless in place), the
+// x buffer outside the systems' right-hand sides, and the guards of info,
+// pivoted and refinement_steps.
+template <class T>
+void check_untouched(problem<T> const& p, run_result<T> const& out, failures& f) {
+  constexpr std::int64_t g = problem<T>::guard;
+  layout const& lay = p.lay;
+  if (!out.inputs_written.empty()) f.add([&] { return "inputs written: " + out.inputs_written; });
+  std::vector<bool> inside(out.x.size(), false);
+  for (std::int64_t r = 0; r < p.nrhs; ++r)
+    for (std::int64_t k = 0; k < lay.count; ++k)
+      for (std::int64_t i = 0; i < lay.n; ++i) inside[p.vi(i, k, r)] = true;
+  for (std::size_t j = 0; j < out.x.size(); ++j)
+    if (!inside[j] && !is_poison(out.x[j]))
+      f.add([&] { return fmt::format("x buffer element {} outside the systems was written", j); });
+  for (auto const* v : {&out.info, &out.pivoted, &out.steps})
+    for (std::int64_t j = 0; j < g; ++j)
+      if ((*v)[j] != info_poison || (*v)[g + lay.count + j] != info_poison)
+        f.add([&] { return fmt::format("an output's guard element {} was written", j); });
+}
+
 // What a system's outputs must be.
 struct expected_system {
   int info = 0;         // the exact row, or tridiag_test::info_positive
@@ -360,18 +427,7 @@ std::string check_outputs(problem<T> const& p, run_result<T> const& out, tridiag
   std::int64_t const n = lay.n;
   failures f;
   if (out.refused) return "refused: " + out.what;
-  if (!out.inputs_written.empty()) f.add([&] { return "inputs written: " + out.inputs_written; });
-  std::vector<bool> inside(out.x.size(), false);
-  for (std::int64_t r = 0; r < p.nrhs; ++r)
-    for (std::int64_t k = 0; k < lay.count; ++k)
-      for (std::int64_t i = 0; i < n; ++i) inside[p.vi(i, k, r)] = true;
-  for (std::size_t j = 0; j < out.x.size(); ++j)
-    if (!inside[j] && !is_poison(out.x[j]))
-      f.add([&] { return fmt::format("x buffer element {} outside the systems was written", j); });
-  for (auto const* v : {&out.info, &out.pivoted, &out.steps})
-    for (std::int64_t j = 0; j < g; ++j)
-      if ((*v)[j] != info_poison || (*v)[g + lay.count + j] != info_poison)
-        f.add([&] { return fmt::format("an output's guard element {} was written", j); });
+  check_untouched(p, out, f);
   double const eps = std::numeric_limits<T>::epsilon();
   double const tol = tridiag_test::residual_c * static_cast<double>(n) * eps;
   for (std::int64_t k = 0; k < lay.count; ++k) {
