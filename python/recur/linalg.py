@@ -46,11 +46,12 @@ from ._arrays import (
 
 __all__ = ["TridiagonalDetails", "solve_banded", "solve_tridiagonal"]
 
-_ALGORITHMS = (
-    "auto", "thomas", "cr", "pcr", "rd", "cr_pcr", "cr_rd", "cr_packed", "pscheme", "thomas_pcr", "cr_split", "bondeli"
-)
-# The Python spellings of tridiag_pivoting, and the C++ names (recur tridiag --pivoting).
-_PIVOTING = {"auto": "automatic", "automatic": "automatic", "none": "none", "partial": "partial"}
+# The algorithm names, "auto" first: the C++ list (recur::tridiag_algorithms).
+_ALGORITHMS = _recur.tridiag_algorithms
+# The pivoting names, as recur::to_string spells them.
+_PIVOTING = ("auto", "none", "partial")
+# "automatic" is taken for "auto" in both options, as the C++ parse functions take it.
+_ALIASES = {"automatic": "auto"}
 
 
 class TridiagonalDetails(NamedTuple):
@@ -70,19 +71,25 @@ class TridiagonalDetails(NamedTuple):
     refinement_steps: Any
 
 
+def _name(v):
+    """An option's name with the alias replaced (anything else as it is)."""
+    return _ALIASES.get(v, v) if isinstance(v, str) else v
+
+
 def _check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details):
-    """The C++ name of `pivoting`, after the checks of the options that need
-    no array."""
+    """The names of `algorithm` and `pivoting` (the alias replaced), after the
+    checks of the options that need no array."""
     if return_info and return_details:
         raise ValueError(f"{fn}: return_info and return_details both given; return_details includes info")
+    algorithm, pivoting = _name(algorithm), _name(pivoting)
     if algorithm not in _ALGORITHMS:
         raise ValueError(f"{fn}: unknown algorithm {algorithm!r}; expected one of {', '.join(_ALGORITHMS)}")
-    if not isinstance(pivoting, str) or pivoting not in _PIVOTING:
-        raise ValueError(f"{fn}: unknown pivoting {pivoting!r}; expected 'auto' (or 'automatic'), 'none' or 'partial'")
+    if pivoting not in _PIVOTING:
+        raise ValueError(f"{fn}: unknown pivoting {pivoting!r}; expected 'auto', 'none' or 'partial'")
     steps = max_refinement_steps
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 0 <= steps < 2**31:
         raise ValueError(f"{fn}: max_refinement_steps must be an integer from 0 to 2**31 - 1, not {steps!r}")
-    return _PIVOTING[pivoting]
+    return algorithm, pivoting
 
 
 def _check_periodic(fn, n, axis, diagonals):
@@ -165,7 +172,7 @@ def _plain_call(dl, d, du, b, axis, algorithm, piv, max_refinement_steps, thread
     x = be.empty_plain(d)
     info = be.empty(bshape, np.int32, d)
     # As in the general path: on the GPU pivoted is asked for under 'auto'.
-    pivoted = be.empty(bshape, np.int32, d) if piv == "automatic" and sid is not None else None
+    pivoted = be.empty(bshape, np.int32, d) if piv == "auto" and sid is not None else None
     ex = be.export_plain
     _recur.solve_tridiagonal(
         ex(dl), ex(d), ex(du), ex(b), ex(x), ndim - 1, be.export(info), algorithm, piv, False, False,
@@ -198,14 +205,16 @@ def solve_tridiagonal(
     or d's shape plus a trailing axis of right-hand sides sharing each
     matrix.
 
-    ``algorithm``: 'auto' (recur chooses; doc/tridiag.md) or one of
-    'thomas', 'cr', 'pcr', 'rd', 'cr_pcr', 'cr_rd', 'cr_packed', 'pscheme',
-    'thomas_pcr', 'cr_split' (GPU; recur.host runs every one as Thomas'
-    algorithm or the P-scheme), 'bondeli' (Bondeli's divide and conquer).
+    ``algorithm``: 'auto' (the default: recur chooses; doc/tridiag.md) or
+    one of 'thomas', 'cr', 'pcr', 'rd', 'cr_pcr', 'cr_rd', 'cr_packed',
+    'pscheme', 'thomas_pcr', 'cr_split' (GPU; recur.host runs every one as
+    Thomas' algorithm or the P-scheme), 'bondeli' (Bondeli's divide and
+    conquer): the C++ library's list, recur._recur.tridiag_algorithms.
 
-    ``pivoting``: 'auto' (or 'automatic'; the default), 'none' or 'partial'
-    (see the module's docstring). 'partial', ``periodic`` and ``refine``
-    need algorithm 'auto' or 'thomas'.
+    ``pivoting``: 'auto' (the default), 'none' or 'partial' (see the
+    module's docstring). Both options take 'automatic' for 'auto'.
+    'partial', ``periodic`` and ``refine`` need algorithm 'auto' or
+    'thomas'.
 
     ``periodic=True``: cyclic systems, ``dl[0]`` multiplies x[n-1] in row 0
     and ``du[n-1]`` multiplies x[0] in row n-1; dl and du must then have
@@ -258,7 +267,7 @@ def solve_tridiagonal(
     True
     """
     fn = "recur.linalg.solve_tridiagonal"
-    piv = _check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details)
+    algorithm, piv = _check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details)
     periodic, refine = bool(periodic), bool(refine)
     if not periodic and not refine and not return_details and stream is None:
         plain = _plain_call(dl, d, du, b, axis, algorithm, piv, max_refinement_steps, threads)
@@ -333,7 +342,7 @@ def solve_tridiagonal(
     # (rd, cr_rd, bondeli, systems too long for one block) run the test only
     # where pivoted is asked for (doc/tridiag.md), so it always is there: a
     # scipy drop-in pivots where it must.
-    want_pivoted = piv != "none" and (return_details or (piv == "automatic" and sid is not None))
+    want_pivoted = piv != "none" and (return_details or (piv == "auto" and sid is not None))
     pivoted = state_out(be, bshape, order, np.int32, d)[0] if want_pivoted else None
     steps = state_out(be, bshape, order, np.int32, d)[0] if return_details and refine else None
     ex = be.export

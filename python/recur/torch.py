@@ -502,7 +502,9 @@ def solve_tridiagonal(
     fn = "recur.linalg.solve_tridiagonal"
     if stream is not None:
         raise ValueError("recur.torch.solve_tridiagonal: the op runs on PyTorch's current stream")
-    piv = _linalg._check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details)
+    algorithm, piv = _linalg._check_options(
+        fn, algorithm, pivoting, max_refinement_steps, return_info, return_details
+    )
     periodic, refine = bool(periodic), bool(refine)
     if not -d.dim() <= axis < d.dim():
         raise ValueError(f"{fn}: axis {axis} is out of bounds for an array of {d.dim()} dimensions")
