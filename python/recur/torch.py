@@ -2,11 +2,13 @@
 solve_tridiagonal are differentiable and traceable by torch.compile.
 
 The public functions (recur.linrec, recur.signal.lfilter, ...) route here
-when a tensor argument requires grad; the functions below may also be called
+when a tensor argument requires grad; the functions at the end of this
+module (linrec, lfilter, sosfilt, solve_tridiagonal) may also be called
 directly. Each op is a ``torch.library.custom_op`` (namespace ``recur``)
-whose forward is recur's own call and whose backward is written with recur's
-calls too: the adjoint of a linear recurrence is the same recurrence run in
-reverse.
+whose forward is the layer below's C++ call (recur._call_linrec,
+_call_signal, _call_tridiag, which read the tensors detached) and whose
+backward is written with recur's calls too: the adjoint of a linear
+recurrence is the same recurrence run in reverse.
 
 - linrec: w_i = s_i w_{i-1} + t_i. With lambda the reverse recurrence
   lambda_i = g_i + s_{i+1} lambda_{i+1}: dt = lambda, ds_i = lambda_i
@@ -41,15 +43,10 @@ from typing import Optional
 
 import torch
 
-from . import _linrec
-from . import linalg as _linalg
-from . import signal as _signal
+from . import _call_linrec, _call_signal, _call_tridiag
+from ._call_tridiag import check_options, check_periodic, result
 
 __all__ = ["linrec", "lfilter", "sosfilt", "solve_tridiagonal"]
-
-
-def _plain(v):
-    return v.detach() if isinstance(v, torch.Tensor) else v
 
 
 def _custom_op(name):
@@ -147,15 +144,10 @@ def _linrec_op(
     init: Optional[torch.Tensor],
     init_value: float,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    w, final = _linrec.linrec(
-        s_value if s is None else s,
-        t_value if t is None else t,
-        axis=axis,
-        reverse=reverse,
-        init=init_value if init is None else init,
-        return_final=True,
+    return _call_linrec.linrec(
+        s_value if s is None else s, t_value if t is None else t, axis, reverse,
+        init_value if init is None else init, True, None, 0
     )
-    return w, final
 
 
 @_linrec_op.register_fake
@@ -187,7 +179,7 @@ def _linrec_backward_op(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """dt, ds and dinit of linrec (recur::linrec_adjoint); ds and dinit are
     empty where not wanted (s a scalar; init not a tensor)."""
-    dt, ds, dinit = _linrec.adjoint(
+    dt, ds, dinit = _call_linrec.adjoint(
         s_value if s is None else s, w, g, axis=axis, reverse=reverse,
         init=init_value if init is None else init, final_gradient=gfinal, want_ds=s is not None,
         want_init_gradient=want_dinit,
@@ -213,36 +205,9 @@ def _linrec_backward(ctx, gw, gfinal):
 
 
 torch.library.register_autograd("recur::linrec", _linrec_backward, setup_context=_linrec_setup)
-_linrec_call = _eager(_linrec_op, _linrec_setup, _linrec_backward)
+linrec_call = _eager(_linrec_op, _linrec_setup, _linrec_backward)
 _linrec_backward_call = _direct(_linrec_backward_op)
 
-
-def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, stream=None):
-    """recur.linrec, differentiable in s, t and init (tensors)."""
-    if stream is not None:
-        raise ValueError("recur.torch.linrec: the op runs on PyTorch's current stream; stream= is not taken")
-    st = isinstance(s, torch.Tensor)
-    ref = s if st else t
-    ax = axis % ref.dim()
-    init_t = init if isinstance(init, torch.Tensor) else None
-    if init_t is not None:
-        shape = list(ref.shape)
-        del shape[ax]
-        init_t = init_t.to(ref.dtype).expand(shape)
-    w, final = _linrec_call(
-        s if st else None,
-        t if isinstance(t, torch.Tensor) else None,
-        0.0 if st else float(s),
-        0.0 if isinstance(t, torch.Tensor) else float(t),
-        ax,
-        bool(reverse),
-        init_t,
-        0.0 if init is None or init_t is not None else float(init),
-    )
-    return (w, final) if return_final else w
-
-
-# ---------------------------------------------------------------- filters --
 
 
 def _lfilter_grads(b, a, x, y, g, order, reverse=False):
@@ -255,8 +220,8 @@ def _lfilter_grads(b, a, x, y, g, order, reverse=False):
     zero_state = g.new_zeros(g.shape[:-1] + (len(a) - 1,))
     # lambda: the adjoint of the normalised recurrence, lfilter(1, a) run in
     # the other direction; dx = lfilter(b / a[0], 1, lambda), also reversed.
-    lam = _lfilter_call(a[:1], a, g, last, zero_state, not reverse)[0]
-    dx = _lfilter_call(b, a[:1], lam, last, g.new_zeros(g.shape[:-1] + (len(b) - 1,)), not reverse)[0]
+    lam = lfilter_call(a[:1], a, g, last, zero_state, not reverse)[0]
+    dx = lfilter_call(b, a[:1], lam, last, g.new_zeros(g.shape[:-1] + (len(b) - 1,)), not reverse)[0]
     # c[0, k] = sum_i lambda_i x_{i-k}, c[1, k] = sum_i lambda_i y_{i-k} (i
     # counted in the filter's direction), handed to the coefficients' device.
     c = _correlate_call(lam, x, y, max(len(a), len(b)), reverse).to(b.device)
@@ -278,7 +243,7 @@ def _lfilter_grads(b, a, x, y, g, order, reverse=False):
 
 @_custom_op("recur::correlate_lags")
 def _correlate_op(u: torch.Tensor, x: torch.Tensor, y: torch.Tensor, lags: int, reverse: bool) -> torch.Tensor:
-    return _signal._correlate_lags(u, [x, y], lags, axis=-1, reverse=reverse)
+    return _call_signal.correlate_lags(u, [x, y], lags, axis=-1, reverse=reverse)
 
 
 @_correlate_op.register_fake
@@ -301,7 +266,7 @@ def _correlate_backward(ctx, gc):
     one = gc.new_ones(1)
 
     def fir(h, v, rev):
-        return _lfilter_call(h, one, v, last, v.new_zeros(v.shape[:-1] + (len(h) - 1,)), rev)[0]
+        return lfilter_call(h, one, v, last, v.new_zeros(v.shape[:-1] + (len(h) - 1,)), rev)[0]
 
     du = fir(gc[0], x, reverse) + fir(gc[1], y, reverse)
     return du, fir(gc[0], u, not reverse), fir(gc[1], u, not reverse), None, None
@@ -315,8 +280,7 @@ _correlate_call = _eager(_correlate_op, _correlate_setup, _correlate_backward)
 def _lfilter_op(
     b: torch.Tensor, a: torch.Tensor, x: torch.Tensor, axis: int, zi: torch.Tensor, reverse: bool
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    y, zf = _signal._lfilter(b, a, x, axis, zi, reverse)
-    return y, zf
+    return _call_signal.lfilter(b, a, x, axis, zi, reverse=reverse)
 
 
 @_lfilter_op.register_fake
@@ -359,28 +323,12 @@ def _lfilter_backward(ctx, gy, gzf):
 
 
 torch.library.register_autograd("recur::lfilter", _lfilter_backward, setup_context=_lfilter_setup)
-_lfilter_call = _eager(_lfilter_op, _lfilter_setup, _lfilter_backward)
-
-
-def lfilter(b, a, x, axis=-1, zi=None, *, stream=None):
-    """recur.signal.lfilter, differentiable in b, a, x and zi (tensors)."""
-    if stream is not None:
-        raise ValueError("recur.torch.lfilter: the op runs on PyTorch's current stream; stream= is not taken")
-    b = torch.as_tensor(b, dtype=x.dtype).reshape(-1)
-    a = torch.as_tensor(a, dtype=x.dtype).reshape(-1)
-    ax = axis % x.dim()
-    order = max(len(a), len(b)) - 1
-    shape = list(x.shape)
-    shape[ax] = order
-    z = x.new_zeros(shape) if zi is None else zi.to(x.dtype).expand(shape)
-    y, zf = _lfilter_call(b, a, x, ax, z, False)
-    return y if zi is None else (y, zf)
+lfilter_call = _eager(_lfilter_op, _lfilter_setup, _lfilter_backward)
 
 
 @_custom_op("recur::sosfilt")
 def _sosfilt_op(sos: torch.Tensor, x: torch.Tensor, axis: int, zi: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    y, zf = _signal.sosfilt(sos, x, axis=axis, zi=zi)
-    return y, zf
+    return _call_signal.sosfilt(sos, x, axis, zi)
 
 
 @_sosfilt_op.register_fake
@@ -397,7 +345,7 @@ def _sosfilt_backward(ctx, gy, gzf):
     # Each section's input, recomputed: u[j] enters section j.
     u = [xs]
     for j in range(sos.shape[0] - 1):
-        u.append(_lfilter_call(sos[j, :3], sos[j, 3:], u[j], xs.dim() - 1, zs[j], False)[0])
+        u.append(lfilter_call(sos[j, :3], sos[j, 3:], u[j], xs.dim() - 1, zs[j], False)[0])
     g = (gy if gy is not None else torch.zeros_like(y)).movedim(ax, -1)
     dsos = torch.zeros_like(sos)
     dzi = torch.zeros_like(zs)
@@ -409,20 +357,7 @@ def _sosfilt_backward(ctx, gy, gzf):
 
 
 torch.library.register_autograd("recur::sosfilt", _sosfilt_backward, setup_context=_filter_setup)
-_sosfilt_call = _eager(_sosfilt_op, _filter_setup, _sosfilt_backward)
-
-
-def sosfilt(sos, x, axis=-1, zi=None, *, stream=None):
-    """recur.signal.sosfilt, differentiable in sos, x and zi (tensors)."""
-    if stream is not None:
-        raise ValueError("recur.torch.sosfilt: the op runs on PyTorch's current stream; stream= is not taken")
-    sos = torch.as_tensor(sos, dtype=x.dtype)
-    ax = axis % x.dim()
-    shape = [sos.shape[0]] + list(x.shape)
-    shape[ax + 1] = 2
-    z = x.new_zeros(shape) if zi is None else zi.to(x.dtype).expand(shape)
-    y, zf = _sosfilt_call(sos, x, ax, z)
-    return y if zi is None else (y, zf)
+sosfilt_call = _eager(_sosfilt_op, _filter_setup, _sosfilt_backward)
 
 
 # ------------------------------------------------------- tridiagonal solve --
@@ -444,13 +379,13 @@ def _solve_op(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """x, info, pivoted, refinement_steps; the last two are asked of the
     solver only with details (zeros otherwise)."""
-    opts = dict(axis=axis, algorithm=algorithm, pivoting=pivoting, periodic=periodic, refine=refine)
-    opts["max_refinement_steps"] = max_refinement_steps
-    if details:
-        x, (info, pivoted, steps) = _linalg.solve_tridiagonal(dl, d, du, b, return_details=True, **opts)
-        return x, info, pivoted, steps
-    x, info = _linalg.solve_tridiagonal(dl, d, du, b, return_info=True, **opts)
-    return x, info, torch.zeros_like(info), torch.zeros_like(info)
+    x, info, pivoted, steps = _call_tridiag.solve(
+        "recur.linalg.solve_tridiagonal", dl, d, du, b, axis, algorithm, pivoting, periodic, refine,
+        max_refinement_steps, details, None, 0
+    )
+    if not details:
+        pivoted, steps = torch.zeros_like(info), torch.zeros_like(info)
+    return x, info, pivoted, steps
 
 
 @_solve_op.register_fake
@@ -475,7 +410,7 @@ def _solve_backward(ctx, gx, ginfo, gpivoted, gsteps):
     # only when periodic. Solved with the forward's options: A^T's no-pivot
     # elimination has A's pivots, so it breaks down or passes the growth
     # test where A's does.
-    gb = _solve_call(du.roll(1, axis), d, dl.roll(-1, axis), gx, axis, *options, False)[0]
+    gb = solve_call(du.roll(1, axis), d, dl.roll(-1, axis), gx, axis, *options, False)[0]
 
     def band(v):  # -gb * v summed over the right-hand sides
         p = -gb * v
@@ -488,7 +423,75 @@ def _solve_backward(ctx, gx, ginfo, gpivoted, gsteps):
 
 
 torch.library.register_autograd("recur::solve_tridiagonal", _solve_backward, setup_context=_solve_setup)
-_solve_call = _eager(_solve_op, _solve_setup, _solve_backward)
+solve_call = _eager(_solve_op, _solve_setup, _solve_backward)
+
+
+# ------------------------------------------- recur's calls, differentiable --
+
+
+def _no_stream(name, stream):
+    if stream is not None:
+        raise ValueError(f"recur.torch.{name}: the op runs on PyTorch's current stream; stream= is not taken")
+
+
+def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, stream=None):
+    """recur.linrec, differentiable in s, t and init (tensors)."""
+    _no_stream("linrec", stream)
+    st = isinstance(s, torch.Tensor)
+    ref = s if st else t
+    ax = axis % ref.dim()
+    init_t = init if isinstance(init, torch.Tensor) else None
+    if init_t is not None:
+        shape = [n for j, n in enumerate(ref.shape) if j != ax]
+        init_t = init_t.to(ref.dtype).expand(shape)
+    w, final = linrec_call(
+        s if st else None,
+        t if isinstance(t, torch.Tensor) else None,
+        0.0 if st else float(s),
+        0.0 if isinstance(t, torch.Tensor) else float(t),
+        ax,
+        bool(reverse),
+        init_t,
+        0.0 if init is None or init_t is not None else float(init),
+    )
+    return (w, final) if return_final else w
+
+
+def lfilter(b, a, x, axis=-1, zi=None, *, stream=None):
+    """recur.signal.lfilter, differentiable in b, a, x and zi (tensors)."""
+    _no_stream("lfilter", stream)
+    b = torch.as_tensor(b, dtype=x.dtype).reshape(-1)
+    a = torch.as_tensor(a, dtype=x.dtype).reshape(-1)
+    ax = axis % x.dim()
+    order = max(len(a), len(b)) - 1
+    shape = list(x.shape)
+    shape[ax] = order
+    z = x.new_zeros(shape) if zi is None else zi.to(x.dtype).expand(shape)
+    y, zf = lfilter_call(b, a, x, ax, z, False)
+    return y if zi is None else (y, zf)
+
+
+def sosfilt(sos, x, axis=-1, zi=None, *, stream=None):
+    """recur.signal.sosfilt, differentiable in sos, x and zi (tensors)."""
+    _no_stream("sosfilt", stream)
+    sos = torch.as_tensor(sos, dtype=x.dtype)
+    ax = axis % x.dim()
+    shape = [sos.shape[0]] + list(x.shape)
+    shape[ax + 1] = 2
+    z = x.new_zeros(shape) if zi is None else zi.to(x.dtype).expand(shape)
+    y, zf = sosfilt_call(sos, x, ax, z)
+    return y if zi is None else (y, zf)
+
+
+def _full(v, d, ax, first):
+    """dl (first) or du in d's dtype, of length n along ax: one of length
+    n - 1 padded with a zero (dl's first element, du's last) by torch.cat,
+    so that its gradient flows."""
+    v = v.to(d.dtype)
+    if v.shape[ax] == d.shape[ax]:
+        return v
+    zero = torch.zeros_like(d.narrow(ax, 0, 1))
+    return torch.cat([zero, v] if first else [v, zero], ax)
 
 
 def solve_tridiagonal(
@@ -502,35 +505,19 @@ def solve_tridiagonal(
     fn = "recur.linalg.solve_tridiagonal"
     if stream is not None:
         raise ValueError("recur.torch.solve_tridiagonal: the op runs on PyTorch's current stream")
-    algorithm, piv = _linalg._check_options(
-        fn, algorithm, pivoting, max_refinement_steps, return_info, return_details
-    )
+    algorithm, piv = check_options(fn, algorithm, pivoting, max_refinement_steps, return_info, return_details)
     periodic, refine = bool(periodic), bool(refine)
     if not -d.dim() <= axis < d.dim():
         raise ValueError(f"{fn}: axis {axis} is out of bounds for an array of {d.dim()} dimensions")
     ax = axis % d.dim()
-    n = d.shape[ax]
     for name, v in (("dl", dl), ("du", du), ("b", b)):
         if v.device != d.device:
             raise ValueError(f"{fn}: {name} is on {v.device}, d on {d.device}; all arrays must be on one device")
     if periodic:
-        _linalg._check_periodic(fn, n, ax, [(name, v.shape[ax]) for name, v in (("dl", dl), ("du", du)) if v.dim() == d.dim()])
-
-    def full(v, first):
-        v = v.to(d.dtype)
-        if v.shape[ax] == n:
-            return v
-        zero = torch.zeros_like(d.narrow(ax, 0, 1))
-        return torch.cat([zero, v] if first else [v, zero], ax)
-
-    x, info, pivoted, steps = _solve_call(
-        full(dl, True), d, full(du, False), b.to(d.dtype), ax, algorithm, piv, periodic, refine,
+        lengths = [(name, v.shape[ax]) for name, v in (("dl", dl), ("du", du)) if v.dim() == d.dim()]
+        check_periodic(fn, d.shape[ax], ax, lengths)
+    x, info, pivoted, steps = solve_call(
+        _full(dl, d, ax, True), d, _full(du, d, ax, False), b.to(d.dtype), ax, algorithm, piv, periodic, refine,
         int(max_refinement_steps), bool(return_details)
     )
-    if return_details:
-        return x, _linalg.TridiagonalDetails(info, pivoted, steps)
-    if return_info:
-        return x, info
-    if bool((info != 0).any()):
-        raise _linalg._breakdown(fn, info.cpu().numpy(), piv, periodic)
-    return x
+    return result(fn, x, info, (pivoted, steps), piv, periodic, return_info, return_details)
