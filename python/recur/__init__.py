@@ -22,9 +22,10 @@ below it (tests/test_layers.py checks this against _LAYERS):
                                     every other call to the layer of C++ calls
                                     (dpcm and the filters' steady states, with
                                     no gradient path, call _arrays and _recur)
-    torch                           the custom ops (torch.library), their
-                                    backward passes, and the differentiable
-                                    functions that call them
+    torch                           the differentiable functions: recur's
+                                    arguments turned into the custom ops'
+    _autograd                       the custom ops (torch.library) and their
+                                    backward passes
     _call_linrec, _call_signal,     the C++ calls: arrays of one framework
     _call_tridiag                   prepared (dtype, layout, outputs, states)
                                     and the extension called
@@ -32,8 +33,8 @@ below it (tests/test_layers.py checks this against _LAYERS):
                                     JAX): devices, streams, allocation, layouts
     _recur                          the nanobind extension (python/src/)
 
-torch imports PyTorch: the layers above import it only inside the
-functions that need it, when a tensor requires grad.
+torch and _autograd import PyTorch: the layers above import them only
+inside the functions that need them, when a tensor requires grad.
 """
 
 from . import _recur
@@ -48,6 +49,7 @@ __all__ = ["linrec", "signal", "linalg", "dpcm", "cuda_available", "__version__"
 _LAYERS = (
     ("signal", "linalg", "dpcm", "_linrec"),
     ("torch",),
+    ("_autograd",),
     ("_call_linrec", "_call_signal", "_call_tridiag"),
     ("_arrays",),
     ("_recur",),

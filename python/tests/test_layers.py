@@ -16,7 +16,7 @@ PYTHON = pathlib.Path(__file__).resolve().parents[1]  # python/: the sources, no
 PACKAGE = PYTHON / "recur"
 LAYER = {name: depth for depth, names in enumerate(recur._LAYERS) for name in names}
 # The modules that import PyTorch when imported.
-TORCH = {"torch"}
+TORCH = {"torch", "_autograd"}
 
 
 def _modules():

@@ -207,7 +207,7 @@ def test_lfilter_op_in_reverse(rng):
     """The op's reverse direction (what the backward passes run): flip,
     filter, flip, without the copies; differentiable too (its adjoint runs
     forward)."""
-    from recur.torch import lfilter_call
+    from recur._autograd import lfilter_call
 
     b, a = f64([0.4, -0.2, 0.1]), f64(_stable_a(rng, 2))
     x, zi = f64(rng.standard_normal((3, 10))), f64(rng.standard_normal((3, 2)))
