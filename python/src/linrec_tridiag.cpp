@@ -84,10 +84,10 @@ void bind_linrec_tridiag(nb::module_& m) {
       arg("s"), arg("t"), arg("w"), arg("axis"), arg("reverse"), arg("init").none(), arg("init_value"),
       arg("final_state").none(), arg("stream").none(), arg("threads"));
 
-  // The adjoint of linrec (recur.torch's backward): g, dt and ds (optional)
-  // w's shape and layout, s an array like them or a scalar; w is read only
-  // for ds. init, final_gradient and init_gradient: one value per sequence,
-  // or None.
+  // The adjoint of linrec (the backward of recur._autograd's linrec op): g,
+  // dt and ds (optional) w's shape and layout, s an array like them or a
+  // scalar; w is read only for ds. init, final_gradient and init_gradient:
+  // one value per sequence, or None.
   m.def(
       "linrec_adjoint",
       [](array_or_scalar const& s, std::optional<array> const& w, array const& g, array const& dt,
