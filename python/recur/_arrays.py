@@ -439,6 +439,19 @@ def plain_backend(x):
     return be if be.plain(x) else None
 
 
+def wants_grad(*arrays):
+    """True when an argument is a PyTorch tensor that requires grad and
+    PyTorch is recording gradients: the public functions then take
+    recur.torch's differentiable path. Only such a tensor has
+    requires_grad set, so torch is imported only when one is given."""
+    for v in arrays:
+        if getattr(v, "requires_grad", False):
+            import torch
+
+            return torch.is_grad_enabled()
+    return False
+
+
 def resolve_stream(stream):
     """A CUDA stream handle (int) from an int, a torch.cuda.Stream, a
     cupy.cuda.Stream or any object with __cuda_stream__."""

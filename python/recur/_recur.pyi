@@ -44,4 +44,6 @@ def linrec(s: Annotated[NDArray, dict(writable=False)] | float, t: Annotated[NDA
 
 def linrec_adjoint(s: Annotated[NDArray, dict(writable=False)] | float, w: Annotated[NDArray, dict(writable=False)] | None, g: Annotated[NDArray, dict(writable=False)], dt: Annotated[NDArray, dict(writable=False)], ds: Annotated[NDArray, dict(writable=False)] | None, axis: int, reverse: bool, init: Annotated[NDArray, dict(writable=False)] | None, init_value: float, final_gradient: Annotated[NDArray, dict(writable=False)] | None, init_gradient: Annotated[NDArray, dict(writable=False)] | None, stream: int | None, threads: int) -> None: ...
 
+tridiag_algorithms: tuple[str, ...]
+
 def solve_tridiagonal(dl: Annotated[NDArray, dict(writable=False)], d: Annotated[NDArray, dict(writable=False)], du: Annotated[NDArray, dict(writable=False)], b: Annotated[NDArray, dict(writable=False)], x: Annotated[NDArray, dict(writable=False)], axis: int, info: Annotated[NDArray, dict(writable=False)] | None, algorithm: str, pivoting: str, periodic: bool, refine: bool, max_refinement_steps: int, pivoted: Annotated[NDArray, dict(writable=False)] | None, refinement_steps: Annotated[NDArray, dict(writable=False)] | None, stream: int | None, threads: int) -> None: ...

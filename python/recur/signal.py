@@ -19,93 +19,21 @@ Differences from scipy, all deliberate:
   ``__cuda_stream__``) and ``threads`` (CPU threads; 0 lets recur choose).
 - With PyTorch tensors that require grad, ``lfilter`` and ``sosfilt`` are
   differentiable (recur.torch); gradients flow through ``y``, not ``zf``.
+
+The scipy-named layer (the package's docstring draws the layers): tensors
+that need gradients go to recur.torch, every other filter call to
+recur._call_signal; the steady states are computed on the host by the
+extension.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _recur
-from ._arrays import (
-    backend_of,
-    batch_axes,
-    conform,
-    host_coefficients,
-    output_for,
-    plain_backend,
-    prepare_input,
-    real_dtype,
-    state_in,
-    state_order,
-    state_out,
-)
+from . import _call_signal, _recur
+from ._arrays import backend_of, host_coefficients, wants_grad
 
 __all__ = ["lfilter", "lfilter_zi", "lfiltic", "sosfilt", "sosfilt_zi", "filtfilt", "sosfiltfilt"]
-
-
-def _wants_grad(*arrays):
-    for v in arrays:
-        if getattr(v, "requires_grad", False):
-            from . import torch as _torch_ops  # noqa: F401  (registers the custom ops)
-
-            import torch
-
-            return torch.is_grad_enabled()
-    return False
-
-
-def _prepare(fn, x, axis, stream):
-    be = backend_of(x)
-    dtype = real_dtype(fn, be, x)
-    x = prepare_input(fn, be, x, dtype)
-    s = be.stream(x, stream)
-    if stream is not None and s is None:
-        raise ValueError(f"{fn}: stream given, but x is in host memory (the call runs on the CPU)")
-    ndim = len(x.shape)
-    if ndim == 0:
-        raise ValueError(f"{fn}: x must have at least one dimension")
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{fn}: axis {axis} is out of bounds for an array of {ndim} dimensions")
-    return be, dtype, x, s, axis % ndim
-
-
-def _filter(fn, kind, coeffs, x, axis, zi, per_shape, stream, threads, reverse=False):
-    """lfilter and sosfilt: per_shape(x_shape) is scipy's zi shape and the
-    permutation's batch and state positions. reverse runs each sequence from
-    its last element to its first (recur.torch's backward passes)."""
-    be = plain_backend(x) if zi is None and stream is None else None
-    if be is not None and -x.ndim <= axis < x.ndim:
-        # A plain x: y allocated like it, on the current stream.
-        dtype = be.dtype(x)
-        c = [host_coefficients(fn, name, v, dtype, nd) for name, v, nd in coeffs]
-        y = be.empty_plain(x)
-        ex = be.export_plain
-        getattr(_recur, kind)(*c, ex(x), ex(y), axis % x.ndim, None, None, be.stream(x, None), threads, reverse)
-        return y
-    be, dtype, x, s, axis = _prepare(fn, x, axis, stream)
-    c = [host_coefficients(fn, name, v, dtype, nd) for name, v, nd in coeffs]
-    x_in, y = output_for(be, x, dtype, axis)
-    ex = be.export
-    if zi is None:
-        getattr(_recur, kind)(*c, ex(x_in), ex(y), axis, None, None, s, threads, reverse)
-        return be.finish(y, s)
-    shape, batch_pos, state_pos = per_shape(tuple(x.shape), axis, c)
-    order = state_order(len(x.shape), axis, batch_axes(be, y, axis), batch_pos, state_pos)
-    zi_c = state_in(fn, be, zi, shape, order, dtype, y, "zi")
-    zf_c, back = state_out(be, shape, order, dtype, y)
-    getattr(_recur, kind)(*c, ex(x_in), ex(y), axis, ex(zi_c), ex(zf_c), s, threads, reverse)
-    return be.finish(y, s), back(zf_c)
-
-
-def _lfilter_state(shape, axis, c):
-    b, a = c
-    m = max(len(a), len(b)) - 1
-    return shape[:axis] + (m,) + shape[axis + 1 :], (lambda j: j), [axis]
-
-
-def _sosfilt_state(shape, axis, c):
-    ns = c[0].shape[0]
-    return (ns,) + shape[:axis] + (2,) + shape[axis + 1 :], (lambda j: j + 1), [0, axis + 1]
 
 
 def lfilter(b, a, x, axis=-1, zi=None, *, stream=None, threads=0):
@@ -130,48 +58,11 @@ def lfilter(b, a, x, axis=-1, zi=None, *, stream=None, threads=0):
     >>> zf.shape
     (3, 4)
     """
-    if _wants_grad(b, a, x, zi):
+    if wants_grad(b, a, x, zi):
         from . import torch as ops
 
         return ops.lfilter(b, a, x, axis=axis, zi=zi, stream=stream)
-    return _filter(
-        "recur.signal.lfilter", "lfilter", [("b", b, 1), ("a", a, 1)], x, axis, zi, _lfilter_state, stream, threads
-    )
-
-
-def _lfilter(b, a, x, axis, zi, reverse):
-    """lfilter with zi, forward or (reverse) from each sequence's last
-    element to its first: flip(lfilter(b, a, flip(x), zi)) without the
-    copies. Returns (y, zf); zf is the state after the last element
-    filtered. For recur.torch's ops (scipy's lfilter has no direction)."""
-    return _filter(
-        "recur.signal.lfilter", "lfilter", [("b", b, 1), ("a", a, 1)], x, axis, zi, _lfilter_state, None, 0, reverse
-    )
-
-
-def _correlate_lags(u, vs, lags, axis=-1, reverse=False):
-    """The lagged correlations c[j, k] = sum over the batch and i >= k of
-    u[i] vs[j][i - k] along axis (reverse: i counted from each sequence's
-    end): an array of shape (len(vs), lags), u's type, on u's device. The
-    coefficient gradients of lfilter (recur.torch)."""
-    fn = "recur.signal.correlate_lags"
-    be = backend_of(u)
-    dtype = real_dtype(fn, be, u, "u")
-    u = prepare_input(fn, be, u, dtype, "u")
-    s = be.stream(u, None)
-    ax = axis % len(u.shape)
-    ex = be.export
-    layout = _recur.batch_layout(ex(u), ax)
-    if layout is None:  # a broadcast or reversed view: copied
-        u = be.contiguous(u)
-        layout = _recur.batch_layout(ex(u), ax)
-    vs = [conform(be, prepare_input(fn, be, v, dtype, "v"), u, ax) for v in vs]
-    parts = 1
-    for count, _ in layout[5]:
-        parts *= count
-    c = be.empty((parts, len(vs), lags), dtype, u)
-    _recur.correlate_lags(ex(u), [ex(v) for v in vs], ex(c), ax, lags, reverse, s, 0)
-    return be.finish(c.sum(0) if parts > 1 else c[0], s)
+    return _call_signal.lfilter(b, a, x, axis, zi, stream, threads)
 
 
 def sosfilt(sos, x, axis=-1, zi=None, *, stream=None, threads=0):
@@ -188,11 +79,11 @@ def sosfilt(sos, x, axis=-1, zi=None, *, stream=None, threads=0):
     >>> bool(np.allclose(recur.signal.sosfilt(sos, x), scipy.signal.sosfilt(sos, x)))
     True
     """
-    if _wants_grad(sos, x, zi):
+    if wants_grad(sos, x, zi):
         from . import torch as ops
 
         return ops.sosfilt(sos, x, axis=axis, zi=zi, stream=stream)
-    return _filter("recur.signal.sosfilt", "sosfilt", [("sos", sos, 2)], x, axis, zi, _sosfilt_state, stream, threads)
+    return _call_signal.sosfilt(sos, x, axis, zi, stream, threads)
 
 
 def _coefficient_dtype(*vs):
@@ -244,14 +135,6 @@ def sosfilt_zi(sos):
     return np.asarray(_recur.sosfilt_zi(s), dt).reshape(s.shape[0], 2)
 
 
-def _forward_backward(fn, kind, coeffs, x, axis, padtype, padlen, stream, threads):
-    be, dtype, x, s, axis = _prepare(fn, x, axis, stream)
-    c = [host_coefficients(fn, name, v, dtype, nd) for name, v, nd in coeffs]
-    x_in, y = output_for(be, x, dtype, axis)
-    getattr(_recur, kind)(*c, be.export(x_in), be.export(y), axis, padtype, padlen, s, threads)
-    return be.finish(y, s)
-
-
 def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=None, *, stream=None, threads=0):
     """A forward-backward filter: zero phase, the magnitude response squared
     (scipy.signal.filtfilt with method 'pad').
@@ -273,7 +156,8 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
         raise ValueError(f"{fn}: method {method!r} is not supported (only 'pad')")
     if irlen is not None:
         raise ValueError(f"{fn}: irlen applies to method 'gust', which is not supported")
-    return _forward_backward(fn, "filtfilt", [("b", b, 1), ("a", a, 1)], x, axis, padtype, padlen, stream, threads)
+    coeffs = [("b", b, 1), ("a", a, 1)]
+    return _call_signal.forward_backward(fn, "filtfilt", coeffs, x, axis, padtype, padlen, stream, threads)
 
 
 def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, stream=None, threads=0):
@@ -287,6 +171,6 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, stream=None, thr
     >>> bool(np.allclose(recur.signal.sosfiltfilt(sos, x), scipy.signal.sosfiltfilt(sos, x)))
     True
     """
-    return _forward_backward(
+    return _call_signal.forward_backward(
         "recur.signal.sosfiltfilt", "sosfiltfilt", [("sos", sos, 2)], x, axis, padtype, padlen, stream, threads
     )

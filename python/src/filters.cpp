@@ -2,8 +2,8 @@
 // sosfilt, sosfilt_zi, filtfilt, sosfiltfilt, correlate_lags, dpcm_encode,
 // dpcm_decode. Each checks what the C++ API cannot see (dtypes, devices,
 // shapes, state sizes), then calls the entry point, which checks the rest.
-// lfilter's and sosfilt's `reverse` and correlate_lags serve recur.torch's
-// backward passes (scipy's signatures have neither).
+// lfilter's and sosfilt's `reverse` and correlate_lags serve the backward
+// passes of recur._autograd's ops (scipy's signatures have neither).
 #include <cstdint>
 #include <optional>
 #include <string>

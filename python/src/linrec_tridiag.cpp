@@ -1,7 +1,8 @@
 // Bindings of include/recur/linrec.hpp (linrec, linrec_adjoint) and
-// tridiag.hpp (solve_batched). Each checks what the C++ API cannot see (dtypes, devices,
-// shapes, state sizes, one layout for every array), then calls the entry
-// point, which checks the rest.
+// tridiag.hpp (solve_batched; the algorithm names of types.hpp). Each call
+// checks what the C++ API cannot see (dtypes, devices, shapes, state sizes,
+// one layout for every array), then calls the entry point, which checks the
+// rest.
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -83,10 +84,10 @@ void bind_linrec_tridiag(nb::module_& m) {
       arg("s"), arg("t"), arg("w"), arg("axis"), arg("reverse"), arg("init").none(), arg("init_value"),
       arg("final_state").none(), arg("stream").none(), arg("threads"));
 
-  // The adjoint of linrec (recur.torch's backward): g, dt and ds (optional)
-  // w's shape and layout, s an array like them or a scalar; w is read only
-  // for ds. init, final_gradient and init_gradient: one value per sequence,
-  // or None.
+  // The adjoint of linrec (the backward of recur._autograd's linrec op): g,
+  // dt and ds (optional) w's shape and layout, s an array like them or a
+  // scalar; w is read only for ds. init, final_gradient and init_gradient:
+  // one value per sequence, or None.
   m.def(
       "linrec_adjoint",
       [](array_or_scalar const& s, std::optional<array> const& w, array const& g, array const& dt,
@@ -130,6 +131,13 @@ void bind_linrec_tridiag(nb::module_& m) {
       arg("s"), arg("w").none(), arg("g"), arg("dt"), arg("ds").none(), arg("axis"), arg("reverse"),
       arg("init").none(), arg("init_value"), arg("final_gradient").none(), arg("init_gradient").none(),
       arg("stream").none(), arg("threads"));
+
+  // The tridiagonal algorithms' names, "auto" first: recur::tridiag_algorithms
+  // through to_string, the one list the Python package checks algorithm=
+  // against (python/recur/_call_tridiag.py). A tuple: nothing can append to it.
+  nb::list algorithm_names;
+  for (auto const a : tridiag_algorithms) algorithm_names.append(to_string(a));
+  m.attr("tridiag_algorithms") = nb::steal<nb::tuple>(PyList_AsTuple(algorithm_names.ptr()));
 
   // b and x are d's shape, or d's shape behind a leading axis of nrhs
   // right-hand sides, each laid out like d. info, pivoted and

@@ -5,10 +5,14 @@ first pivot against LAPACK's gtsv), periodic systems against a dense solve,
 mixed-precision refinement, breakdown reported (LinAlgError naming the
 systems, or info), errors."""
 
+import ast
+import pathlib
+
 import numpy as np
 import pytest
 import scipy.linalg as sl
 
+import recur
 import recur.linalg as rl
 
 
@@ -69,6 +73,46 @@ def test_algorithms_on_the_cpu(algorithm, rng):
     b = rng.standard_normal((3, 40))
     x = rl.solve_tridiagonal(dl, d, du, b, algorithm=algorithm)
     np.testing.assert_allclose(x, rl.solve_tridiagonal(dl, d, du, b), atol=1e-12)
+
+
+def test_every_algorithm_name_of_the_extension(rng):
+    """The names come from the C++ list (recur::tridiag_algorithms through
+    to_string), 'auto' first; each is taken, and so is the alias
+    'automatic' (recur.host runs every algorithm as Thomas' or the
+    P-scheme: one answer)."""
+    names = recur._recur.tridiag_algorithms
+    assert isinstance(names, tuple) and names[0] == "auto" and len(set(names)) == len(names)
+    assert {"thomas", "cr", "pcr", "rd", "pscheme", "bondeli"} <= set(names)
+    dl, d, du = dominant(rng, (3, 40))
+    b = rng.standard_normal((3, 40))
+    want = rl.solve_tridiagonal(dl, d, du, b)
+    for algorithm in names + ("automatic",):
+        x = rl.solve_tridiagonal(dl, d, du, b, algorithm=algorithm)
+        np.testing.assert_allclose(x, want, atol=1e-12, err_msg=algorithm)
+    # The docstring describes each one.
+    for name in names:
+        assert f"'{name}'" in rl.solve_tridiagonal.__doc__, name
+
+
+def _stub_literal(alias):
+    """The strings of ``alias = Literal[...]`` in recur/linalg.pyi."""
+    stub = pathlib.Path(rl.__file__).with_suffix(".pyi")
+    for node in ast.parse(stub.read_text()).body:
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] == [alias]:
+            sub = node.value
+            assert isinstance(sub, ast.Subscript) and sub.value.id == "Literal"
+            elts = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+            return [e.value for e in elts]
+    raise AssertionError(f"{stub} has no {alias} = Literal[...]")
+
+
+def test_stub_literals_list_the_names_taken():
+    """A stub cannot compute its Literal: the algorithms' lists exactly the
+    extension's names, in its order; the pivoting's the names taken."""
+    assert _stub_literal("Algorithm") == list(recur._recur.tridiag_algorithms)
+    assert _stub_literal("Pivoting") == ["auto", "automatic", "none", "partial"]
+    for pivoting in _stub_literal("Pivoting"):
+        rl.solve_tridiagonal(np.ones(4), np.full(4, 4.0), np.ones(4), np.ones(4), pivoting=pivoting)
 
 
 def banded(dl, d, du):
@@ -305,8 +349,10 @@ def test_errors(rng):
     b = np.ones((2, 8))
     with pytest.raises(ValueError, match="dl has shape"):
         rl.solve_tridiagonal(dl[:, :5], d, du, b)
-    with pytest.raises(ValueError, match="unknown algorithm 'lu'"):
+    with pytest.raises(ValueError, match="unknown algorithm 'lu'; expected one of auto, thomas, "):
         rl.solve_tridiagonal(dl, d, du, b, algorithm="lu")
+    with pytest.raises(ValueError, match="unknown pivoting 'yes'; expected 'auto', 'none' or 'partial'"):
+        rl.solve_tridiagonal(dl, d, du, b, pivoting="yes")
     with pytest.raises(ValueError, match="b has shape"):
         rl.solve_tridiagonal(dl, d, du, np.ones((2, 7)))
     with pytest.raises(ValueError, match=r"only tridiagonal matrices, l_and_u = \(1, 1\)"):

@@ -2,6 +2,8 @@
 C-contiguous float32/float64 arrays of one framework, shape and dtype goes
 straight to the extension, and gives what the general path gives."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -48,11 +50,15 @@ def general_only(monkeypatch):
         calls.append(a[0])
         return real(*a, **k)
 
-    import recur._linrec
-    import recur.linalg
-    import recur.signal
+    # Every module of the package that prepares arrays (the layer of C++
+    # calls: recur/__init__.py), found by the name it imports.
+    import recur._call_linrec
+    import recur._call_signal
+    import recur._call_tridiag
 
-    for mod in (recur._linrec, recur.signal, recur.linalg):
+    patched = [m for m in list(sys.modules.values()) if getattr(m, "prepare_input", None) is real and m is not arrays]
+    assert {m.__name__ for m in patched} >= {"recur._call_linrec", "recur._call_signal", "recur._call_tridiag"}
+    for mod in patched:
         monkeypatch.setattr(mod, "prepare_input", counted)
     return calls
 

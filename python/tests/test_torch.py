@@ -13,6 +13,7 @@ import lowp  # noqa: E402
 import recur  # noqa: E402
 import recur.linalg as rl  # noqa: E402
 import recur.signal as rs  # noqa: E402
+from recur._call_signal import correlate_lags  # noqa: E402
 
 
 def f64(a, grad=True):
@@ -206,16 +207,16 @@ def test_lfilter_op_in_reverse(rng):
     """The op's reverse direction (what the backward passes run): flip,
     filter, flip, without the copies; differentiable too (its adjoint runs
     forward)."""
-    from recur import torch as rt
+    from recur._autograd import lfilter_call
 
     b, a = f64([0.4, -0.2, 0.1]), f64(_stable_a(rng, 2))
     x, zi = f64(rng.standard_normal((3, 10))), f64(rng.standard_normal((3, 2)))
-    y, zf = rt._lfilter_call(b, a, x, 1, zi, True)
+    y, zf = lfilter_call(b, a, x, 1, zi, True)
     bn, an, xn, zn = (v.detach().numpy() for v in (b, a, x, zi))
     want, want_zf = ss.lfilter(bn, an, xn[:, ::-1], zi=zn)
     np.testing.assert_allclose(y.detach().numpy(), want[:, ::-1], atol=1e-12)
     np.testing.assert_allclose(zf.detach().numpy(), want_zf, atol=1e-12)
-    assert torch.autograd.gradcheck(lambda b, a, x, zi: rt._lfilter_call(b, a, x, 1, zi, True)[0], (b, a, x, zi))
+    assert torch.autograd.gradcheck(lambda b, a, x, zi: lfilter_call(b, a, x, 1, zi, True)[0], (b, a, x, zi))
 
 
 def test_lfilter_double_backward(rng):
@@ -235,10 +236,10 @@ def test_correlate_lags(reverse, rng):
     v = [rng.standard_normal((2, 13, 3)), np.asfortranarray(rng.standard_normal((2, 13, 3)))]
     uu, vv = (u[:, ::-1], [w[:, ::-1] for w in v]) if reverse else (u, v)
     want = np.array([[(uu[:, k:] * w[:, : 13 - k]).sum() for k in range(4)] for w in vv])
-    got = rs._correlate_lags(u, v, 4, axis=1, reverse=reverse)
+    got = correlate_lags(u, v, 4, axis=1, reverse=reverse)
     assert isinstance(got, np.ndarray) and got.shape == (2, 4)
     np.testing.assert_allclose(got, want, rtol=1e-12)
-    got_t = rs._correlate_lags(torch.from_numpy(u), [torch.from_numpy(w) for w in v], 4, axis=1, reverse=reverse)
+    got_t = correlate_lags(torch.from_numpy(u), [torch.from_numpy(w) for w in v], 4, axis=1, reverse=reverse)
     np.testing.assert_allclose(got_t.numpy(), want, rtol=1e-12)
 
 
