@@ -32,6 +32,7 @@
 #include "../agent/agent_linrec_tiles.cuh"
 #include "../tuning/tuning_linrec.cuh"
 #include "launch_persistent.cuh"
+#include "workspace.cuh"
 
 namespace recur::kernels {
 
@@ -132,8 +133,6 @@ linrec_agent choose_linrec_agent(detail::linrec_problem<T> const& p, linrec_vari
   return choose_linrec_agent(linrec_params<T>{p}, v, sms);
 }
 
-inline std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
-
 // The dispatch of both device entry points over a view P.
 template <class P>
 cudaError_t linrec_dispatch(void* d_temp, std::size_t& temp_bytes, P const& prm, cudaStream_t stream,
@@ -214,16 +213,16 @@ cudaError_t linrec_dispatch(void* d_temp, std::size_t& temp_bytes, P const& prm,
         using agent = linrec_stripes_agent_of<P>;
         temp_bytes = 1;  // no workspace (as for rows)
         if (!d_temp) return cudaSuccess;
-        return launch_persistent(linrec_stripes_kernel<agent>, agent::block_threads, 0, sms,
-                                 agent::stripes(p.lay.count), stream, prm);
+        return launch_persistent(linrec_stripes_kernel<agent>, prm, agent::stripes(p.lay.count),
+                                 agent::block_threads, 0, stream);
       }
       return cudaErrorInvalidValue;  // never chosen without a stripes policy
     case linrec_agent::rows: {
       using agent = linrec_rows_agent_of<P>;
       temp_bytes = 1;  // no workspace (a nonzero size, as for `none`: the caller's second call launches)
       if (!d_temp) return cudaSuccess;
-      return launch_persistent(linrec_rows_kernel<agent>, agent::block_threads,
-                               int(sizeof(typename agent::temp_storage)), sms, p.lay.count, stream, prm);
+      return launch_persistent(linrec_rows_kernel<agent>, prm, p.lay.count, agent::block_threads,
+                               sizeof(typename agent::temp_storage), stream);
     }
     case linrec_agent::three_kernel: {
       linrec_three_kernel_plan<V> plan{};
@@ -233,18 +232,18 @@ cudaError_t linrec_dispatch(void* d_temp, std::size_t& temp_bytes, P const& prm,
       plan.chunks = total < want ? total : want;
       plan.length = (total + plan.chunks - 1) / plan.chunks;
       std::size_t const cells = static_cast<std::size_t>(plan.chunks) * plan.length;
-      std::size_t const b_arr = align256(sizeof(V) * cells);
-      std::size_t const b_map = align256(sizeof(ops::affine<V>) * plan.chunks);
-      std::size_t const b_in = align256(sizeof(V) * plan.chunks);
+      std::size_t const b_arr = workspace_piece(sizeof(V) * cells);
+      std::size_t const b_map = workspace_piece(sizeof(ops::affine<V>) * plan.chunks);
+      std::size_t const b_in = workspace_piece(sizeof(V) * plan.chunks);
       temp_bytes = 2 * b_arr + b_map + b_in;
       std::int64_t const gx = (plan.length + 31) / 32, gy = (plan.chunks + 31) / 32;
       if (gx > max_grid || gy > 65535) return cudaErrorInvalidValue;
       if (!d_temp) return cudaSuccess;
-      auto* base = static_cast<char*>(d_temp);
-      plan.s = reinterpret_cast<V*>(base);
-      plan.t = reinterpret_cast<V*>(base + b_arr);
-      plan.chunk_map = reinterpret_cast<ops::affine<V>*>(base + 2 * b_arr);
-      plan.chunk_in = reinterpret_cast<V*>(base + 2 * b_arr + b_map);
+      workspace_cursor cut(d_temp);
+      plan.s = cut.take<V>(b_arr);
+      plan.t = cut.take<V>(b_arr);
+      plan.chunk_map = cut.take<ops::affine<V>>(b_map);
+      plan.chunk_in = cut.take<V>(b_in);
       dim3 const grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), block(32, 8);
       unsigned const pb = policy::three_kernel_block;
       unsigned const pg = static_cast<unsigned>((plan.chunks + pb - 1) / pb);

@@ -163,7 +163,7 @@ cudaError_t launch_lti(void* d_temp, std::size_t& temp_bytes, System const& sys,
       auto const kernel = lay.element_stride == -1 && lay.n > 1
                               ? lti_rows_kernel<lti_agent_for<T, Policy, System, -1>>
                               : lti_rows_kernel<agent>;
-      return launch_persistent(kernel, agent::block_threads, 0, sms, lay.count, stream, p);
+      return launch_persistent(kernel, p, lay.count, agent::block_threads, 0, stream);
     }
   }
   status const st = status::carve(d_temp, tiles);
