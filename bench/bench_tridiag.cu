@@ -34,6 +34,7 @@
 //   tridiag_large_cusparse_{gtsv2_nopivot,gtsv2}_<type>_contiguous  peers
 //   tridiag_large_<algorithm>_<type>_contiguous  auto and every named
 //                                             algorithm but thomas
+//   tridiag_large_nopivot_<type>_contiguous   auto with pivoting = none
 //
 // One system, n = 2^10, 2^12, .. 2^24, contiguous, f32 and f64
 // (register_one_system): tridiag_one_{auto,cr,bondeli}_<type>_contiguous
@@ -731,7 +732,7 @@ constexpr tri_shape large_shapes[] = {
 // of one contiguous shape, 5 words per unknown.
 template <class T>
 void register_contiguous(std::string const& prefix, tri_shape sh, std::initializer_list<int> routines,
-                         std::vector<tridiag_algorithm> const& algorithms) {
+                         std::vector<tridiag_algorithm> const& algorithms, bool nopivot = false) {
   std::string const ty = type_name<T>;
   std::string const shape = arg_name(prefix + "_" + ty, {{"n", sh.n}, {"batch", sh.batch}});
   double const bytes = 5.0 * double(sizeof(T)) * double(sh.n) * double(sh.batch);
@@ -754,6 +755,14 @@ void register_contiguous(std::string const& prefix, tri_shape sh, std::initializ
     opt.algorithm = a;
     register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt, false); });
   }
+  if (nopivot) {  // automatic without its screen: what the screen costs
+    std::string const family = prefix + "_nopivot_" + ty + "_contiguous";
+    std::string const key = key_of(family);
+    entry_info const info{bytes, role::ours, shape, key};
+    recur::tridiag_options opt;
+    opt.pivoting = recur::tridiag_pivoting::none;
+    register_entry(family, sh, [=](benchmark::State& st) { bm_ours<T>(st, key, info, lay, opt, false); });
+  }
 }
 
 template <class T>
@@ -763,7 +772,7 @@ void register_large(tri_shape sh) {
     if (a != tridiag_algorithm::thomas && accepted<T>(layout::contiguous(sh.n, sh.batch), a))
       algorithms.push_back(a);
   algorithms.push_back(tridiag_algorithm::bondeli);
-  register_contiguous<T>("tridiag_large", sh, {gtsv2_nopivot_routine, gtsv2_routine}, algorithms);
+  register_contiguous<T>("tridiag_large", sh, {gtsv2_nopivot_routine, gtsv2_routine}, algorithms, true);
 }
 
 // One system, n = 2^10 .. 2^24 (tridiag_one_*): CR against Bondeli's

@@ -1,10 +1,11 @@
 // Tuning programme of the batched tridiagonal solvers: the library's policy
 // (kernels/tuning/tuning_tridiag.cuh) against candidate policies injected
-// into the same plan (kernels/dispatch/tridiag_plan.cuh's plan_tridiag<T, P>),
-// on the benchmark's shapes or TUNE_SHAPES, f32 and f64, both layouts, with
-// the device-to-device copy measured in the same process. A candidate that
-// wins goes into the policy with one line naming the bench_linrec entry
-// that confirms it.
+// into the same ranked lists (kernels/dispatch/tridiag_resolve.cuh's
+// tridiag_resolve_automatic<T, P> and tridiag_form_of<T, P>), on the
+// benchmark's shapes or TUNE_SHAPES, f32 and f64, both layouts, with the
+// device-to-device copy measured in the same process. A candidate that wins
+// goes into the policy with one line naming the bench_linrec entry that
+// confirms it.
 //
 //   build/bench/tune_tridiag [f32|f64] [candidate substring]
 //   environment: TUNE_SHAPES="n:batch,..." (default: bench_tridiag.cu's
@@ -14,10 +15,13 @@
 // Each plan is checked first (relative residual of 8 systems on the host),
 // then timed (tune_util.cuh's median_ms). Bytes: 5 words per unknown.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <recur/kernels/dispatch/dispatch_tridiag.cuh>
@@ -28,7 +32,7 @@ namespace {
 
 using recur::layout;
 using recur::tridiag_algorithm;
-namespace dev = recur::device;
+namespace detail = recur::detail;
 template <class T>
 using base = recur::kernels::tridiag_policy_sm90<T>;
 
@@ -141,46 +145,50 @@ struct problem {
   }
 };
 
-char const* form_name(dev::tridiag_launch_plan const& pl) {
-  switch (pl.form) {
-    case dev::tridiag_form::none:
-      return "none";
-    case dev::tridiag_form::tile:
-      return "tile";
-    case dev::tridiag_form::global_thomas:
-      return "global_thomas";
-    case dev::tridiag_form::partition:
-      return "partition";
-    case dev::tridiag_form::direct:
-      return "direct";
-    case dev::tridiag_form::direct_columns:
-      return "direct_columns";
-    case dev::tridiag_form::columns:
-      return "columns";
-    case dev::tridiag_form::segments:
-      return "segments";
-    case dev::tridiag_form::pivot:
-      return "pivot";
-    case dev::tridiag_form::bondeli:
-      return "bondeli";
-  }
-  return "?";
+char const* form_name(detail::tridiag_form const& form) {
+  return std::visit(
+      [](auto const& f) -> char const* {
+        using F = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<F, detail::tridiag_tile_plan>)
+          return "tile";
+        else if constexpr (std::is_same_v<F, detail::tridiag_global_thomas_plan>)
+          return "global_thomas";
+        else if constexpr (std::is_same_v<F, detail::tridiag_partition_plan>)
+          return "partition";
+        else if constexpr (std::is_same_v<F, detail::tridiag_direct_plan>)
+          return "direct";
+        else if constexpr (std::is_same_v<F, detail::tridiag_direct_columns_plan>)
+          return "direct_columns";
+        else if constexpr (std::is_same_v<F, detail::tridiag_columns_plan>)
+          return "columns";
+        else if constexpr (std::is_same_v<F, detail::tridiag_segments_plan>)
+          return "segments";
+        else if constexpr (std::is_same_v<F, detail::tridiag_pivot_plan>)
+          return "pivot";
+        else if constexpr (std::is_same_v<F, detail::tridiag_bondeli_plan>)
+          return "bondeli";
+        else
+          return "?";
+      },
+      form);
 }
 
 // Solves the problem with policy P's automatic plan; prints time and % of copy.
 template <class T, template <class> class P>
 void run(problem<T>& pb, char const* name, char const* want) {
   if (want && !std::strstr(name, want)) return;
-  std::size_t smem = 0;
-  int cc = 0;
-  CK(dev::tridiag_device_limits(smem, cc));
-  tridiag_algorithm const alg = dev::tridiag_resolve<T, P<T>>(pb.lay, smem);
-  dev::tridiag_launch_plan const pl = dev::plan_tridiag<T, P<T>>(pb.lay, alg, smem);
-  std::size_t const bytes = std::max<std::size_t>(1, dev::tridiag_workspace_bytes<T>(pb.lay, pl));
+  detail::tridiag_device dev;
+  CK(detail::tridiag_current_device(dev));
+  tridiag_algorithm const alg = detail::tridiag_resolve_automatic<T, P<T>>(pb.lay, dev);
+  auto const form = detail::tridiag_form_of<T, P<T>>(pb.lay, alg, dev);
+  if (!form) CK(cudaErrorNotSupported);  // (no form runs the shape)
+  detail::tridiag_solve_plan const pl{*form, dev};
+  std::size_t const bytes = std::max<std::size_t>(1, detail::tridiag_workspace_bytes<T>(pb.lay, pl));
   void* ws = nullptr;
   CK(cudaMalloc(&ws, bytes));
-  dev::tridiag_args<T> const args{pb.a, pb.b, pb.c, pb.d, pb.x, pb.lay, 1, pb.lay.n * pb.lay.count, nullptr};
-  auto launch = [&] { CK(dev::tridiag_launch<T>(pl, ws, args, nullptr)); };
+  std::int64_t const rhs_stride = pb.lay.n * pb.lay.count;
+  detail::tridiag_args<T> const args{pb.a, pb.b, pb.c, pb.d, pb.x, pb.lay, 1, rhs_stride, nullptr};
+  auto launch = [&] { CK(detail::tridiag_launch<T>(pl, ws, args, nullptr)); };
   launch();
   CK(cudaDeviceSynchronize());
   double const res = pb.residual();
@@ -189,8 +197,8 @@ void run(problem<T>& pb, char const* name, char const* want) {
   double const gbs = 5.0 * double(pb.total) * sizeof(T) / (ms * 1e-3) / 1e9;
   std::printf("%-10s %s %-6s n=%5lld batch=%8lld %-14s %9.4f ms %7.1f GB/s %5.1f%% copy  res %.1e%s\n", name,
               sizeof(T) == 4 ? "f32" : "f64", pb.lay.element_stride == 1 ? "contig" : "inter",
-              (long long)pb.lay.n, (long long)pb.lay.count, form_name(pl), ms, gbs, 100 * gbs / copy_gbs, res,
-              res < 64 * 1e-7 * (sizeof(T) == 4 ? 1 : 1e-9) ? "" : "  WRONG");
+              (long long)pb.lay.n, (long long)pb.lay.count, form_name(pl.form), ms, gbs, 100 * gbs / copy_gbs,
+              res, res < 64 * 1e-7 * (sizeof(T) == 4 ? 1 : 1e-9) ? "" : "  WRONG");
   std::fflush(stdout);
 }
 

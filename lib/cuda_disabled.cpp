@@ -57,7 +57,7 @@ std::size_t tridiag_cuda_workspace(tridiag_problem<T> const&) {
 }
 template std::size_t tridiag_cuda_workspace<float>(tridiag_problem<float> const&);
 template std::size_t tridiag_cuda_workspace<double>(tridiag_problem<double> const&);
-tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_algorithm) { no_cuda(); }
+tridiag_algorithm tridiag_cuda_resolve(layout const&, std::size_t, tridiag_options const&) { no_cuda(); }
 
 template <class T>
 void lfilter_cuda(T const*, std::int64_t, T const*, std::int64_t, T const*, T*, layout const&, T const*, T*,

@@ -251,13 +251,11 @@ void solve_batched(cuda const& ex, std::type_identity_t<T> const* a, std::type_i
   if (!s.solve) {
     // The backend zeroes the outputs on the stream (tridiag_backends.hpp).
     if (!opt.info && !opt.pivoted && !opt.refinement_steps) return;
-    p.algorithm = tridiag_algorithm::thomas;
+    p.algorithm = opt.algorithm;
     detail::tridiag_cuda(p, ex.stream, nullptr);
     return;
   }
-  p.algorithm = detail::tridiag_cuda_pivot_form(p)
-                    ? tridiag_algorithm::thomas
-                    : detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt.algorithm);
+  p.algorithm = detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt);
   detail::tridiag_cuda(p, ex.stream, nullptr);
 }
 
@@ -326,7 +324,9 @@ tridiag_algorithm resolve_tridiag_algorithm(cuda const&, layout const& lay, trid
   detail::require_cuda(resolve_fn);
   detail::check_layout(resolve_fn, lay, sizeof(T));
   check_algorithm(resolve_fn, requested);
-  return detail::tridiag_cuda_resolve(lay, sizeof(T), requested);
+  tridiag_options opt;
+  opt.algorithm = requested;
+  return detail::tridiag_cuda_resolve(lay, sizeof(T), opt);
 }
 
 template tridiag_algorithm resolve_tridiag_algorithm<float>(host const&, layout const&, tridiag_algorithm);
@@ -362,9 +362,9 @@ tridiag_plan<T>::tridiag_plan(layout const& lay, tridiag_options const& opt) {
     shape.pivoting = opt.pivoting;
     shape.periodic = opt.periodic;
     shape.refinement = opt.refinement;
-    shape.algorithm = detail::tridiag_cuda_pivot_form(shape)
-                          ? tridiag_algorithm::thomas
-                          : detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt.algorithm);
+    tridiag_options resolve = opt;
+    resolve.nrhs = s.nrhs;
+    shape.algorithm = detail::tridiag_cuda_resolve(s.lay, sizeof(T), resolve);
     opt_.algorithm = shape.algorithm;
     workspace_bytes_ = detail::tridiag_cuda_workspace<T>(shape);
   } else {

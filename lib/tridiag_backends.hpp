@@ -7,7 +7,7 @@
 // nrhs > 1 it may be negative, the sets then lying below the base pointers,
 // with |rhs_stride| >= the layout's extent, so sets never overlap), x either
 // disjoint from a, b, c and d or equal to d (in place), info disjoint from
-// all of them, and an algorithm other than `automatic`.
+// all of them, and (tridiag_cpu) an algorithm other than `automatic`.
 //
 // tridiag_cpu is called only when n * count * nrhs > 0 (lib/tridiag.cpp
 // writes info, pivoted and refinement_steps = 0 itself for an empty
@@ -18,8 +18,9 @@
 // refinement_steps non-null: it must then only set those that are not null
 // to 0 for systems 0 .. count, enqueued on the stream (e.g.
 // cudaMemsetAsync), reading and writing nothing else (a, b, c, d and x may be
-// null, algorithm is `thomas` and means nothing, workspace is null). With
-// count == 0 nothing is called.
+// null, workspace is null). With count == 0 nothing is called. It plans
+// the problem itself (as tridiag_cuda_resolve does): lib/ decides nothing
+// of what runs.
 
 #include <cstddef>
 #include <cstdint>
@@ -43,10 +44,9 @@ struct tridiag_problem {
   std::int32_t* info = nullptr;
   tridiag_algorithm algorithm = tridiag_algorithm::thomas;
   // tridiag_options' fields, checked (lib/tridiag_options.hpp): pivoting
-  // partial, periodic and refinement mixed come with algorithm thomas only,
-  // mixed with double only, periodic with n >= 3. The CUDA backend receives
-  // algorithm thomas wherever tridiag_cuda_pivot_form holds, else the
-  // algorithm resolved.
+  // partial, periodic and refinement mixed come with algorithm automatic or
+  // thomas only, mixed with double only, periodic with n >= 3. The CUDA
+  // backend receives the algorithm tridiag_cuda_resolve returned.
   tridiag_pivoting pivoting = tridiag_pivoting::none;
   bool periodic = false;
   tridiag_refinement refinement = tridiag_refinement::none;
@@ -77,36 +77,12 @@ void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* worksp
 // (its pointers are not read).
 template <class T>
 std::size_t tridiag_cuda_workspace(tridiag_problem<T> const& p);
-// Whether the CUDA backend solves periodic systems p by the Sherman-Morrison
-// split around the algorithm's no-pivot form
-// (kernels/dispatch/dispatch_tridiag_periodic.cuh), in place or not:
-// pivoting none, and automatic where neither pivoted nor refinement_steps
-// is requested (the split runs no stability test; see tridiag_cuda_plan),
-// without refinement.
-template <class T>
-bool tridiag_cuda_periodic_split(tridiag_problem<T> const& p) {
-  bool const untested =
-      p.pivoting == tridiag_pivoting::none ||
-      (p.pivoting == tridiag_pivoting::automatic && p.pivoted == nullptr && p.refinement_steps == nullptr);
-  return p.periodic && untested && p.refinement == tridiag_refinement::none;
-}
-// Whether the CUDA backend solves p by its pivoted form (one thread per
-// system, kernels/agent/agent_tridiag_pivot.cuh) with algorithm thomas:
-// partial pivoting, refinement, and periodic systems but those of
-// tridiag_cuda_periodic_split. Otherwise the algorithm's no-pivot form runs
-// (for periodic systems, twice, inside the split); under pivoting =
-// automatic with its screen and the pivoted solve of the systems it flags
-// (lib/cuda/tridiag_cuda.cuh's tridiag_cuda_plan says where, and where in
-// place the pivoted form runs alone). tridiag_cuda_workspace covers every
-// case.
-template <class T>
-bool tridiag_cuda_pivot_form(tridiag_problem<T> const& p) {
-  return p.pivoting == tridiag_pivoting::partial || p.refinement == tridiag_refinement::mixed ||
-         (p.periodic && !tridiag_cuda_periodic_split(p));
-}
-// Throws invalid_argument when the CUDA backend does not implement
-// `requested` (for this shape); resolves `automatic`.
+// What the CUDA backend runs for this layout with opt's algorithm,
+// pivoting, periodic, refinement and nrhs: the algorithm (automatic
+// resolved; thomas where the pivoted form runs), as
+// kernels/dispatch/tridiag_resolve.cuh's plan_tridiag decides it; throws
+// invalid_argument saying why where the algorithm cannot run the shape.
 tridiag_algorithm tridiag_cuda_resolve(layout const& lay, std::size_t value_bytes,
-                                       tridiag_algorithm requested);
+                                       tridiag_options const& opt);
 
 }  // namespace recur::detail

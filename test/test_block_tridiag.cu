@@ -1,9 +1,9 @@
 // recur::device::tridiag_solve and every form of kernels/dispatch/
-// tridiag_plan.cuh (launched through its builder where `automatic` would not
-// choose it) against the sequential references: every GPU algorithm x
-// layout x type, the issue's sizes, batch counts that are not a multiple of
-// any tile, several right-hand sides, in place, unread ends, and breakdown
-// reported in info with NaN x.
+// tridiag_forms.cuh (launched through its builder where the ranked lists of
+// tridiag_resolve.cuh would not choose it) against the sequential
+// references: every GPU algorithm x layout x type, the issue's sizes, batch
+// counts that are not a multiple of any tile, several right-hand sides, in
+// place, unread ends, and breakdown reported in info with NaN x.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -13,9 +13,11 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
@@ -27,20 +29,56 @@
 
 // The kernels are librecur's (tridiag_launch and the forms it calls, in
 // lib/cuda/tridiag_*.cu), so that this unit does not compile them all again.
-namespace recur::device {
-extern template cudaError_t tridiag_launch<float>(tridiag_launch_plan const&, void*,
+namespace recur::detail {
+extern template cudaError_t tridiag_launch<float>(tridiag_solve_plan const&, void*,
                                                   tridiag_args<float> const&, cudaStream_t);
-extern template cudaError_t tridiag_launch<double>(tridiag_launch_plan const&, void*,
+extern template cudaError_t tridiag_launch<double>(tridiag_solve_plan const&, void*,
                                                    tridiag_args<double> const&, cudaStream_t);
-}  // namespace recur::device
+}  // namespace recur::detail
 
 namespace {
 
 using recur::layout;
 using recur::tridiag_algorithm;
-using recur::device::tridiag_form;
-using recur::device::tridiag_launch_plan;
-namespace dev = recur::device;
+using recur::detail::tridiag_columns_plan;
+using recur::detail::tridiag_direct_columns_plan;
+using recur::detail::tridiag_direct_plan;
+using recur::detail::tridiag_form;
+using recur::detail::tridiag_partition_plan;
+using recur::detail::tridiag_segments_plan;
+using recur::detail::tridiag_tile_plan;
+namespace detail = recur::detail;
+
+// The policy the plans below are made with (the ranked lists' and the
+// builders' parameters).
+template <class T>
+using policy = recur::kernels::tridiag_policy_sm90<T>;
+
+// Whether f holds a plan of form F.
+template <class F>
+bool holds(std::optional<tridiag_form> const& f) {
+  return f && std::holds_alternative<F>(*f);
+}
+
+// f's plan of form F, or F{} where f holds none or another form (whose
+// fields then fail the checks that name a value they must have).
+template <class F>
+F form_or(std::optional<tridiag_form> const& f) {
+  if (f)
+    if (auto const* p = std::get_if<F>(&*f)) return *p;
+  return F{};
+}
+template <class F>
+F form_or(std::optional<F> const& f) {
+  return f.value_or(F{});
+}
+
+// The form the ranked lists give alg (automatic: Thomas-PCR's list) on an
+// sm_90 device with smem bytes of shared memory a block.
+template <class T>
+std::optional<tridiag_form> form_of(layout const& lay, tridiag_algorithm alg, std::size_t smem) {
+  return detail::tridiag_form_of<T, policy<T>>(lay, alg, detail::tridiag_device{smem, 9});
+}
 
 using recur_test::dbuf;
 using recur_test::upload;
@@ -101,16 +139,20 @@ std::vector<T> as(std::vector<double> const& v) {
 
 std::int64_t span_of(layout const& lay) { return lay.offset(lay.n - 1, lay.count - 1) + 1; }
 
-// The device's opt-in shared memory per block: what the plans are made for.
-std::size_t device_smem() {
-  static std::size_t const bytes = [] {
-    std::size_t b = 0;
-    int cc = 0;
-    RECUR_TEST_CUDA_OK(dev::tridiag_device_limits(b, cc));
-    return b;
+// The device (its opt-in shared memory per block, what the plans are made
+// for, and its compute capability).
+detail::tridiag_device const& device() {
+  static detail::tridiag_device const dev = [] {
+    detail::tridiag_device d;
+    RECUR_TEST_CUDA_OK(detail::tridiag_current_device(d));
+    return d;
   }();
-  return bytes;
+  return dev;
 }
+
+// A form for a layout and the device's shared memory per block (empty: the
+// form does not run the shape).
+using plan_fn = std::function<std::optional<tridiag_form>(layout const&, std::size_t)>;
 
 struct run_args {
   tridiag_algorithm alg;
@@ -118,17 +160,28 @@ struct run_args {
   std::int64_t nrhs = 1;
   bool in_place = false;
   // The form to run (null: tridiag_solve with alg).
-  std::function<tridiag_launch_plan(layout const&, std::size_t)> plan{};
+  plan_fn plan{};
   std::int64_t rhs_pad = 3;  // rhs_stride = span + rhs_pad (3: not the dense default, exercises the stride)
 };
 
+// A builder's plan (an optional plan of one form, or a plan) as a form.
+template <class F>
+std::optional<tridiag_form> as_form(std::optional<F> const& f) {
+  if (!f) return std::nullopt;
+  return tridiag_form(*f);
+}
+template <class F>
+std::optional<tridiag_form> as_form(F const& f) {
+  return tridiag_form(f);
+}
+
 // run_args whose plan is p's for T.
 template <class T, class P>
-std::function<tridiag_launch_plan(layout const&, std::size_t)> plan_of(P p) {
+plan_fn plan_of(P p) {
   if constexpr (std::is_same_v<P, std::nullptr_t>)
     return {};
   else
-    return [p](layout const& lay, std::size_t smem) { return p(T{}, lay, smem); };
+    return [p](layout const& lay, std::size_t smem) { return as_form(p(T{}, lay, smem)); };
 }
 
 // Solves on the GPU; returns x (the rhs span) and info.
@@ -149,18 +202,20 @@ std::pair<std::vector<T>, std::vector<std::int32_t>> solve_gpu(system_set const&
   std::size_t bytes = 0;
   void* temp = nullptr;
   if (r.plan) {
-    tridiag_launch_plan const pl = r.plan(r.lay, device_smem());
-    BOOST_REQUIRE_MESSAGE(pl.supported(), "the form runs this shape");
-    bytes = std::max<std::size_t>(1, dev::tridiag_workspace_bytes<T>(r.lay, pl));
+    std::optional<tridiag_form> const form = r.plan(r.lay, device().max_smem);
+    BOOST_REQUIRE_MESSAGE(form.has_value(), "the form runs this shape");
+    detail::tridiag_solve_plan const pl{*form, device()};
+    bytes = std::max<std::size_t>(1, detail::tridiag_workspace_bytes<T>(r.lay, pl));
     RECUR_TEST_CUDA_OK(cudaMalloc(&temp, bytes));
-    RECUR_TEST_CUDA_OK(dev::tridiag_launch<T>(
-        pl, temp, dev::tridiag_args<T>{a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p}, nullptr));
+    RECUR_TEST_CUDA_OK(detail::tridiag_launch<T>(
+        pl, temp, detail::tridiag_args<T>{a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride, info.p},
+        nullptr));
   } else {
-    RECUR_TEST_CUDA_OK(dev::tridiag_solve<T>(nullptr, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs,
-                                             rhs_stride, info.p, r.alg, nullptr));
+    RECUR_TEST_CUDA_OK(recur::device::tridiag_solve<T>(nullptr, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs,
+                                                       rhs_stride, info.p, r.alg, nullptr));
     RECUR_TEST_CUDA_OK(cudaMalloc(&temp, bytes));
-    RECUR_TEST_CUDA_OK(dev::tridiag_solve<T>(temp, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs, rhs_stride,
-                                             info.p, r.alg, nullptr));
+    RECUR_TEST_CUDA_OK(recur::device::tridiag_solve<T>(temp, bytes, a.p, b.p, c.p, d.p, out, r.lay, r.nrhs,
+                                                       rhs_stride, info.p, r.alg, nullptr));
   }
   RECUR_TEST_CUDA_OK(cudaDeviceSynchronize());
   cudaFree(temp);
@@ -199,9 +254,9 @@ std::string name(tridiag_algorithm a) { return recur::to_string(a); }
 
 // Solves random dominant systems of every size, count and layout (two
 // right-hand sides in place, one apart) by alg, or by the form that
-// plan(T{}, lay, max_smem) gives (a builder of tridiag_plan.cuh called with
-// the test's choices), and checks residuals and that every element of x was
-// written.
+// plan(T{}, lay, max_smem) gives (a builder of tridiag_forms.cuh called
+// with the test's choices), and checks residuals and that every element of
+// x was written.
 template <class T, class P = std::nullptr_t>
 void sweep(tridiag_algorithm alg, std::vector<std::int64_t> const& ns,
            std::vector<std::int64_t> const& counts, P plan = nullptr) {
@@ -282,18 +337,24 @@ BOOST_AUTO_TEST_CASE(thomas_tile) {
 }
 
 BOOST_AUTO_TEST_CASE(thomas_global) {
-  auto global = [](auto, layout const&, std::size_t smem) { return dev::tridiag_plan_global_thomas(smem); };
+  auto global = [](auto t, layout const&, std::size_t) {
+    return detail::tridiag_plan_global_thomas(policy<decltype(t)>::system_threads);
+  };
   sweep<float>(tridiag_algorithm::thomas, {1, 2, 33, 1000}, {1, 3, 200}, global);
   sweep<double>(tridiag_algorithm::thomas, {3, 513}, {1, 37}, global);
 }
 
 // A group solver's plan with another switch size (min(sw, the most its
 // group holds)) or, for the P-scheme, another run length.
+// (The partitioned form, where no tile holds a system, keeps its own: its
+// reduced systems are planned at launch.)
 template <class T>
-tridiag_launch_plan with_switch(layout const& lay, tridiag_algorithm alg, int sw, int per_thread) {
-  tridiag_launch_plan pl = dev::plan_tridiag<T>(lay, alg, device_smem());
-  pl.switch_size = std::min(sw, pl.group_threads * per_thread);
-  return pl;
+std::optional<tridiag_form> with_switch(layout const& lay, tridiag_algorithm alg, int sw, int per_thread) {
+  std::optional<tridiag_form> form = form_of<T>(lay, alg, device().max_smem);
+  if (form)
+    if (auto* tile = std::get_if<tridiag_tile_plan>(&*form))
+      tile->switch_size = std::min(sw, tile->group_threads * per_thread);
+  return form;
 }
 
 BOOST_AUTO_TEST_CASE(cr) {
@@ -306,8 +367,9 @@ BOOST_AUTO_TEST_CASE(cr) {
   sweep<double>(tridiag_algorithm::cr_split, {1, 2, 3, 5, 31, 32, 33, 127, 512, 513, 1000, 3000}, {1, 5});
   sweep<float>(tridiag_algorithm::cr_split, {4, 6, 7, 8, 9, 15, 16, 17, 63, 64, 65, 4095, 6000}, {2});
   auto const split4096 =
-      dev::plan_tridiag<double>(layout::contiguous(4096, 1), tridiag_algorithm::cr_split, 227 * 1024);
-  BOOST_TEST((split4096.form == tridiag_form::partition && split4096.inner == tridiag_algorithm::cr_split));
+      form_of<double>(layout::contiguous(4096, 1), tridiag_algorithm::cr_split, 227 * 1024);
+  BOOST_TEST((holds<tridiag_partition_plan>(split4096) &&
+              form_or<tridiag_partition_plan>(split4096).inner == tridiag_algorithm::cr_split));
   sweep<double>(tridiag_algorithm::cr_split, {4096}, {1, 3});
 }
 
@@ -346,7 +408,7 @@ BOOST_AUTO_TEST_CASE(pscheme) {
     sweep<float>(tridiag_algorithm::pscheme, {1, 2, 31, 100, 1000, 12000}, {2},
                  [rows](auto t, layout const& lay, std::size_t smem) {
                    int const gt = std::min<int>(1024, int((lay.n + rows - 1) / rows + 31) / 32 * 32);
-                   return dev::tridiag_plan_group_tile<decltype(t)>(
+                   return detail::tridiag_plan_group_tile<decltype(t)>(
                        lay, smem, recur::kernels::tile_solver::pscheme, std::max(32, gt), 0, 512, 48 * 1024);
                  });
 }
@@ -473,10 +535,9 @@ auto tile_of(int rows, int max_threads = 256, std::size_t smem_target = 0, bool 
                               std::max(32, max_threads));
     std::size_t const target =
         smem_target ? smem_target
-                    : (lay.element_stride == 1 || lay.n == 1
-                           ? recur::kernels::tridiag_policy_sm90<T>::thomas_pcr_smem
-                           : recur::kernels::tridiag_policy_sm90<T>::thomas_pcr_smem_interleaved);
-    return dev::tridiag_plan_thomas_pcr_tile<T>(lay, smem, gt, target, 32, regs);
+                    : (lay.element_stride == 1 || lay.n == 1 ? policy<T>::thomas_pcr_smem
+                                                             : policy<T>::thomas_pcr_smem_interleaved);
+    return detail::tridiag_plan_thomas_pcr_tile<T>(lay, smem, gt, target, 32, regs);
   };
 }
 
@@ -518,7 +579,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_register_path) {
       }
       run_args r{tridiag_algorithm::thomas_pcr, lay, 3};
       r.plan = plan_of<float>(tile_of(16, 256, 0, true));
-      BOOST_TEST((r.plan(lay, device_smem()).solver == recur::kernels::tile_solver::thomas_pcr_regs),
+      BOOST_TEST((form_or<tridiag_tile_plan>(r.plan(lay, device().max_smem)).solver ==
+                  recur::kernels::tile_solver::thomas_pcr_regs),
                  "n " << n);
       auto const regs = solve_gpu<float>(s, r);
       r.plan = plan_of<float>(tile_of(16, 256, 0, false));
@@ -621,13 +683,13 @@ void expect_direct_tile(std::pair<std::vector<T>, std::vector<std::int32_t>> con
   BOOST_TEST(worst <= tol, what << ": " << worst << " > " << tol);
 }
 
-// The direct form (registers from global memory) over the tile's plan
-// with tile_rows rows a thread: the same chunks.
-auto direct_of(int tile_rows) {
-  return [tile_rows](auto t, layout const& lay, std::size_t smem) {
-    return dev::tridiag_plan_direct<decltype(t)>(lay, tile_of(tile_rows, 512)(t, lay, smem));
-  };
-}
+// The direct form (registers from global memory): chunks of
+// tridiag_direct_group_rows rows, the tile's with that many rows a thread
+// (tile_of).
+auto const direct_of = [](auto t, layout const& lay, std::size_t) {
+  using T = decltype(t);
+  return detail::tridiag_plan_direct<T>(lay, policy<T>::direct_min_fill);
+};
 
 // Thomas-PCR from global memory into registers (agent_tridiag_direct.cuh:
 // contiguous, a warp or W warps per system, 16-byte aligned) against the
@@ -641,12 +703,11 @@ void direct_matches_tile(std::int64_t n, std::int64_t count, int tile_rows, int 
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(span_of(lay) + 3), g);
   break_three(s, lay);
   bool const spike = warps == 16;
-  tridiag_launch_plan const pd = direct_of(tile_rows)(T{}, lay, device_smem());
-  BOOST_TEST((pd.form == tridiag_form::direct && pd.direct_warps == warps && pd.direct_spike == spike),
-             "n " << n);
+  auto const pd = direct_of(T{}, lay, device().max_smem);
+  BOOST_TEST((pd && pd->warps == warps && pd->spike == spike), "n " << n);
   for (bool in_place : {false, true}) {
-    auto const direct = solve_gpu<T>(
-        s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, plan_of<T>(direct_of(tile_rows))});
+    auto const direct =
+        solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, plan_of<T>(direct_of)});
     auto const tile = solve_gpu<T>(
         s, run_args{tridiag_algorithm::thomas_pcr, lay, 1, in_place, plan_of<T>(tile_of(tile_rows, 512))});
     std::ostringstream what;
@@ -667,7 +728,7 @@ void direct_rhs_match_tile(std::int64_t n, std::int64_t count, int tile_rows, bo
   run_args r{tridiag_algorithm::thomas_pcr, lay, nrhs, true, plan_of<T>(tile_of(tile_rows, 512))};
   r.rhs_pad = 0;
   auto const tile = solve_gpu<T>(s, r);
-  r.plan = plan_of<T>(direct_of(tile_rows));
+  r.plan = plan_of<T>(direct_of);
   auto const direct = solve_gpu<T>(s, r);
   expect_direct_tile(direct, tile, lay, spike, "n " + std::to_string(n) + " 3 right-hand sides");
 }
@@ -685,13 +746,12 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct) {
   direct_matches_tile<float>(1024, 700, 16, 2);
   for (std::int64_t n : {512, 1024, 2048, 4096}) direct_matches_tile<double>(n, 37, 8, int(n / 256));
   direct_matches_tile<double>(512, 2000, 8, 2);
-  BOOST_TEST(
-      dev::plan_tridiag<double>(layout::contiguous(4096, 10000), tridiag_algorithm::thomas_pcr, 227 * 1024)
-          .direct_warps == 16);
+  BOOST_TEST(form_or<tridiag_direct_plan>(
+                 form_of<double>(layout::contiguous(4096, 10000), tridiag_algorithm::thomas_pcr, 227 * 1024))
+                 .warps == 16);
   // Also where the systems are not on 16-byte boundaries.
-  BOOST_TEST(
-      (dev::plan_tridiag<float>(layout::strided(512, 10, 1, 513), tridiag_algorithm::thomas_pcr, 227 * 1024)
-           .form == tridiag_form::direct));
+  BOOST_TEST(holds<tridiag_direct_plan>(
+      form_of<float>(layout::strided(512, 10, 1, 513), tridiag_algorithm::thomas_pcr, 227 * 1024)));
 
   // And its residuals (the sweep's own check), several systems per block.
   sweep<float>(tridiag_algorithm::thomas_pcr, {128, 256, 512, 2048, 4096}, {1, 4, 1000});
@@ -730,8 +790,10 @@ void direct_any_matches_tile(std::int64_t n, std::int64_t count) {
   constexpr std::int64_t rows = sizeof(T) == 4 ? 16 : 8;
   layout const lay = layout::contiguous(n, count);
   std::int64_t const lanes = std::int64_t(std::bit_ceil(std::uint64_t((n + rows - 1) / rows)));
-  tridiag_launch_plan const pd = dev::plan_tridiag<T>(lay, tridiag_algorithm::thomas_pcr, device_smem());
-  BOOST_TEST((pd.form == tridiag_form::direct && std::int64_t(pd.direct_lanes) * pd.direct_warps == lanes),
+  auto const pd = form_of<T>(lay, tridiag_algorithm::thomas_pcr, device().max_smem);
+  BOOST_TEST((holds<tridiag_direct_plan>(pd) &&
+              std::int64_t(form_or<tridiag_direct_plan>(pd).lanes) * form_or<tridiag_direct_plan>(pd).warps ==
+                  lanes),
              "n " << n);
   expect_near_plan<T>(lay, std::uint64_t(n * 5 + count), {1, 3}, tile_of(int(rows), 512));
 }
@@ -745,8 +807,8 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct_any_n) {
   // Systems filling less than direct_min_fill of the smallest size that
   // holds them run the tile.
   for (std::int64_t n : {2049, 129, 33, 17})
-    BOOST_TEST((dev::plan_tridiag<float>(layout::contiguous(n, 37), tridiag_algorithm::thomas_pcr, 227 * 1024)
-                    .form == tridiag_form::tile),
+    BOOST_TEST(holds<tridiag_tile_plan>(
+                   form_of<float>(layout::contiguous(n, 37), tridiag_algorithm::thomas_pcr, 227 * 1024)),
                "n " << n);
   // Residuals over every layout (gaps of the strided ones unwritten), and
   // several right-hand sides, in place.
@@ -767,12 +829,13 @@ void segments_match_columns(std::int64_t n, std::int64_t count) {
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
   break_three(s, lay);
   auto const columns = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_columns<decltype(t)>(l, smem, rows);
+    return detail::tridiag_plan_columns<decltype(t)>(l, smem, rows);
   };
   for (bool in_place : {false, true}) {
     run_args r{tridiag_algorithm::thomas_pcr, lay, 1, in_place};
-    auto const plan = dev::plan_tridiag<T>(lay, r.alg, 227 * 1024);
-    BOOST_TEST((plan.form == tridiag_form::direct && plan.direct_lanes == n / rows), "n " << n);
+    auto const plan = form_of<T>(lay, r.alg, 227 * 1024);
+    BOOST_TEST((holds<tridiag_direct_plan>(plan) && form_or<tridiag_direct_plan>(plan).lanes == n / rows),
+               "n " << n);
     auto const seg = solve_gpu<T>(s, r);
     r.plan = plan_of<T>(columns);
     auto const cols = solve_gpu<T>(s, r);
@@ -797,12 +860,14 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_direct_segments) {
   for (std::int64_t n : {16, 32, 64, 128}) segments_match_columns<double>(n, 37);
   // Chosen wherever n = Lanes R (f32 R = 16, f64 R = 8), and by automatic
   // for such n < 128 (test_tridiag_cuda checks that).
-  BOOST_TEST(dev::plan_tridiag<float>(layout::contiguous(64, 100), tridiag_algorithm::thomas_pcr, 227 * 1024)
-                 .direct_lanes == 4);
-  BOOST_TEST(dev::plan_tridiag<float>(layout::contiguous(128, 100), tridiag_algorithm::thomas_pcr, 227 * 1024)
-                 .direct_lanes == 8);
-  BOOST_TEST(dev::plan_tridiag<double>(layout::contiguous(64, 100), tridiag_algorithm::thomas_pcr, 227 * 1024)
-                 .direct_lanes == 8);
+  auto lanes = [](auto t, std::int64_t n) {
+    return form_or<tridiag_direct_plan>(
+               form_of<decltype(t)>(layout::contiguous(n, 100), tridiag_algorithm::thomas_pcr, 227 * 1024))
+        .lanes;
+  };
+  BOOST_TEST(lanes(0.0f, 64) == 4);
+  BOOST_TEST(lanes(0.0f, 128) == 8);
+  BOOST_TEST(lanes(0.0, 64) == 8);
   // Residuals with several right-hand sides (the sweep's own check).
   sweep<double>(tridiag_algorithm::thomas_pcr, {64}, {1, 5, 1000});
   sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64}, {1, 5, 1000});
@@ -819,6 +884,16 @@ void expect_same_three_broken(std::pair<std::vector<T>, std::vector<std::int32_t
   expect_three_broken(got, lay);
 }
 
+// The direct form through shared memory, and the columns kernel's burst
+// instance (the builders' plans).
+auto const direct_columns_of = [](auto t, layout const& l, std::size_t smem) {
+  using T = decltype(t);
+  return detail::tridiag_plan_direct_columns<T>(l, smem, policy<T>::direct_min_fill);
+};
+auto const burst_of = [](auto t, layout const& l, std::size_t smem) {
+  return detail::tridiag_plan_columns_burst<decltype(t)>(l, smem);
+};
+
 // The direct form through shared memory (tridiag_direct_columns_kernel:
 // a 32-byte sector of systems a block, n <= Lanes R) on the contiguous
 // layout: bitwise the direct form itself (the same chunks and arithmetic),
@@ -834,15 +909,12 @@ void direct_columns_match_direct(std::int64_t n, std::int64_t count) {
   r.rhs_pad = v + (v - span % v) % v;  // rhs_stride a multiple of 16 bytes, not the dense one
   system_set s = random_dominant(std::size_t(span), std::size_t(span + r.rhs_pad + span), g);
   break_three(s, lay);
-  auto const dcols = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_direct_columns<decltype(t)>(l, smem);
-  };
-  tridiag_launch_plan const pl = dcols(T{}, lay, device_smem());
-  BOOST_TEST((pl.form == tridiag_form::direct_columns), "n " << n);
-  bool const two_warps = pl.direct_lanes > 32;
+  auto const pl = direct_columns_of(T{}, lay, device().max_smem);
+  BOOST_TEST(pl.has_value(), "n " << n);
+  bool const two_warps = form_or(pl).lanes > 32;
   for (bool in_place : {false, true}) {
     r.in_place = in_place;
-    r.plan = plan_of<T>(dcols);
+    r.plan = plan_of<T>(direct_columns_of);
     auto const dc = solve_gpu<T>(s, r);
     std::string const what =
         "n " + std::to_string(n) + " count " + std::to_string(count) + (in_place ? " in place" : "");
@@ -851,8 +923,9 @@ void direct_columns_match_direct(std::int64_t n, std::int64_t count) {
       expect_direct_tile(dc, solve_gpu<T>(s, r), lay, true, what);
       expect_three_broken(dc, lay);
     } else {
-      r.plan = plan_of<T>(direct_of(sizeof(T) == 4 ? 16 : 8));
-      BOOST_TEST((r.plan(lay, device_smem()).direct_lanes == pl.direct_lanes), what);
+      r.plan = plan_of<T>(direct_of);
+      BOOST_TEST((form_or<tridiag_direct_plan>(r.plan(lay, device().max_smem)).lanes == form_or(pl).lanes),
+                 what);
       expect_same_three_broken(dc, solve_gpu<T>(s, r), lay, what);
     }
   }
@@ -868,23 +941,20 @@ void burst_matches_columns(std::int64_t n, std::int64_t count) {
   std::mt19937_64 g{std::uint64_t(n * 13 + count)};
   system_set s = random_dominant(std::size_t(span_of(lay)), std::size_t(2 * (span_of(lay) + 3)), g);
   break_three(s, lay);
-  auto const burst = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_columns_burst<decltype(t)>(l, smem);
-  };
-  tridiag_launch_plan const pb = burst(T{}, lay, device_smem());
-  BOOST_TEST((pb.form == tridiag_form::columns && pb.columns_kind == dev::columns_instance::burst &&
-              pb.columns_rows == 16 && pb.columns_chunks == n / 16),
+  auto const pb = form_or(burst_of(T{}, lay, device().max_smem));
+  BOOST_TEST((pb.instance == detail::columns_instance::burst && pb.rows == 16 && pb.chunks == n / 16),
              "n " << n);
-  auto const same = [pb](auto t, layout const&, std::size_t smem) {
-    return dev::tridiag_plan_columns_block<decltype(t)>(smem, pb.columns_chunks, 16, 1, pb.columns_systems);
+  // (The block's plan with the instance of its 16-row chunks.)
+  auto const same = [pb](auto t, layout const&, std::size_t smem) -> std::optional<tridiag_columns_plan> {
+    auto const block = detail::tridiag_plan_columns_block<decltype(t)>(smem, pb.chunks, 16, 1, pb.systems);
+    if (!block) return std::nullopt;
+    return tridiag_columns_plan{*block, detail::columns_instance::rows16};
   };
-  tridiag_launch_plan const pc = same(T{}, lay, device_smem());
-  BOOST_TEST((pc.columns_kind == dev::columns_instance::rows16 && pc.columns_chunks == pb.columns_chunks &&
-              pc.columns_systems == pb.columns_systems),
-             "n " << n);
+  auto const pc = form_or(same(T{}, lay, device().max_smem));
+  BOOST_TEST((pc.chunks == pb.chunks && pc.systems == pb.systems), "n " << n);
   for (bool in_place : {false, true}) {
     auto const b =
-        solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 2, in_place, plan_of<T>(burst)});
+        solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 2, in_place, plan_of<T>(burst_of)});
     auto const c =
         solve_gpu<T>(s, run_args{tridiag_algorithm::thomas_pcr, lay, 2, in_place, plan_of<T>(same)});
     expect_same_three_broken(
@@ -907,54 +977,54 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_small_interleaved) {
   for (std::int64_t n : {48, 512}) burst_matches_columns<double>(n, 37);
   // Residuals on every layout (partial blocks, two right-hand sides, in
   // place: the sweep's own check).
-  auto const dcols = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_direct_columns<decltype(t)>(l, smem);
-  };
-  auto const burst = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_columns_burst<decltype(t)>(l, smem);
-  };
-  sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64, 512}, {1, 37}, dcols);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {16, 256, 512}, {1, 37}, dcols);
-  sweep<float>(tridiag_algorithm::thomas_pcr, {40, 300}, {1, 37}, dcols);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {21, 450}, {1, 37}, dcols);
-  sweep<float>(tridiag_algorithm::thomas_pcr, {16, 96, 512}, {1, 37}, burst);
-  sweep<double>(tridiag_algorithm::thomas_pcr, {48, 512}, {1, 37}, burst);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {32, 64, 512}, {1, 37}, direct_columns_of);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {16, 256, 512}, {1, 37}, direct_columns_of);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {40, 300}, {1, 37}, direct_columns_of);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {21, 450}, {1, 37}, direct_columns_of);
+  sweep<float>(tridiag_algorithm::thomas_pcr, {16, 96, 512}, {1, 37}, burst_of);
+  sweep<double>(tridiag_algorithm::thomas_pcr, {48, 512}, {1, 37}, burst_of);
   expect_three_broken_both(layout::interleaved(512, 37), 519);  // direct columns (f64: two warps a system)
   expect_three_broken_both(layout::interleaved(256, 37), 257);
   expect_three_broken_both(layout::interleaved(96, 37), 97);  // burst
   // What is chosen: small interleaved batches only.
   auto plan = [](auto t, layout const& lay) {
-    return dev::plan_tridiag<decltype(t)>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024);
+    return form_of<decltype(t)>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024);
+  };
+  // The direct columns kernel's threads a block: its systems a block times their lanes.
+  auto threads = [](auto t, tridiag_direct_columns_plan const& pl) {
+    return recur::kernels::tridiag_direct_columns_systems<decltype(t)>(pl.lanes) * pl.lanes;
   };
   auto const zhang = plan(0.0f, layout::interleaved(512, 512));
-  BOOST_TEST((zhang.form == tridiag_form::direct_columns));
-  BOOST_TEST(zhang.direct_lanes == 32);
-  BOOST_TEST(zhang.threads == 256);
-  BOOST_TEST((plan(0.0, layout::interleaved(256, 512)).form == tridiag_form::direct_columns));
-  BOOST_TEST(plan(0.0f, layout::interleaved(64, 100)).direct_lanes == 4);
-  auto const f64 = plan(0.0, layout::interleaved(512, 512));
-  BOOST_TEST((f64.form == tridiag_form::direct_columns && f64.direct_rows == 8 && f64.direct_lanes == 64 &&
-              f64.threads == 256));
-  auto const b64 = plan(0.0, layout::interleaved(96, 100));
-  BOOST_TEST((b64.columns_kind == dev::columns_instance::burst && b64.columns_systems == 4 &&
-              b64.columns_chunks == 6));
-  BOOST_TEST((plan(0.0f, layout::interleaved(48, 100)).columns_kind == dev::columns_instance::burst));
+  BOOST_TEST(holds<tridiag_direct_columns_plan>(zhang));
+  BOOST_TEST(form_or<tridiag_direct_columns_plan>(zhang).lanes == 32);
+  BOOST_TEST(threads(0.0f, form_or<tridiag_direct_columns_plan>(zhang)) == 256);
+  BOOST_TEST(holds<tridiag_direct_columns_plan>(plan(0.0, layout::interleaved(256, 512))));
+  BOOST_TEST(form_or<tridiag_direct_columns_plan>(plan(0.0f, layout::interleaved(64, 100))).lanes == 4);
+  auto const f64 = form_or<tridiag_direct_columns_plan>(plan(0.0, layout::interleaved(512, 512)));
+  BOOST_TEST((holds<tridiag_direct_columns_plan>(plan(0.0, layout::interleaved(512, 512))) && f64.rows == 8 &&
+              f64.lanes == 64 && threads(0.0, f64) == 256));
+  auto const b64 = form_or<tridiag_columns_plan>(plan(0.0, layout::interleaved(96, 100)));
+  BOOST_TEST((b64.instance == detail::columns_instance::burst && b64.systems == 4 && b64.chunks == 6));
+  BOOST_TEST((form_or<tridiag_columns_plan>(plan(0.0f, layout::interleaved(48, 100))).instance ==
+              detail::columns_instance::burst));
   auto const none = [&](auto t, layout const& lay) {
     auto const pl = plan(t, lay);
-    return pl.form != tridiag_form::direct_columns &&
-           !(pl.form == tridiag_form::columns && pl.columns_kind == dev::columns_instance::burst);
+    return !holds<tridiag_direct_columns_plan>(pl) &&
+           !(holds<tridiag_columns_plan>(pl) &&
+             form_or<tridiag_columns_plan>(pl).instance == detail::columns_instance::burst);
   };
   BOOST_TEST(none(0.0f, layout::interleaved(512, 2048)));  // (the columns kernel)
   BOOST_TEST(none(0.0f, layout::contiguous(512, 512)));    // (the direct form)
   // Any n that fills half its rows (identity rows past n).
   auto const padded = plan(0.0f, layout::interleaved(300, 700));
-  BOOST_TEST((padded.form == tridiag_form::direct_columns && padded.direct_lanes == 32));
+  BOOST_TEST((holds<tridiag_direct_columns_plan>(padded) &&
+              form_or<tridiag_direct_columns_plan>(padded).lanes == 32));
   BOOST_TEST(none(0.0f, layout::interleaved(1024, 512)));
   // Small batches of systems longer than 512 rows: the columns forms (not
   // the tile or the partitioned form), as wide ones.
-  BOOST_TEST((plan(0.0f, layout::interleaved(2047, 2047)).form == tridiag_form::segments));
-  BOOST_TEST((plan(0.0, layout::interleaved(600, 512)).form == tridiag_form::segments));
-  BOOST_TEST((plan(0.0f, layout::interleaved(1023, 100)).form == tridiag_form::segments));
+  BOOST_TEST(holds<tridiag_segments_plan>(plan(0.0f, layout::interleaved(2047, 2047))));
+  BOOST_TEST(holds<tridiag_segments_plan>(plan(0.0, layout::interleaved(600, 512))));
+  BOOST_TEST(holds<tridiag_segments_plan>(plan(0.0f, layout::interleaved(1023, 100))));
   sweep<float>(tridiag_algorithm::thomas_pcr, {600, 2047}, {1, 37});
   sweep<double>(tridiag_algorithm::thomas_pcr, {1023}, {1, 37});
   BOOST_TEST(none(0.0f, layout::strided(512, 512, 1024, 2)));  // (systems not side by side)
@@ -973,12 +1043,13 @@ void columns_match_tile(std::int64_t n, std::int64_t count, int systems = 128 / 
   bool const breaks = n >= 5;
   if (breaks) break_three(s, lay);
   auto const columns = [systems](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_columns<decltype(t)>(l, smem, 1, systems);  // (1: as many chunks as allowed)
+    return detail::tridiag_plan_columns<decltype(t)>(l, smem, 1, systems);  // (1: as many chunks as allowed)
   };
   auto const tiled = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_thomas_pcr_tiled<decltype(t)>(l, smem);
+    using U = decltype(t);
+    return detail::tridiag_plan_thomas_pcr_tiled<U, policy<U>>(l, smem);
   };
-  BOOST_TEST((columns(T{}, lay, device_smem()).columns_chunks ==
+  BOOST_TEST((form_or(columns(T{}, lay, device().max_smem)).chunks ==
               std::max<std::int64_t>(1, std::min<std::int64_t>(32, n / 2))),
              "n " << n);
   for (bool in_place : {false, true}) {
@@ -997,7 +1068,8 @@ void columns_match_tile(std::int64_t n, std::int64_t count, int systems = 128 / 
 // but any layout is solved): what automatic ranks for a wide interleaved
 // batch.
 auto const columns_ranked = [](auto t, layout const& l, std::size_t smem) {
-  return dev::tridiag_plan_columns_ranked<decltype(t)>(l, smem);
+  using T = decltype(t);
+  return detail::tridiag_plan_columns_ranked<T, policy<T>>(l, smem, true);
 };
 
 BOOST_AUTO_TEST_CASE(thomas_pcr_columns) {
@@ -1011,28 +1083,31 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_columns) {
   columns_match_tile<double>(256, 70, 4);
   // The default chunks and blocks, every layout, residuals.
   auto const whole = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_columns<decltype(t)>(l, smem, sizeof(t) == 4 && l.n > 256 ? 32 : 16);
+    return detail::tridiag_plan_columns<decltype(t)>(l, smem, sizeof(t) == 4 && l.n > 256 ? 32 : 16);
   };
   sweep<float>(tridiag_algorithm::thomas_pcr, {1, 2, 3, 5, 31, 32, 33, 64, 127, 256, 513, 1000, 1024},
                {1, 37}, whole);
   sweep<double>(tridiag_algorithm::thomas_pcr, {2, 33, 127, 512, 1024}, {1, 37}, whole);
   sweep<float>(tridiag_algorithm::thomas_pcr, {64, 700}, {37}, [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_columns<decltype(t)>(l, smem, 16, 8);
+    return detail::tridiag_plan_columns<decltype(t)>(l, smem, 16, 8);
   });
   sweep<float>(tridiag_algorithm::thomas_pcr, {100, 256, 1000}, {1, 37}, columns_ranked);
   // Chosen by default for a large interleaved batch; a partial last block.
   layout const big = layout::interleaved(128, 2100);
-  auto const pb = dev::plan_tridiag<float>(big, tridiag_algorithm::thomas_pcr, 227 * 1024);
-  BOOST_TEST((pb.form == tridiag_form::columns && pb.columns_systems == 32));
+  auto const pb = form_of<float>(big, tridiag_algorithm::thomas_pcr, 227 * 1024);
+  BOOST_TEST((holds<tridiag_columns_plan>(pb) && form_or<tridiag_columns_plan>(pb).systems == 32));
   sweep<float>(tridiag_algorithm::thomas_pcr, {128}, {2100});
   sweep<double>(tridiag_algorithm::thomas_pcr, {512}, {2100});
 }
 
-// Segments of about `rows` rows joined by `join` (the builder's plan).
+// Segments of about `rows` rows joined by `join` (the builder's plan, the
+// policy's most segments and long segments).
 auto segments_of(int rows, int join, int systems = 0) {
   return [=](auto t, layout const& l, std::size_t smem) {
     using T = decltype(t);
-    return dev::tridiag_plan_segments<T>(l, smem, rows, join, systems ? systems : int(128 / sizeof(T)));
+    return detail::tridiag_plan_segments<T>(l, smem, rows, join, policy<T>::max_segments,
+                                            policy<T>::segment_rows_long,
+                                            systems ? systems : int(128 / sizeof(T)));
   };
 }
 
@@ -1053,22 +1128,23 @@ std::vector<int> joins() {
 template <class T>
 void segments_sweeps(int join) {
   BOOST_TEST_CONTEXT("join " << join << " f" << 8 * sizeof(T)) {
-    auto const plan = segments_of(64, join)(T{}, layout::interleaved(1000, 37), device_smem());
-    BOOST_TEST(plan.segments == 16);
-    BOOST_TEST(plan.columns_chunks == 4);  // segments of 62 or 63 rows, chunks of 15 or 16
-    BOOST_TEST(plan.columns_rows == 16);
-    BOOST_TEST(plan.join == join);
+    auto const plan = segments_of(64, join)(T{}, layout::interleaved(1000, 37), device().max_smem);
+    BOOST_TEST(form_or(plan).segments == 16);
+    BOOST_TEST(form_or(plan).chunks == 4);  // segments of 62 or 63 rows, chunks of 15 or 16
+    BOOST_TEST(form_or(plan).rows == 16);
+    BOOST_TEST(form_or(plan).join == join);
     sweep<T>(tridiag_algorithm::thomas_pcr, {65, 129, 200, 513, 1000, 4096}, {1, 37}, segments_of(64, join));
     // Chunks of 14 and 15 rows (the 15-row instance): n = 899, 15 segments
     // of 59 or 60 rows, 4 chunks each; all 15 rows at 900.
-    BOOST_TEST(segments_of(64, join)(T{}, layout::interleaved(899, 37), device_smem()).columns_rows == 15);
+    BOOST_TEST(form_or(segments_of(64, join)(T{}, layout::interleaved(899, 37), device().max_smem)).rows ==
+               15);
     sweep<T>(tridiag_algorithm::thomas_pcr, {899, 900}, {37}, segments_of(64, join));
     sweep<T>(tridiag_algorithm::thomas_pcr, {1025, 3000}, {37},
              segments_of(512, join, 8));  // 32 chunks of 16 rows
     if constexpr (sizeof(T) == 8)         // one chunk per segment (f32's twisted boundary solve needs two)
       sweep<T>(tridiag_algorithm::thomas_pcr, {33, 100, 4096}, {1, 37}, segments_of(16, join));
     else
-      BOOST_TEST(!segments_of(16, join)(T{}, layout::interleaved(100, 37), device_smem()).supported());
+      BOOST_TEST(!segments_of(16, join)(T{}, layout::interleaved(100, 37), device().max_smem).has_value());
     // Breakdowns (row 0, the middle segment, the last row) and in place.
     for (std::int64_t n : {1000, 4096}) {
       layout const lay = layout::interleaved(n, 37);
@@ -1093,28 +1169,29 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments) {
   for (int join : joins<double>()) segments_sweeps<double>(join);
   BOOST_TEST(
       !segments_of(64, recur::kernels::segment_join_by_pcr)(0.0f, layout::interleaved(1000, 37), 227 * 1024)
-           .supported());  // (not built for f32)
+           .has_value());  // (not built for f32)
   // The join chosen: PCR in f64 up to 4 segments, the scatter from 9
   // segments, else the block Thomas.
   auto plan = [](auto t, std::int64_t n) {
-    return dev::plan_tridiag<decltype(t)>(layout::interleaved(n, n == 4096 ? 8192 : 4096),
-                                          tridiag_algorithm::thomas_pcr, 227 * 1024);
+    return form_of<decltype(t)>(layout::interleaved(n, n == 4096 ? 8192 : 4096),
+                                tridiag_algorithm::thomas_pcr, 227 * 1024);
   };
+  auto seg = [&](auto t, std::int64_t n) { return form_or<tridiag_segments_plan>(plan(t, n)); };
   namespace K = recur::kernels;
-  BOOST_TEST(plan(0.0f, 1024).join == K::segment_join_by_thomas);
-  BOOST_TEST(plan(0.0f, 512).join == K::segment_join_by_thomas);
-  BOOST_TEST(plan(0.0, 512).join == K::segment_join_by_pcr);
-  BOOST_TEST(plan(0.0f, 4096).join == K::segment_join_by_scatter);
-  BOOST_TEST(plan(0.0, 4096).join == K::segment_join_by_scatter);
-  BOOST_TEST(plan(0.0, 1024).join == K::segment_join_by_pcr);  // (4 segments of 256 rows)
+  BOOST_TEST(seg(0.0f, 1024).join == K::segment_join_by_thomas);
+  BOOST_TEST(seg(0.0f, 512).join == K::segment_join_by_thomas);
+  BOOST_TEST(seg(0.0, 512).join == K::segment_join_by_pcr);
+  BOOST_TEST(seg(0.0f, 4096).join == K::segment_join_by_scatter);
+  BOOST_TEST(seg(0.0, 4096).join == K::segment_join_by_scatter);
+  BOOST_TEST(seg(0.0, 1024).join == K::segment_join_by_pcr);  // (4 segments of 256 rows)
   // Chosen by default for a large interleaved batch from n = 256.
-  BOOST_TEST(plan(0.0f, 4096).segments == 16);
-  BOOST_TEST(plan(0.0f, 1024).segments == 8);
-  BOOST_TEST(plan(0.0f, 512).segments == 4);
-  BOOST_TEST(plan(0.0f, 256).segments == 2);
-  BOOST_TEST((plan(0.0f, 128).form == tridiag_form::columns));
-  BOOST_TEST(plan(0.0, 256).segments == 2);
-  BOOST_TEST((plan(0.0, 128).form == tridiag_form::columns));
+  BOOST_TEST(seg(0.0f, 4096).segments == 16);
+  BOOST_TEST(seg(0.0f, 1024).segments == 8);
+  BOOST_TEST(seg(0.0f, 512).segments == 4);
+  BOOST_TEST(seg(0.0f, 256).segments == 2);
+  BOOST_TEST(holds<tridiag_columns_plan>(plan(0.0f, 128)));
+  BOOST_TEST(seg(0.0, 256).segments == 2);
+  BOOST_TEST(holds<tridiag_columns_plan>(plan(0.0, 128)));
   sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {2100});
 }
 
@@ -1138,13 +1215,13 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
   for (int join : joins<float>()) small(0.0f, join);
   for (int join : joins<double>()) small(0.0, join);
   auto const dregs = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_segments_dregs<decltype(t)>(l, smem, int((l.n + 127) / 128));
+    return detail::tridiag_plan_segments_dregs<decltype(t)>(l, smem, int((l.n + 127) / 128));
   };
-  BOOST_TEST(
-      (dregs(0.0f, layout::interleaved(512, 37), 227 * 1024).segments_kind == dev::segments_instance::dregs));
-  BOOST_TEST(dregs(0.0f, layout::interleaved(512, 37), 227 * 1024).columns_chunks == 2);
-  BOOST_TEST(dregs(0.0, layout::interleaved(512, 37), 227 * 1024).columns_chunks == 4);
-  BOOST_TEST(!dregs(0.0f, layout::interleaved(500, 37), 227 * 1024).supported());  // (segments of 125 rows)
+  BOOST_TEST((form_or(dregs(0.0f, layout::interleaved(512, 37), 227 * 1024)).instance ==
+              detail::segments_instance::dregs));
+  BOOST_TEST(form_or(dregs(0.0f, layout::interleaved(512, 37), 227 * 1024)).chunks == 2);
+  BOOST_TEST(form_or(dregs(0.0, layout::interleaved(512, 37), 227 * 1024)).chunks == 4);
+  BOOST_TEST(!dregs(0.0f, layout::interleaved(500, 37), 227 * 1024).has_value());  // (segments of 125 rows)
   sweep<float>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, dregs);
   sweep<double>(tridiag_algorithm::thomas_pcr, {256, 640}, {37}, dregs);
   expect_three_broken_both(layout::interleaved(512, 37), 517, dregs);
@@ -1156,31 +1233,31 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_small) {
 // shorter; solved at sizes that are not a multiple of anything, with
 // breakdowns, in place, with either join.
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
+  // Automatic's segments plan (F{} where it runs another form).
   auto plan = [](std::int64_t n) {
-    return dev::plan_tridiag<float>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr, 227 * 1024);
+    return form_or<tridiag_segments_plan>(
+        form_of<float>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr, 227 * 1024));
   };
   auto wide = [](int segments, int chunks, int join = recur::kernels::segment_join_by_scatter) {
     return [=](auto t, layout const& l, std::size_t smem) {
-      return dev::tridiag_plan_segments_wide<decltype(t)>(l, smem, segments, chunks, join);
+      return detail::tridiag_plan_segments_wide<decltype(t)>(l, smem, segments, chunks, join);
     };
   };
-  BOOST_TEST(
-      (plan(2048).segments_kind == dev::segments_instance::wide));  // 16 segments of 128 rows: 4 chunks of 32
-  BOOST_TEST(plan(2048).columns_chunks == 4);
+  using detail::segments_instance;
+  BOOST_TEST((plan(2048).instance == segments_instance::wide));  // 16 segments of 128 rows: 4 chunks of 32
+  BOOST_TEST(plan(2048).chunks == 4);
   BOOST_TEST(plan(2048).threads == 128);
-  BOOST_TEST((plan(4096).segments_kind == dev::segments_instance::dregs));
-  BOOST_TEST((plan(1024).segments_kind != dev::segments_instance::wide));
-  BOOST_TEST((plan(4000).segments_kind !=
-              dev::segments_instance::wide));  // chunks of 31-32 rows: 16 of 15-16 instead
-  BOOST_TEST(plan(4000).columns_chunks == 16);
-  BOOST_TEST(
-      (dev::plan_tridiag<double>(layout::interleaved(2048, 8192), tridiag_algorithm::thomas_pcr, 227 * 1024)
-           .segments_kind != dev::segments_instance::wide));
-  auto const w4096 = wide(16, 8)(0.0f, layout::interleaved(4096, 8192), 227 * 1024);
-  BOOST_TEST((w4096.segments_kind == dev::segments_instance::wide && w4096.columns_rows == 32 &&
-              w4096.threads == 256));
-  BOOST_TEST(wide(16, 8)(0.0f, layout::interleaved(3841, 37), 227 * 1024).columns_rows == 31);
-  BOOST_TEST(!wide(16, 8)(0.0, layout::interleaved(4096, 37), 227 * 1024).supported());  // (f32 only)
+  BOOST_TEST((plan(4096).instance == segments_instance::dregs));
+  BOOST_TEST((plan(1024).instance != segments_instance::wide));
+  BOOST_TEST((plan(4000).instance != segments_instance::wide));  // chunks of 31-32 rows: 16 of 15-16 instead
+  BOOST_TEST(plan(4000).chunks == 16);
+  BOOST_TEST((form_or<tridiag_segments_plan>(
+                  form_of<double>(layout::interleaved(2048, 8192), tridiag_algorithm::thomas_pcr, 227 * 1024))
+                  .instance != segments_instance::wide));
+  auto const w4096 = form_or(wide(16, 8)(0.0f, layout::interleaved(4096, 8192), 227 * 1024));
+  BOOST_TEST((w4096.instance == segments_instance::wide && w4096.rows == 32 && w4096.threads == 256));
+  BOOST_TEST(form_or(wide(16, 8)(0.0f, layout::interleaved(3841, 37), 227 * 1024)).rows == 31);
+  BOOST_TEST(!wide(16, 8)(0.0, layout::interleaved(4096, 37), 227 * 1024).has_value());  // (f32 only)
   sweep<float>(tridiag_algorithm::thomas_pcr, {2048}, {1, 37, 100}, wide(16, 4));
   sweep<float>(tridiag_algorithm::thomas_pcr, {4096}, {1, 37, 100}, wide(16, 8));
   for (int join : joins<float>())
@@ -1205,12 +1282,17 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_wide) {
 // all 256 rows and 9 or more, d in registers takes them by default:
 // thomas_pcr_segments_dregs; the plain ones are the builder's.)
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
+  // Automatic's segments plan (F{} where it runs another form), or the
+  // plain one where that has d in registers.
   auto plan = [](auto t, std::int64_t n) {
     using T = decltype(t);
     layout const lay = layout::interleaved(n, 8192);
-    auto const pl = dev::plan_tridiag<T>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024);
-    if (pl.segments_kind != dev::segments_instance::dregs) return pl;
-    return dev::tridiag_plan_segments<T>(lay, 227 * 1024, 256, recur::kernels::segment_join_by_scatter);
+    auto const pl =
+        form_or<tridiag_segments_plan>(form_of<T>(lay, tridiag_algorithm::thomas_pcr, 227 * 1024));
+    if (pl.instance != detail::segments_instance::dregs) return pl;
+    return form_or(detail::tridiag_plan_segments<T>(lay, 227 * 1024, 256,
+                                                    recur::kernels::segment_join_by_scatter,
+                                                    policy<T>::max_segments, policy<T>::segment_rows_long));
   };
   for (auto const& [n, G, rows] : std::vector<std::array<int, 3>>{{2049, 9, 15},
                                                                   {2560, 10, 16},
@@ -1222,9 +1304,9 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
     BOOST_TEST_CONTEXT("n " << n) {
       for (auto const& pl : {plan(0.0f, n), plan(0.0, n)}) {
         BOOST_TEST(pl.segments == G);
-        BOOST_TEST(pl.columns_chunks == 16);
-        BOOST_TEST(pl.columns_rows == rows);
-        BOOST_TEST((pl.segments_kind != dev::segments_instance::wide));
+        BOOST_TEST(pl.chunks == 16);
+        BOOST_TEST(pl.rows == rows);
+        BOOST_TEST((pl.instance != detail::segments_instance::wide));
       }
     }
   }
@@ -1236,23 +1318,24 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
        std::vector<std::array<int, 3>>{{1024, 4, 16}, {1500, 6, 16}, {2048, 8, 16}}) {
     BOOST_TEST_CONTEXT("f64 n " << n) {
       BOOST_TEST(plan(0.0, n).segments == G);
-      BOOST_TEST(plan(0.0, n).columns_chunks == 16);
-      BOOST_TEST(plan(0.0, n).columns_rows == rows);
+      BOOST_TEST(plan(0.0, n).chunks == 16);
+      BOOST_TEST(plan(0.0, n).rows == rows);
     }
   }
   BOOST_TEST(plan(0.0, 1100).segments == 9);
-  BOOST_TEST(plan(0.0, 1100).columns_chunks == 8);
+  BOOST_TEST(plan(0.0, 1100).chunks == 8);
   BOOST_TEST(plan(0.0, 1800).segments == 15);
-  BOOST_TEST(plan(0.0, 1800).columns_rows == 15);
+  BOOST_TEST(plan(0.0, 1800).rows == 15);
   BOOST_TEST(plan(0.0f, 1024).segments == 8);  // (f32 keeps 128-row segments)
   BOOST_TEST(plan(0.0f, 2048).segments == 16);
-  BOOST_TEST(plan(0.0, 4096).columns_chunks == 16);
+  BOOST_TEST(plan(0.0, 4096).chunks == 16);
   BOOST_TEST(plan(0.0f, 5000).segments == 16);  // (above 4096: n / 16 rows a segment)
   auto const seg256 = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_segments<decltype(t)>(
+    using T = decltype(t);
+    return detail::tridiag_plan_segments<T>(
         l, smem, 256,
-        dev::tridiag_segments_join<decltype(t), recur::kernels::tridiag_policy_sm90<decltype(t)>>(
-            int(std::min<std::int64_t>(16, (l.n + 255) / 256))));
+        detail::tridiag_segments_join<T, policy<T>>(int(std::min<std::int64_t>(16, (l.n + 255) / 256))),
+        policy<T>::max_segments, policy<T>::segment_rows_long);
   };
   // (Chunks of 14 and 15 rows at n = 2049, all 15 at 3600: the 15-row
   // instance; 15 and 16 at 3000.)
@@ -1267,31 +1350,32 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_between) {
 // every layout, with partial groups, breakdowns and x in place (and on small
 // shapes, for compute-sanitizer, in thomas_pcr_segments_small).
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_dregs) {
+  // Automatic's segments plan (F{} where it runs another form).
   auto plan = [](auto t, std::int64_t n) {
-    return dev::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
-                                          227 * 1024);
+    return form_or<tridiag_segments_plan>(
+        form_of<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr, 227 * 1024));
   };
   for (int n : {2560, 3072, 3584, 4096}) {
     BOOST_TEST_CONTEXT("n " << n) {
       auto const p32 = plan(0.0f, n), p64 = plan(0.0, n);
       for (auto const& pl : {p32, p64}) {
-        BOOST_TEST((pl.segments_kind == dev::segments_instance::dregs));
+        BOOST_TEST((pl.instance == detail::segments_instance::dregs));
         BOOST_TEST(pl.segments == n / 256);
         BOOST_TEST(pl.threads == 128);
         BOOST_TEST(pl.join == recur::kernels::segment_join_by_scatter);
       }
-      BOOST_TEST(p32.columns_chunks == 4);
-      BOOST_TEST(p32.columns_rows == 64);
-      BOOST_TEST(p64.columns_chunks == 8);
-      BOOST_TEST(p64.columns_rows == 32);
+      BOOST_TEST(p32.chunks == 4);
+      BOOST_TEST(p32.rows == 64);
+      BOOST_TEST(p64.chunks == 8);
+      BOOST_TEST(p64.rows == 32);
       BOOST_TEST(p32.smem < 76 * 1024);  // 3 blocks per SM
       BOOST_TEST(p64.smem < 76 * 1024);
     }
   }
   for (int n : {1024, 2048, 2049, 3600, 4000, 5120}) {
     BOOST_TEST_CONTEXT("n " << n) {
-      BOOST_TEST((plan(0.0f, n).segments_kind != dev::segments_instance::dregs));
-      BOOST_TEST((plan(0.0, n).segments_kind != dev::segments_instance::dregs));
+      BOOST_TEST((plan(0.0f, n).instance != detail::segments_instance::dregs));
+      BOOST_TEST((plan(0.0, n).instance != detail::segments_instance::dregs));
     }
   }
   sweep<float>(tridiag_algorithm::thomas_pcr, {2560, 4096}, {1, 37}, columns_ranked);
@@ -1307,28 +1391,31 @@ BOOST_AUTO_TEST_CASE(thomas_pcr_segments_dregs) {
 template <class T>
 void dregs_pad_matches_segments(std::int64_t n, std::int64_t count) {
   auto const seg256 = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_segments<decltype(t)>(l, smem, 256, recur::kernels::segment_join_by_scatter);
+    using U = decltype(t);
+    return detail::tridiag_plan_segments<U>(l, smem, 256, recur::kernels::segment_join_by_scatter,
+                                            policy<U>::max_segments, policy<U>::segment_rows_long);
   };
   expect_near_plan<T>(layout::interleaved(n, count), std::uint64_t(n * 17 + count), {1, 2}, seg256);
 }
 
 BOOST_AUTO_TEST_CASE(thomas_pcr_segments_dregs_padded) {
+  // Automatic's segments plan (F{} where it runs another form).
   auto plan = [](auto t, std::int64_t n) {
-    return dev::plan_tridiag<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr,
-                                          227 * 1024);
+    return form_or<tridiag_segments_plan>(
+        form_of<decltype(t)>(layout::interleaved(n, 8192), tridiag_algorithm::thomas_pcr, 227 * 1024));
   };
   for (int n : {4095, 4090, 3583, 2559}) {
     BOOST_TEST_CONTEXT("n " << n) {
       auto const pl = plan(0.0f, n);
-      BOOST_TEST((pl.segments_kind == dev::segments_instance::dregs));
+      BOOST_TEST((pl.instance == detail::segments_instance::dregs));
       BOOST_TEST(pl.segments == (n + 255) / 256);
       BOOST_TEST(pl.pad_rows == pl.segments * 256 - n);
-      BOOST_TEST((plan(0.0, n).segments_kind != dev::segments_instance::dregs));  // (f32 only)
+      BOOST_TEST((plan(0.0, n).instance != detail::segments_instance::dregs));  // (f32 only)
     }
   }
   // Padded only by less than a chunk (64 rows).
   BOOST_TEST((plan(0.0f, 4033).pad_rows == 63));
-  BOOST_TEST((plan(0.0f, 4032).segments_kind != dev::segments_instance::dregs));
+  BOOST_TEST((plan(0.0f, 4032).instance != detail::segments_instance::dregs));
   BOOST_TEST(plan(0.0f, 4096).pad_rows == 0);
   for (std::int64_t n : {4095, 4033, 2559}) dregs_pad_matches_segments<float>(n, 37);
   dregs_pad_matches_segments<float>(3583, 300);
@@ -1345,9 +1432,14 @@ BOOST_AUTO_TEST_CASE(many_tiles) {
     sweep<double>(alg, {33, 64}, {20000});
 }
 
-auto partition_of(int chunk) {
-  return [chunk](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_partition<decltype(t)>(l, smem, chunk);
+// The partitioned form with chunks of about `chunk` rows, Thomas-PCR
+// solving the reduced systems; regs: chunks in registers where the systems
+// are contiguous (the policy's blocks and windows).
+auto partition_of(int chunk, bool regs = false) {
+  return [chunk, regs](auto t, layout const& l, std::size_t smem) {
+    using T = decltype(t);
+    return detail::tridiag_plan_partition<T>(l, smem, chunk, tridiag_algorithm::thomas_pcr, regs,
+                                             policy<T>::partition_threads, policy<T>::partition_window_smem);
   };
 }
 
@@ -1360,12 +1452,11 @@ BOOST_AUTO_TEST_CASE(partitioned) {
                partition_of(32));
   sweep<double>(tridiag_algorithm::thomas_pcr, {4, 100, 1000}, {1, 40}, partition_of(32));
   sweep<float>(tridiag_algorithm::thomas_pcr, {11, 1000}, {3, 33}, partition_of(5));
-  BOOST_TEST((dev::plan_tridiag<double>(layout::contiguous(std::int64_t(1) << 22, 1),
-                                        tridiag_algorithm::thomas_pcr, 227 * 1024)
-                  .form == tridiag_form::partition));
+  BOOST_TEST(holds<tridiag_partition_plan>(form_of<double>(layout::contiguous(std::int64_t(1) << 22, 1),
+                                                           tridiag_algorithm::thomas_pcr, 227 * 1024)));
   sweep<double>(tridiag_algorithm::thomas_pcr, {std::int64_t(1) << 22}, {1});
   sweep<float>(tridiag_algorithm::thomas_pcr, {300000}, {2});
-  BOOST_TEST(!partition_of(32)(0.0f, layout::contiguous(3, 5), 227 * 1024).supported());  // (n >= 4)
+  BOOST_TEST(!partition_of(32)(0.0f, layout::contiguous(3, 5), 227 * 1024).has_value());  // (n >= 4)
 }
 
 // Breakdown through the passes of the partitioned form: b_0 = 0 (pass 1),
@@ -1376,15 +1467,14 @@ BOOST_AUTO_TEST_CASE(partitioned) {
 // shared-memory windows (expect_near_plan), with breakdowns, one and two
 // right-hand sides, in place; and by its residuals over every layout.
 BOOST_AUTO_TEST_CASE(partition_regs) {
-  auto const regs = [](auto t, layout const& l, std::size_t smem) {
-    return dev::tridiag_plan_partition<decltype(t)>(l, smem, 32, tridiag_algorithm::thomas_pcr, true);
-  };
-  BOOST_TEST(regs(0.0f, layout::contiguous(100003, 1), 227 * 1024).partition_regs == 32);
-  BOOST_TEST(regs(0.0, layout::contiguous(100003, 1), 227 * 1024).partition_regs == 16);
-  BOOST_TEST(regs(0.0f, layout::interleaved(100003, 4), 227 * 1024).partition_regs == 0);
+  auto const regs = partition_of(32, true);
+  BOOST_TEST(form_or(regs(0.0f, layout::contiguous(100003, 1), 227 * 1024)).regs_rows == 32);
+  BOOST_TEST(form_or(regs(0.0, layout::contiguous(100003, 1), 227 * 1024)).regs_rows == 16);
+  BOOST_TEST(form_or(regs(0.0f, layout::interleaved(100003, 4), 227 * 1024)).regs_rows == 0);
   auto const auto_plan =
-      dev::plan_tridiag<float>(layout::contiguous(100003, 5), tridiag_algorithm::thomas_pcr, 227 * 1024);
-  BOOST_TEST((auto_plan.form == tridiag_form::partition && auto_plan.partition_regs == 32));
+      form_of<float>(layout::contiguous(100003, 5), tridiag_algorithm::thomas_pcr, 227 * 1024);
+  BOOST_TEST((holds<tridiag_partition_plan>(auto_plan) &&
+              form_or<tridiag_partition_plan>(auto_plan).regs_rows == 32));
   for (std::int64_t n : {20000, 100003})
     expect_near_plan<float>(layout::contiguous(n, 5), std::uint64_t(n), {1, 2}, partition_of(32));
   for (std::int64_t n : {10000, 65537})

@@ -38,10 +38,8 @@ struct cuda_backend {
   // In place, rd, cr_rd and bondeli may run the pivoted form alone (their
   // forms leave d overwritten where they break down), whose bits on
   // dominant systems are Thomas's.
-  static constexpr bool unscreened_in_place_is_thomas = true;
   // automatic keeps a fast form's answer only for diagonally dominant
   // systems: the others are solved again by the pivoted form.
-  static constexpr bool fast_forms_need_dominance = true;
 };
 
 }  // namespace

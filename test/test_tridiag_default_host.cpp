@@ -3,11 +3,7 @@
 // CPU twin of test_tridiag_default_cuda.cpp. The CPU's automatic runs its
 // stability test on every path (the batched Thomas, the named algorithms'
 // per-system solves, the split of long systems over threads, periodic
-// systems), so these cases pass here and check the checks themselves. Its
-// named algorithms keep their own solve of every system that passes the
-// growth test, dominant or not (fast_forms_need_dominance false): the
-// harness holds those systems to none's bits, the others to partial's
-// backward error.
+// systems), so these cases pass here and check the checks themselves.
 #include <boost/test/unit_test.hpp>
 
 #include "common/host_memory.hpp"
@@ -17,8 +13,6 @@ namespace {
 
 struct host_backend : recur_test::host_memory {
   static char const* name() { return "host"; }
-  static constexpr bool unscreened_in_place_is_thomas = false;
-  static constexpr bool fast_forms_need_dominance = false;
 };
 
 }  // namespace

@@ -4,19 +4,18 @@
 // does not link LAPACK; test_cpu's tridiag_pivot_thread runs the GPU form's
 // per-thread solver against LAPACK), plus tridiag_plan with the options.
 //
-// What the GPU runs (lib/tridiag_backends.hpp's tridiag_cuda_pivot_form):
+// What the GPU runs (kernels/dispatch/tridiag_resolve.cuh's plan_tridiag):
 // every option. The pivoted form (one thread per system) solves partial
-// pivoting, refinement and periodic systems under those or with pivoted or
-// refinement_steps requested; periodic systems otherwise go through the
-// Sherman-Morrison split around the algorithm's no-pivot form
+// pivoting on long batches, refinement and periodic systems with partial
+// pivoting; periodic systems otherwise go through the Sherman-Morrison
+// split around the algorithm's no-pivot form, or the direct form's one pass
 // (periodic_split_*). automatic runs the algorithm's no-pivot form, which
 // flags the systems that are not diagonally dominant or break down as it
 // solves them and leaves them unwritten, then the pivoted form on the
 // flagged ones (automatic_beside_fast_forms), in place or not, with or
-// without pivoted. The forms that do not screen as they solve (rd and
-// cr_rd's tiles, the partitioned form, the global-memory Thomas) run the
-// check in a second pass where pivoted or refinement_steps is requested,
-// and in place then the pivoted form alone.
+// without pivoted, on every form; rd and cr_rd with several right-hand
+// sides, which cannot screen as they solve, run the screen in a second
+// pass, and in place the pivoted form alone.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -54,7 +53,6 @@ struct cuda_backend {
   }
   static constexpr bool automatic_tests_growth = true;
   static constexpr bool unscreened_in_place_is_thomas = true;
-  static constexpr bool fast_forms_need_dominance = true;
 };
 
 }  // namespace

@@ -64,7 +64,6 @@ struct host_backend : recur_test::host_memory {
   }
   static constexpr bool automatic_tests_growth = true;
   static constexpr bool unscreened_in_place_is_thomas = false;
-  static constexpr bool fast_forms_need_dominance = false;
 };
 
 }  // namespace

@@ -47,19 +47,19 @@
 //     matrices have gamma <= 2, symmetric positive definite ones gamma <= 1.
 //     On such batches it gives the bits of pivoting = none. pivoted (count
 //     int32 values, may be null; memory as info) receives 1 for a system
-//     solved with partial pivoting, else 0.
-//     recur::cuda runs the test only where pivoted or refinement_steps is
-//     requested; without them automatic there is the fast no-pivot solve
-//     untested (pivoting = none's bits), since the test does not yet run
-//     inside the fast forms and costs about 1.7x on large batches and 2.5x on
-//     512 x 512 (doc/tridiag.md):
-//     request pivoted, or pass pivoting = partial, for systems that may not
-//     be diagonally dominant. With pivoted it runs the algorithm's no-pivot
-//     solve, then the test in a kernel of its own (reading a, b, c once more;
-//     it also requires diagonally dominant rows, on which the forms other
-//     than Thomas are stable) and the pivoted form (Thomas where the growth
-//     test passes, partial pivoting where not) on the systems it flags; in
-//     place (x == d) the pivoted form for every system, one per thread.
+//     solved with partial pivoting, else 0. Both executors run the test on
+//     every system. recur::host tests the growth as it factors. recur::cuda
+//     screens every row as its no-pivot form solves it (a system with a row
+//     that is not diagonally dominant, |b_i| < |a_i| + |c_i|, or a breakdown
+//     is flagged and left unwritten, since the forms other than Thomas are
+//     stable on dominant rows), then solves the flagged systems again with
+//     the pivoted form (Thomas where the growth test passes, partial
+//     pivoting where not): on every form, periodic systems and all
+//     algorithms included. rd and cr_rd with several right-hand sides, whose
+//     breakdown depends on the right-hand side, run the screen after the
+//     solve (reading a, b and c once more), or in place the pivoted form
+//     for every system. The workspace holds room to solve the flagged
+//     systems again (doc/tridiag.md).
 //   A singular system (a zero pivot of the pivoted elimination) still gives
 //   info > 0 (the row of U's zero diagonal entry, LAPACK's info) and NaN x.
 // - Periodic systems (periodic = true): a[0]
@@ -70,19 +70,18 @@
 //   and the rank-one correction's vector z, then x = y - s z.
 //   algorithm must be automatic or thomas. info: the row where A' broke down,
 //   or n where the correction's divisor 1 + v^T z is zero or not finite
-//   (doc/tridiag.md, "Periodic systems", says when this split loses
-//   accuracy). recur::host factors A' once per system by `pivoting` (its
-//   growth tested under automatic). recur::cuda, with pivoting none, and
-//   with automatic where neither pivoted nor refinement_steps is requested
-//   (as for plain systems, automatic is then the fast solve untested), runs
-//   the two solves with the algorithm's no-pivot form over the whole batch,
-//   in place or not (b' and z in the workspace, about 3.2 times a plain
-//   solve's memory traffic); with partial, refinement, or pivoted or
-//   refinement_steps requested, the pivoted form, one system per thread.
+//   (doc/tridiag-internals.md says when this split loses accuracy).
+//   `pivoting` applies to A': recur::host factors it once per system (its
+//   growth tested under automatic); recur::cuda, with pivoting none or
+//   automatic, solves A' by the algorithm's no-pivot form over the whole
+//   batch (automatic screens it as above), in place or not, in one pass
+//   where the direct form holds a system in one segment of lanes, else
+//   around two solves; with partial or refinement the pivoted form, one
+//   system per thread.
 // - Mixed-precision refinement (refinement = mixed, double only): the
 //   system is factored and solved in float and the solution corrected with
 //   residuals r = d - A x computed in double until its
-//   normwise backward error ||r|| / (||A|| ||x|| + ||d||) is at most 4 eps
+//   normwise backward error ||r|| / (||A|| ||x|| + ||d||) is at most 2 eps
 //   (double), what the double solve reaches; at most max_refinement_steps
 //   corrections per right-hand side, after which (or where the float
 //   factorisation breaks down) the system is solved in double instead.
@@ -102,9 +101,10 @@
 //   domain it may refuse, and it refuses diagonally dominant systems beyond
 //   a handful of rows (doc/tridiag.md).
 // - bondeli on recur::cuda: about 2^16 blocks of rows in all, at most
-//   sqrt(n) a system, one thread each (doc/tridiag.md); several right-hand
-//   sides are solved one after another.
-// - Large systems on the GPU (doc/tridiag.md, "Large systems on the GPU"):
+//   sqrt(n) a system, one thread each (doc/tridiag-internals.md); several
+//   right-hand sides are solved one after another.
+// - Large systems on the GPU (doc/tridiag-internals.md, "Large systems on
+//   the GPU"):
 //   a system larger than an algorithm's shared-memory tile runs the
 //   partitioned form, chunks of 32 rows reduced by Thomas-PCR's elimination
 //   and the reduced systems (n / 16 rows) solved by the named algorithm
@@ -177,8 +177,8 @@ struct tridiag_checked_pointers;  // lib/tridiag.cpp
 // can be captured in a CUDA graph. opt.info is ignored here (run takes it);
 // opt.pivoted and opt.refinement_steps are refused (solve_batched takes
 // them); the other options are checked as solve_batched checks them and kept
-// (options()). As pivoted is refused, pivoting = automatic runs the fast
-// no-pivot solve untested here (see pivoting above).
+// (options()). pivoting = automatic screens every system here too (see
+// pivoting above); run() cannot say which systems it pivoted.
 //
 // run() checks every argument as solve_batched does, except that a pointer
 // which passed the device-memory check (cudaPointerGetAttributes, which can

@@ -184,13 +184,13 @@ std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) 
 // How a system's elimination chooses its pivots (include/recur/tridiag.hpp,
 // doc/tridiag.md "Pivoting").
 enum class tridiag_pivoting {
-  automatic,  // the no-pivot solve, each system's LU growth checked; those that fail solved again pivoted
-              // (recur::cuda checks only where pivoted or refinement_steps is requested: tridiag.hpp)
+  automatic,  // the no-pivot solve, each system checked (recur::host: its LU growth; recur::cuda: its
+              // rows' dominance); those that fail solved again pivoted (tridiag.hpp)
   none,       // no pivoting: stable for diagonally dominant and symmetric positive definite matrices
   partial,    // row partial pivoting, as LAPACK's ?gtsv (algorithm automatic or thomas)
 };
 
-// Iterative refinement of double-precision systems (doc/tridiag.md, "Mixed precision").
+// Iterative refinement of double-precision systems (doc/tridiag.md, "Mixed-precision refinement").
 enum class tridiag_refinement {
   none,   // solved in the data's precision
   mixed,  // double only: factored and solved in float, corrected with double residuals

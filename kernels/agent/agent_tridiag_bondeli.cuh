@@ -4,8 +4,8 @@
 // the same way), in two kernels around the reduced solve.
 //
 //   1. blocks   one thread per block of rows of a system: the block's Thomas
-//               factorisation (no pivoting) solves B y = d into x,
-//               B w = e_1 and B v = e_k into the workspace, and the thread
+//               factorisation (no pivoting) solves B y = d, B w = e_1 and
+//               B v = e_k into the workspace, and the thread
 //               writes its rows of the reduced system H (2p - 2 rows a
 //               system, contiguous) from the ends of y, w and v;
 //   2. (dispatch) H by the pivoted form with partial pivoting (H's
@@ -13,7 +13,13 @@
 //   3. correct  one thread per element: x = y - alpha_(2i-1) w - alpha_(2i) v,
 //               NaN and info for the systems that broke down.
 // Memory traffic: step 1 reads a, b, c, d and writes y, w, v; step 3 reads
-// y, w, v and writes x: 11 words a row against a copy's 5. Step 1's thread
+// y, w, v and writes x: 11 words a row against a copy's 5. x is written in
+// step 3 alone, so in place d is intact until then.
+//
+// Under pivoting = automatic's screen (flags), step 1 also tests its rows
+// for diagonal dominance (block_tridiag.cuh's row_dominant); step 3 leaves
+// x and info of a system that fails it or broke down unwritten and flags
+// it, for the pivoted form to solve it again from d. Step 1's thread
 // walks its block row by row, so adjacent threads touch adjacent words only
 // where adjacent systems are adjacent (interleaved); contiguous systems cost
 // a sector per thread and row. The algorithm is here for its divide and
@@ -39,22 +45,29 @@ struct tridiag_bondeli_params {
   T const* b;
   T const* c;
   T const* d;  // one right-hand side
-  T* x;        // y in steps 1-2, x after step 3; may be d
+  T* x;        // written by step 3; may be d
   layout lay;
   bondeli_cut cut;  // the blocks of every system
-  // Workspace: w and v, n values a system (system k's at k n); H's
+  // Workspace: y, w and v, n values a system (system k's at k n); H's
   // diagonals and right-hand side, m = 2 (p - 1) rows a system (k's at
   // k m), which the reduced solve overwrites with alpha.
+  T* y;
   T* w;
   T* v;
   T* ha;
   T* hb;
   T* hc;
   T* hd;
-  unsigned long long* bad;    // per system: the smallest 0-based row of an unusable block pivot, or ~0
+  // per system: the smallest 0-based row of an unusable block pivot,
+  // bondeli_not_dominant where the screen failed and no pivot did, or ~0
+  unsigned long long* bad;
   std::int32_t const* hinfo;  // step 3: the reduced solve's info per system
   std::int32_t* info;         // step 3: the caller's (may be null)
+  std::int32_t* flags;        // the screen: null, or a flag per system, 1 for a system left unwritten
 };
+
+// bad's mark of a system whose rows failed the screen: past any row.
+inline constexpr unsigned long long bondeli_not_dominant = ~0ull - 1;
 
 // The work item t of step 1: (system, block), adjacent systems first where
 // the layout interleaves them, adjacent blocks of one system otherwise.
@@ -81,23 +94,30 @@ __global__ void tridiag_bondeli_blocks_kernel(tridiag_bondeli_params<T> p) {
     std::int64_t k, i;
     bondeli_item(p, t, k, i);
     std::int64_t const f = p.cut.first(i), rows = p.cut.size(i);
+    T* const y = p.y + k * n + f;
     T* const w = p.w + k * n + f;
     T* const v = p.v + k * n + f;
     auto at = [&](std::int64_t j) { return p.lay.offset(f + j, k); };
     T cp = 0, pivot = 1;
     std::int64_t bad = -1;
+    bool dominant = true;
     for (std::int64_t j = 0; j < rows; ++j) {
       std::int64_t const o = at(j);
       T const aj = j > 0 ? p.a[o] : T(0);
+      if (p.flags) {  // the whole row: its coupling to the blocks beside this one too
+        T const ra = f + j > 0 ? p.a[o] : T(0), rc = f + j + 1 < n ? p.c[o] : T(0);
+        dominant = dominant && row_dominant(ra, p.b[o], rc);
+      }
       pivot = p.b[o] - aj * cp;
       if (!usable_pivot(pivot)) {
         bad = j;
         break;
       }
       w[j] = j == 0 ? T(1) / pivot : -aj * w[j - 1] / pivot;
-      p.x[o] = j == 0 ? p.d[o] / pivot : (p.d[o] - aj * p.x[at(j - 1)]) / pivot;
+      y[j] = j == 0 ? p.d[o] / pivot : (p.d[o] - aj * y[j - 1]) / pivot;
       if (j + 1 < rows) v[j] = cp = p.c[o] / pivot;
     }
+    if (!dominant && bad < 0) atomicMin(p.bad + k, bondeli_not_dominant);
     std::int64_t const h = k * m;  // system k's first row of H
     if (bad >= 0) {
       atomicMin(p.bad + k, static_cast<unsigned long long>(f + bad));
@@ -113,7 +133,7 @@ __global__ void tridiag_bondeli_blocks_kernel(tridiag_bondeli_params<T> p) {
     for (std::int64_t j = rows - 2; j >= 0; --j) {
       T const cj = v[j];
       w[j] -= cj * w[j + 1];
-      p.x[at(j)] -= cj * p.x[at(j + 1)];
+      y[j] -= cj * y[j + 1];
       v[j] = -cj * v[j + 1];
     }
     if (i + 1 < per) {  // row 2i: interface i, this block's last unknown times a_(f_(i+1))
@@ -121,20 +141,21 @@ __global__ void tridiag_bondeli_blocks_kernel(tridiag_bondeli_params<T> p) {
       p.ha[h + 2 * i] = i > 0 ? af * w[rows - 1] : T(0);
       p.hb[h + 2 * i] = af * v[rows - 1];
       p.hc[h + 2 * i] = 1;
-      p.hd[h + 2 * i] = af * p.x[at(rows - 1)];
+      p.hd[h + 2 * i] = af * y[rows - 1];
     }
     if (i > 0) {  // row 2i - 1: interface i - 1, this block's first unknown times c_(l_(i-1))
       T const cl = p.c[p.lay.offset(f - 1, k)];
       p.ha[h + 2 * i - 1] = 1;
       p.hb[h + 2 * i - 1] = cl * w[0];
       p.hc[h + 2 * i - 1] = i + 1 < per ? cl * v[0] : T(0);
-      p.hd[h + 2 * i - 1] = cl * p.x[at(0)];
+      p.hd[h + 2 * i - 1] = cl * y[0];
     }
   }
 }
 
 // Step 3, one thread per element in memory order (coalesced in both
-// layouts): the correction, and for row 0 of each system its info.
+// layouts): the correction, and for row 0 of each system its info (and
+// flag).
 template <class T>
 __global__ void tridiag_bondeli_correct_kernel(tridiag_bondeli_params<T> p) {
   std::int64_t const n = p.lay.n, count = p.lay.count, per = p.cut.count, m = 2 * (per - 1);
@@ -145,20 +166,24 @@ __global__ void tridiag_bondeli_correct_kernel(tridiag_bondeli_params<T> p) {
     std::int64_t const k = inter ? e % count : e / n, row = inter ? e / count : e % n;
     unsigned long long const bad = p.bad[k];
     std::int32_t const hinfo = m > 0 ? p.hinfo[k] : 0;
-    bool const broken = bad != ~0ull || hinfo != 0;
-    if (row == 0 && p.info)
-      p.info[k] = bad != ~0ull ? std::int32_t(bad + 1)
-                  : hinfo != 0 ? std::int32_t(reference::detail::bondeli_reduced_row(p.cut, hinfo - 1) + 1)
-                               : 0;
+    bool const kept = bad == ~0ull && hinfo == 0;
+    if (row == 0) {
+      if (p.flags) p.flags[k] = kept ? 0 : 1;
+      if (p.info && (kept || !p.flags))
+        p.info[k] = kept ? 0
+                    : bad != ~0ull
+                        ? std::int32_t(bad + 1)
+                        : std::int32_t(reference::detail::bondeli_reduced_row(p.cut, hinfo - 1) + 1);
+    }
     T& x = p.x[p.lay.offset(row, k)];
-    if (broken) {
-      x = std::numeric_limits<T>::quiet_NaN();
+    if (!kept) {
+      if (!p.flags) x = std::numeric_limits<T>::quiet_NaN();
       continue;
     }
     std::int64_t const i = p.cut.block_of(row);
     T const lo = i > 0 ? p.hd[k * m + 2 * i - 1] : T(0);
     T const hi = i + 1 < per ? p.hd[k * m + 2 * i] : T(0);
-    x = x - lo * p.w[k * n + row] - hi * p.v[k * n + row];
+    x = p.y[k * n + row] - lo * p.w[k * n + row] - hi * p.v[k * n + row];
   }
 }
 

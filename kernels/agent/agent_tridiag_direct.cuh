@@ -210,12 +210,17 @@ __device__ __forceinline__ void tridiag_load_chunk(T const* a, T const* b, T con
 }
 
 // The screen of a lane's chunk (rows loaded, ends cleared): screen_row's
-// NaN for b of a row that is not diagonally dominant.
+// NaN for b of a row that is not diagonally dominant. A periodic system's
+// lanes screen the split's matrix A' (direct_periodic_fold's rows): its
+// first lane without the first row's a (xi's coefficient), its last lane
+// without the last row's c.
 template <class T, int R>
-__device__ __forceinline__ void chunk_screen(chunk_regs<T, R> const& m, T (&bv)[R]) {
+__device__ __forceinline__ void chunk_screen(chunk_regs<T, R> const& m, T (&bv)[R], bool first_lane = false,
+                                             bool last_lane = false) {
 #pragma unroll
   for (int i = 0; i < R; ++i) {
-    tridiag_equation<T> q{m.a[i], bv[i], m.c[i], T(0)};
+    T const a = i == 0 && first_lane ? T(0) : m.a[i], c = i == R - 1 && last_lane ? T(0) : m.c[i];
+    tridiag_equation<T> q{a, bv[i], c, T(0)};
     screen_row(q);
     bv[i] = q.b;
   }
@@ -345,7 +350,12 @@ __global__ void __launch_bounds__(Block, tridiag_direct_min_blocks<Any>)
     T w = T(0);  // Periodic: direct_periodic_fold's
     if constexpr (Periodic) w = direct_periodic_fold<T, R, Lanes>(m, bv, sl);
     bool const screen = p.flags != nullptr;
-    if (screen) chunk_screen(m, bv);
+    if (screen) {
+      if constexpr (Periodic)
+        chunk_screen(m, bv, sl == 0, sl == Lanes - 1);
+      else
+        chunk_screen(m, bv);
+    }
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         first, R, m,
         [&](int i) {

@@ -16,6 +16,13 @@
 // instead of 5), so at most ~55% of the copy bandwidth; the payoff is any n
 // and coalesced copies in every layout.
 //
+// Under pivoting = automatic's screen (flags), pass 1 also screens every
+// row as it is copied (block_tridiag.cuh's screen_row: a row that is not
+// diagonally dominant gets b = NaN, so its chunk records a breakdown), and
+// pass 3 leaves x and info of a system that broke down unwritten and flags
+// it, for the pivoted form to solve it again from d: x is written in pass 3
+// alone, after every chunk of the system has been screened.
+//
 // A block owns a window: `systems` consecutive systems x `chunks` consecutive
 // chunks, copied along the layout's unit stride (as in the tile agent), one
 // thread per (system, chunk).
@@ -60,6 +67,9 @@ struct tridiag_partition_params {
   // in by atomicMin (starting at tridiag_no_breakdown), for
   // tridiag_rhs_status to finish info and x; else null.
   std::int32_t* status;
+  // The screen (status null): null, or a flag per system (pass 3), 1 for a
+  // system left unwritten.
+  std::int32_t* flags;
 };
 
 template <class T>
@@ -132,6 +142,16 @@ __device__ void tridiag_partition(tridiag_partition_params<T> const& p, unsigned
       __pipeline_wait_prior(0);
     }
     __syncthreads();
+    if constexpr (!Substitute)
+      if (p.flags) {
+        for (int e = threadIdx.x; e < rows * g; e += blockDim.x) {
+          int const s = (e % g) * p.ld + tridiag_pos(e / g);
+          tridiag_equation<T> q{sa[s], sb[s], sc[s], T(0)};
+          screen_row(q);
+          sb[s] = q.b;
+        }
+        __syncthreads();
+      }
     // One thread per (system, chunk): consecutive threads, consecutive
     // systems (distinct banks: the columns are ld apart, ld odd).
     for (int t = threadIdx.x; t < g * pc; t += blockDim.x) {
@@ -160,13 +180,14 @@ __device__ void tridiag_partition(tridiag_partition_params<T> const& p, unsigned
         int const i = rows_fast ? e % fast : e / fast, k = rows_fast ? e / fast : e % fast;
         std::int64_t const ks = k0 + k;
         bool const ok = broken_row(ks) == ~0u;
-        p.x[p.lay.offset(i0 + i, ks)] =
-            ok ? sd[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
+        if (ok || !p.flags)
+          p.x[p.lay.offset(i0 + i, ks)] =
+              ok ? sd[k * p.ld + tridiag_pos(i)] : std::numeric_limits<T>::quiet_NaN();
       }
-      if (p.info && p0 == 0)
+      if ((p.info || p.flags) && p0 == 0)
         for (int k = threadIdx.x; k < g; k += blockDim.x) {
           unsigned const r = broken_row(k0 + k);
-          p.info[k0 + k] = r == ~0u ? 0 : std::int32_t(r);
+          report_system(p.info, p.flags, k0 + k, r == ~0u ? INT_MAX : int(r));
         }
       if (p.status && p0 == 0)
         for (int k = threadIdx.x; k < g; k += blockDim.x)
@@ -202,9 +223,10 @@ __global__ void __launch_bounds__(256)
 // passes far from the copy bandwidth on one long system.
 template <class T>
 inline constexpr int tridiag_partition_regs_rows = int(128 / sizeof(T));  // a 128-byte line per array
+inline constexpr int tridiag_partition_regs_threads = 128;                // a block, its launch bound
 
 template <class T, int R, bool Substitute>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(tridiag_partition_regs_threads)
     tridiag_partition_regs_kernel(__grid_constant__ tridiag_partition_params<T> const p) {
   int const n = int(p.lay.n), m2 = 2 * p.chunks;
   std::int64_t const items = p.lay.count * p.chunks;
@@ -216,6 +238,8 @@ __global__ void __launch_bounds__(128)
     chunk_regs<T, R> m;
     T bv[R];
     tridiag_load_chunk<T, R, true>(p.a + o, p.b + o, p.c + o, p.d + o, first, n, m, bv);
+    if constexpr (!Substitute)
+      if (p.flags) chunk_screen(m, bv);
     chunk_ends<T> const e = chunk_sweeps<T, R>(
         first, R, m,
         [&](int i) {
@@ -230,9 +254,10 @@ __global__ void __launch_bounds__(128)
       p.ra[ro + 1] = e.last.a, p.rb[ro + 1] = T(1), p.rc[ro + 1] = e.last.c, p.rd[ro + 1] = e.last.d;
     } else {
       unsigned const broken = tridiag_partition_broken_row(p, ks);
-      direct_store<T, R, true>(m, p.rd[ro], p.rd[ro + 1], broken == ~0u ? INT_MAX : 0, p.x + o, n - first);
+      if (broken == ~0u || !p.flags)
+        direct_store<T, R, true>(m, p.rd[ro], p.rd[ro + 1], broken == ~0u ? INT_MAX : 0, p.x + o, n - first);
       if (pidx == 0) {
-        if (p.info) p.info[ks] = broken == ~0u ? 0 : std::int32_t(broken);
+        report_system(p.info, p.flags, ks, broken == ~0u ? INT_MAX : int(broken));
         if (p.status && broken != ~0u) atomicMin(p.status + ks, std::int32_t(broken));
       }
     }

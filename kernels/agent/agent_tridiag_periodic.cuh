@@ -15,6 +15,9 @@
 // - correct: x_i = y_i - s z_i for the inner rows 1 .. n-2 of every
 //   right-hand side, each element forming s from y_0 and y_(n-1);
 // - ends: rows 0 and n-1 after that, since the inner rows read them first.
+// Under pivoting = automatic's screen the fast forms flag the systems whose
+// A' fails it and leave them unwritten (flags); divisor, correct and ends
+// skip those, for the pivoted form to solve them again from d.
 
 #include <cstdint>
 #include <limits>
@@ -62,15 +65,21 @@ struct tridiag_periodic_params {
   T const* a;
   T const* b;
   T const* c;
-  T* x;                // y on entry to correct and ends, x on exit
-  T* bs;               // b' (workspace, the layout's extent)
-  T* z;                // u, then z in place (workspace, the layout's extent)
-  T* w;                // a_0 / gamma per system (workspace)
-  T* divisor;          // 1 + v^T z per system, NaN where unusable (workspace)
-  std::int32_t* info;  // may be null
+  T* x;                       // y on entry to correct and ends, x on exit
+  T* bs;                      // b' (workspace, the layout's extent)
+  T* z;                       // u, then z in place (workspace, the layout's extent)
+  T* w;                       // a_0 / gamma per system (workspace)
+  T* divisor;                 // 1 + v^T z per system, NaN where unusable (workspace)
+  std::int32_t* info;         // may be null
+  std::int32_t const* flags;  // the screen: null, or 1 for a system left to the pivoted form
   layout lay;
   std::int64_t nrhs, rhs_stride;
 };
+
+template <class T>
+__device__ bool periodic_skipped(tridiag_periodic_params<T> const& p, std::int64_t k) {
+  return p.flags && p.flags[k] != 0;
+}
 
 // Row 0's coefficients of system k.
 template <class T>
@@ -111,7 +120,7 @@ __global__ void tridiag_periodic_split_kernel(__grid_constant__ tridiag_periodic
 template <class T>
 __global__ void tridiag_periodic_divisor_kernel(__grid_constant__ tridiag_periodic_params<T> const p) {
   std::int64_t const k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  if (k >= p.lay.count) return;
+  if (k >= p.lay.count || periodic_skipped(p, k)) return;
   std::int64_t const n = p.lay.n;
   pivot_row<T> const r0 = periodic_row0(p, k);
   T const w = r0.a / pivot_periodic_gamma(r0);
@@ -135,6 +144,7 @@ __global__ void tridiag_periodic_correct_kernel(__grid_constant__ tridiag_period
   for (std::int64_t r = blockIdx.y; r < p.nrhs; r += gridDim.y) {
     std::int64_t const shift = r * p.rhs_stride;
     for (periodic_cursor q(p.lay, 1, p.lay.n - 2); q.live; q.next()) {
+      if (periodic_skipped(p, q.k)) continue;
       std::int64_t const o = p.lay.offset(q.i, q.k);
       p.x[shift + o] = p.x[shift + o] - periodic_scale(p, q.k, shift) * p.z[o];
     }
@@ -145,7 +155,7 @@ __global__ void tridiag_periodic_correct_kernel(__grid_constant__ tridiag_period
 template <class T>
 __global__ void tridiag_periodic_ends_kernel(__grid_constant__ tridiag_periodic_params<T> const p) {
   std::int64_t const k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  if (k >= p.lay.count) return;
+  if (k >= p.lay.count || periodic_skipped(p, k)) return;
   for (std::int64_t r = blockIdx.y; r < p.nrhs; r += gridDim.y) {
     std::int64_t const shift = r * p.rhs_stride;
     T const s = periodic_scale(p, k, shift);

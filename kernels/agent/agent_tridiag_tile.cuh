@@ -15,9 +15,6 @@
 // copy of the matrix (read again; from L2 when the batch is small).
 // Blocks are persistent: each walks tiles, and many small blocks per SM
 // overlap one's copies with another's solve.
-//
-// The global-memory Thomas (one thread per system, c' in a workspace) is
-// here too: the fallback for systems too long for shared memory.
 
 #include <climits>
 #include <cmath>
@@ -301,64 +298,6 @@ __device__ void tridiag_rhs_status(std::int32_t const* status, std::int32_t* inf
   }
 }
 
-// Global-memory Thomas: one thread per system, any n. c' goes to the
-// workspace (interleaved, so consecutive threads touch consecutive words),
-// d' to x; the back substitution then overwrites x. Coalesced when the
-// layout is interleaved; the fallback, not the fast path, otherwise.
-template <class T>
-struct tridiag_global_thomas_params {
-  T const* a;
-  T const* b;
-  T const* c;
-  T const* d;
-  T* x;
-  T* cprime;  // n * count values
-  std::int32_t* info;
-  layout lay;
-  std::int64_t nrhs;
-  std::int64_t rhs_stride;
-};
-
-template <class T>
-__device__ void tridiag_global_thomas(tridiag_global_thomas_params<T> const& p) {
-  std::int64_t const n = p.lay.n, count = p.lay.count;
-  for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
-       k += std::int64_t(gridDim.x) * blockDim.x) {
-    std::int32_t status = 0;
-    for (std::int64_t r = 0; r < p.nrhs; ++r) {
-      std::int64_t const rhs = r * p.rhs_stride;
-      T c_prev = 0, d_prev = 0;
-      std::int64_t i = 0;
-      for (; i < n; ++i) {
-        std::int64_t const o = p.lay.offset(i, k);
-        T const ai = i > 0 ? p.a[o] : T(0);
-        T const pv = p.b[o] - ai * c_prev;
-        if (!usable_pivot(pv)) break;
-        T const q = T(1) / pv;
-        c_prev = (i + 1 < n ? p.c[o] : T(0)) * q;
-        d_prev = (p.d[o + rhs] - ai * d_prev) * q;
-        p.cprime[i * count + k] = c_prev;
-        p.x[o + rhs] = d_prev;
-      }
-      if (i < n) {
-        status = static_cast<std::int32_t>(i + 1);
-        break;
-      }
-      T xv = d_prev;
-      for (i = n - 2; i >= 0; --i) {
-        std::int64_t const o = p.lay.offset(i, k);
-        xv = p.x[o + rhs] - p.cprime[i * count + k] * xv;
-        p.x[o + rhs] = xv;
-      }
-    }
-    if (status)  // the pivots are the matrix's: every right-hand side broke down
-      for (std::int64_t r = 0; r < p.nrhs; ++r)
-        for (std::int64_t i = 0; i < n; ++i)
-          p.x[p.lay.offset(i, k) + r * p.rhs_stride] = std::numeric_limits<T>::quiet_NaN();
-    if (p.info) p.info[k] = status;
-  }
-}
-
 template <class T>
 __global__ void tridiag_tile_thomas_kernel(__grid_constant__ tridiag_tile_params<T> const p) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -421,11 +360,6 @@ template <class T>
 __global__ void tridiag_rhs_status_kernel(std::int32_t const* status, std::int32_t* info, T* x, layout lay,
                                           std::int64_t nrhs, std::int64_t rhs_stride) {
   tridiag_rhs_status(status, info, x, lay, nrhs, rhs_stride);
-}
-
-template <class T>
-__global__ void tridiag_global_thomas_kernel(__grid_constant__ tridiag_global_thomas_params<T> const p) {
-  tridiag_global_thomas(p);
 }
 
 }  // namespace recur::kernels

@@ -1,8 +1,8 @@
 #pragma once
-// Periodic systems through a fast no-pivot form (tridiag_launch_plan's
-// periodic_split), by the Sherman-Morrison split of
-// kernels/agent/agent_tridiag_periodic.cuh; part of dispatch_tridiag.cuh,
-// which declares the launch and includes this file.
+// The launch of periodic systems through a no-pivot form, by the
+// Sherman-Morrison split of kernels/agent/agent_tridiag_periodic.cuh, or in
+// one pass where the form is the direct one's single segment of lanes at an
+// exact shape (its Periodic instance).
 
 #include <algorithm>
 #include <climits>
@@ -12,67 +12,44 @@
 #include <cuda_runtime.h>
 
 #include "../agent/agent_tridiag_periodic.cuh"
-#include "dispatch_tridiag.cuh"
+#include "dispatch_tridiag_common.cuh"
+#include "dispatch_tridiag_direct.cuh"
 
-namespace recur::device {
+namespace recur::detail {
 
-// The split's workspace: the fast form's, then b' and u (later z), each the
-// layout's extent, then w and the divisor (count values each).
+// Stream-ordered: b' and u; A' z = u and A' y = d by the form (x = y, info
+// of A', pivoted and refinement_steps zeroed by the second; under the
+// screen both flag the systems whose A' fails it); the divisors; the
+// correction of the inner rows, then of the end rows (of the systems not
+// flagged).
 template <class T>
-struct tridiag_periodic_workspace {
-  tridiag_launch_plan fast;
-  std::size_t form = 0, array = 0, per_system = 0;
-  tridiag_periodic_workspace(layout const& lay, tridiag_launch_plan const& pl) : fast(pl) {
-    fast.periodic_split = false;
-    form = tridiag_ws_piece(tridiag_workspace_bytes<T>(lay, fast));
-    std::int64_t const extent = lay.n <= 0 || lay.count <= 0 ? 0
-                                                             : (lay.n - 1) * lay.element_stride +
-                                                                   (lay.count - 1) * lay.batch_stride + 1;
-    array = tridiag_ws_piece(std::size_t(extent) * sizeof(T));
-    per_system = tridiag_ws_piece(std::size_t(std::max<std::int64_t>(0, lay.count)) * sizeof(T));
-  }
-  std::size_t total() const { return form + 2 * array + 2 * per_system; }
-};
-
-// Stream-ordered: b' and u; A' z = u and A' y = d by the fast form (x = y,
-// info of A', pivoted and refinement_steps zeroed by the second); the
-// divisors; the correction of the inner rows, then of the end rows. Where
-// the form is the direct one's single segment of lanes at an exact shape,
-// its Periodic instance solves the systems in one pass instead
-// (tridiag_direct_periodic).
-template <class T>
-cudaError_t tridiag_launch_periodic(tridiag_launch_plan const& pl, void* workspace, tridiag_args<T> const& s,
+cudaError_t tridiag_launch_periodic(tridiag_solve_plan const& pl, void* workspace, tridiag_args<T> const& s,
                                     cudaStream_t stream) {
-  tridiag_periodic_workspace<T> const ws(s.lay, pl);
   if (s.lay.count <= 0 || s.lay.n <= 0 || s.nrhs <= 0)
-    return tridiag_launch<T>(ws.fast, workspace, s, stream);
-  if (tridiag_direct_periodic(ws.fast, s)) {  // in one pass (direct_periodic_join)
-    std::size_t const flags = std::size_t(s.lay.count) * sizeof(std::int32_t);
-    if (s.pivoted)
-      if (cudaError_t e = cudaMemsetAsync(s.pivoted, 0, flags, stream); e != cudaSuccess) return e;
-    if (s.refinement_steps)
-      if (cudaError_t e = cudaMemsetAsync(s.refinement_steps, 0, flags, stream); e != cudaSuccess) return e;
-    return tridiag_launch_direct<T>(ws.fast, s, stream, true);
+    return tridiag_launch_form<T>(pl.form, pl.dev, workspace, s, stream);
+  if (tridiag_direct_periodic(pl.form, s)) {  // in one pass (direct_periodic_join)
+    if (cudaError_t e = tridiag_zero(s.pivoted, s.lay.count, stream); e != cudaSuccess) return e;
+    if (cudaError_t e = tridiag_zero(s.refinement_steps, s.lay.count, stream); e != cudaSuccess) return e;
+    return tridiag_launch_direct<T>(std::get<tridiag_direct_plan>(pl.form), s, stream, true);
   }
-  tridiag_ws_cursor cut(workspace);
-  cut.take(ws.form);  // the fast form's, from the workspace's start
+  tridiag_periodic_workspace<T> const ws(s.lay, pl);
+  kernels::workspace_cursor cut(workspace);
+  void* const form_workspace = cut.take(ws.form);
   T* const bs = cut.take<T>(ws.array);
   T* const z = cut.take<T>(ws.array);
   T* const w = cut.take<T>(ws.per_system);
   T* const divisor = cut.take<T>(ws.per_system);
-  kernels::tridiag_periodic_params<T> const p{s.a, s.b,     s.c,    s.x,   bs,     z,
-                                              w,   divisor, s.info, s.lay, s.nrhs, s.rhs_stride};
+  kernels::tridiag_periodic_params<T> const p{s.a,     s.b,    s.c,     s.x,   bs,     z,           w,
+                                              divisor, s.info, s.flags, s.lay, s.nrhs, s.rhs_stride};
   // Grids of at most a few waves of 256-thread blocks (the kernels walk the
   // rest), right-hand sides along y.
   constexpr int threads = 256;
-  auto const blocks_for = [](std::int64_t items) {
-    return unsigned(std::clamp<std::int64_t>((items + threads - 1) / threads, 1, 8192));
-  };
   unsigned const sets = unsigned(std::min<std::int64_t>(s.nrhs, 65535));
   std::int64_t const systems_blocks = (s.lay.count + threads - 1) / threads;
   if (systems_blocks > INT_MAX) return cudaErrorNotSupported;
   unsigned const per_system = unsigned(systems_blocks);
-  kernels::tridiag_periodic_split_kernel<T><<<blocks_for(s.lay.size()), threads, 0, stream>>>(p);
+  kernels::tridiag_periodic_split_kernel<T>
+      <<<tridiag_grid(s.lay.size(), threads, 8192), threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   tridiag_args<T> solve = s;
   solve.b = bs;
@@ -81,17 +58,21 @@ cudaError_t tridiag_launch_periodic(tridiag_launch_plan const& pl, void* workspa
   solve.nrhs = 1;
   solve.pivoted = nullptr;
   solve.refinement_steps = nullptr;
-  if (cudaError_t e = tridiag_launch<T>(ws.fast, workspace, solve, stream); e != cudaSuccess) return e;
+  if (cudaError_t e = tridiag_launch_form<T>(pl.form, pl.dev, form_workspace, solve, stream);
+      e != cudaSuccess)
+    return e;
   solve = s;
   solve.b = bs;
-  if (cudaError_t e = tridiag_launch<T>(ws.fast, workspace, solve, stream); e != cudaSuccess) return e;
+  if (cudaError_t e = tridiag_launch_form<T>(pl.form, pl.dev, form_workspace, solve, stream);
+      e != cudaSuccess)
+    return e;
   kernels::tridiag_periodic_divisor_kernel<T><<<per_system, threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   kernels::tridiag_periodic_correct_kernel<T>
-      <<<dim3(blocks_for((s.lay.n - 2) * s.lay.count), sets), threads, 0, stream>>>(p);
+      <<<dim3(tridiag_grid((s.lay.n - 2) * s.lay.count, threads, 8192), sets), threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   kernels::tridiag_periodic_ends_kernel<T><<<dim3(per_system, sets), threads, 0, stream>>>(p);
   return cudaGetLastError();
 }
 
-}  // namespace recur::device
+}  // namespace recur::detail

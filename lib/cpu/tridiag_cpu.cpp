@@ -244,8 +244,8 @@ void thomas(tridiag_problem<T> const& p, int threads) {
   fe.rethrow();
 }
 
-// One reference solver per system (with pivoting = automatic's growth test
-// and pivoted re-solve: solve_named_system).
+// One reference solver per system (with pivoting = automatic's screen and
+// Thomas's re-solve: solve_named_system).
 template <class T, class SolveT>
 void per_system(tridiag_problem<T> const& p, int threads, SolveT solve) {
   namespace rd = reference::detail;

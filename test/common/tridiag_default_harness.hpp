@@ -5,8 +5,7 @@
 // pivoted or refinement_steps array, no refinement; periodic or a named
 // algorithm where a case says so), at the shapes where each of the GPU's
 // forms runs. A Backend is tridiag_pivot_harness.hpp's without the oracle
-// (executor_type, executor(), name(), array<T>, finish(),
-// unscreened_in_place_is_thomas, fast_forms_need_dominance).
+// (executor_type, executor(), name(), array<T>, finish()).
 //
 // The defaults never give an unscreened no-pivot answer for a system that
 // fails automatic's stability test (include/recur/tridiag.hpp), whatever
@@ -37,14 +36,11 @@
 //   reference/tridiag_periodic.hpp, in long double; 1 for plain systems):
 //   automatic and partial solve periodic systems through the same split,
 //   and both errors scale with it.
-// A backend whose automatic keeps a named algorithm's own no-pivot solve of
-// every system that passes Thomas's growth test, dominant or not
-// (!fast_forms_need_dominance: the CPU, reference::detail::
-// solve_named_system), is held to what it documents on those systems
-// instead: pivoting = none's bits and info (the count is logged). The
-// growth test bounds Thomas's backward error only: on such non-dominant
-// systems of 33 and 200 rows the CPU's pcr, cr_pcr, thomas_pcr, cr_split,
-// rd and others reach 10^2 to 10^7 eps where partial gives 0.1 eps.
+// Both backends keep a named algorithm's own solve only of dominant
+// systems: Thomas's growth test bounds Thomas's backward error only (on
+// non-dominant systems of 33 and 200 rows that pass it, pcr, cr_pcr,
+// thomas_pcr, cr_split, rd and others reach 10^2 to 10^7 eps where partial
+// gives 0.1 eps).
 // The right-hand sides are d = A x for x with every |x_i| in [1/2, 1]
 // (make_system_batch's from_solution): an unscreened no-pivot solve's error
 // at a pivot near zero (about one row in n has |u_i| below 1 / n) then shows
@@ -60,9 +56,7 @@
 // give pivoting = none's bits and info, in place and not. Where none breaks
 // down (rd and cr_rd: RD's self check refuses dominant systems beyond a
 // handful of rows), the defaults solve the system (info 0) within the bound
-// above. In place, rd, cr_rd and bondeli may give Thomas's bits instead
-// where Backend::unscreened_in_place_is_thomas (the GPU's pivoted form
-// alone, whose test is a Thomas elimination).
+// above.
 //
 // Every run also leaves its inputs, the x buffer outside the systems and
 // the outputs' guards alone (check_untouched; x starts poisoned where it is
@@ -163,13 +157,9 @@ run_result<T> partial_run(problem<T> const& p, tridiag_options opt) {
 }
 
 // One run of `opt` (the defaults but for algorithm and periodic) on p,
-// checked against partial's run. Where the backend keeps a named
-// algorithm's own no-pivot solve of every system that passes Thomas's growth
-// test, dominant or not (!Backend::fast_forms_need_dominance: the CPU's
-// reference::detail::solve_named_system), those systems get pivoting =
-// none's bits and info instead; returns how many did.
+// checked against partial's run.
 template <class Backend, class T>
-std::int64_t default_like_partial(problem<T> const& p, tridiag_options const& opt, bool in_place,
+void default_like_partial(problem<T> const& p, tridiag_options const& opt, bool in_place,
                                   std::string const& what, worst_ratio& worst) {
   constexpr std::int64_t g = problem<T>::guard;
   auto const out = run_options<Backend>(p, opt, in_place, false);
@@ -178,32 +168,9 @@ std::int64_t default_like_partial(problem<T> const& p, tridiag_options const& op
   BOOST_TEST_REQUIRE(!ref.refused, what << " (partial): " << ref.what);
   failures f;
   check_untouched(p, out, f);
-  std::vector<bool> kept(static_cast<std::size_t>(p.lay.count), false);
-  std::int64_t held = 0;
-  if (!Backend::fast_forms_need_dominance && opt.algorithm != tridiag_algorithm::automatic &&
-      opt.algorithm != tridiag_algorithm::thomas) {
-    tridiag_options none = opt;
-    none.pivoting = tridiag_pivoting::none;
-    auto const own = run_options<Backend>(p, none, in_place, false);
-    BOOST_TEST_REQUIRE(!own.refused, what << " (none): " << own.what);
-    for (std::int64_t k = 0; k < p.lay.count; ++k) {
-      kept[k] = own.info[g + k] == 0 && automatic_pivots(values(p, k, opt.periodic)) == 0;
-      if (!kept[k]) continue;
-      ++held;
-      bool same = own.info[g + k] == out.info[g + k];
-      for (std::int64_t i = 0; i < p.lay.n && same; ++i)
-        same = recur_test::same_bits(own.x[p.vi(i, k, 0)], out.x[p.vi(i, k, 0)]);
-      if (!same)
-        f.add([&] {
-          return fmt::format("system {} (growth test passed): the defaults (info {}) are not none's bits", k,
-                             out.info[g + k]);
-        });
-    }
-  }
   check_against_partial(
-      p, out, ref, opt.periodic, [&](std::int64_t k) { return !kept[k]; }, f, worst, what);
+      p, out, ref, opt.periodic, [](std::int64_t) { return true; }, f, worst, what);
   BOOST_TEST(f.count == 0, what << "\n" << f.report());
-  return held;
 }
 
 // One run of `opt` on a dominant batch p: pivoting = none's bits and info
@@ -219,12 +186,6 @@ std::int64_t default_like_none(problem<T> const& p, tridiag_options const& opt, 
   auto const ref = run_options<Backend>(p, none, in_place, false);
   BOOST_TEST_REQUIRE(!out.refused, what << ": " << out.what);
   BOOST_TEST_REQUIRE(!ref.refused, what << " (none): " << ref.what);
-  std::optional<run_result<T>> thomas;
-  if (in_place && Backend::unscreened_in_place_is_thomas &&
-      (tridiag_test::rd_like(opt.algorithm) || opt.algorithm == tridiag_algorithm::bondeli)) {
-    none.algorithm = tridiag_algorithm::thomas;
-    thomas = run_options<Backend>(p, none, in_place, false);
-  }
   auto const same = [&](run_result<T> const& r, std::int64_t k) {
     bool s = r.info[g + k] == out.info[g + k];
     for (std::int64_t i = 0; i < p.lay.n && s; ++i)
@@ -239,7 +200,7 @@ std::int64_t default_like_none(problem<T> const& p, tridiag_options const& opt, 
       ++broke;
       continue;
     }
-    if (!same(ref, k) && !(thomas && same(*thomas, k)))
+    if (!same(ref, k))
       f.add([&] {
         return fmt::format("system {}: the defaults (info {}) are not none's bits (info {})", k,
                            out.info[g + k], ref.info[g + k]);
@@ -344,7 +305,7 @@ void named_sweep(bool dominant) {
   recur_test::case_count cases(fmt::format("{} {} defaults of every algorithm on {} systems", Backend::name(),
                                            type_name<T>, name(cls)));
   worst_ratio worst;
-  std::int64_t broke = 0, held = 0;
+  std::int64_t broke = 0;
   int idx = 0;
   for (tridiag_algorithm const alg : recur::tridiag_algorithms)
     for (batch_shape const sh : named_shapes)
@@ -364,14 +325,11 @@ void named_sweep(bool dominant) {
         if (dominant)
           broke += default_like_none<Backend>(p, opt, in_place, what, worst);
         else
-          held += default_like_partial<Backend>(p, opt, in_place, what, worst);
+          default_like_partial<Backend>(p, opt, in_place, what, worst);
       }
   cases.require(std::size(recur::tridiag_algorithms) * std::size(named_shapes) * std::size(dense_kinds));
-  BOOST_TEST_MESSAGE(cases.what << ": worst " << worst.value << " of the bound (" << worst.where << "); "
-                                << (dominant ? broke : held)
-                                << (dominant ? " systems that none refuses"
-                                             : " systems the algorithm itself solved (growth test passed: "
-                                               "none's bits)"));
+  BOOST_TEST_MESSAGE(cases.what << ": worst " << worst.value << " of the bound (" << worst.where << ")"
+                                << (dominant ? fmt::format("; {} systems that none refuses", broke) : ""));
 }
 
 template <class Backend, class T>

@@ -13,14 +13,13 @@
 //   // pivoting = none, bit for bit), with the outputs pivoted or
 //   // refinement_steps requested.
 //   static constexpr bool automatic_tests_growth;
-//   // Whether automatic in place (x == d) with rd, cr_rd or bondeli, with
-//   // pivoted requested, runs the Thomas algorithm (the GPU: its pivoted
+//   // Whether automatic in place (x == d) with rd or cr_rd and several
+//   // right-hand sides runs the Thomas algorithm (the GPU: its pivoted
 //   // form, one system per thread, whose stability test is a Thomas; their
-//   // forms do not screen as they solve), so that its bits are those of
-//   // pivoting = none with algorithm thomas.
+//   // breakdown depends on the right-hand side, so their forms cannot
+//   // screen as they solve), so that its bits are those of pivoting = none
+//   // with algorithm thomas.
 //   static constexpr bool unscreened_in_place_is_thomas;
-//   static constexpr bool fast_forms_need_dominance;  // automatic keeps a fast
-//     form's answer only for diagonally dominant systems (the GPU)
 //
 // Every case poisons x, info, pivoted and refinement_steps (with guards) and
 // checks that every output of every system is written and nothing else, that
@@ -640,8 +639,7 @@ void automatic_matches_none(tridiag_algorithm alg) {
         none.algorithm = automatic.algorithm = alg;
         none.pivoting = tridiag_pivoting::none;
         automatic.pivoting = tridiag_pivoting::automatic;
-        if (in_place && (rd_like || alg == tridiag_algorithm::bondeli) &&
-            Backend::unscreened_in_place_is_thomas)
+        if (in_place && rd_like && nrhs > 1 && Backend::unscreened_in_place_is_thomas)
           none.algorithm = tridiag_algorithm::thomas;
         cases.run();
         auto const a = run_options<Backend>(p, none, in_place, false);
@@ -653,9 +651,10 @@ void automatic_matches_none(tridiag_algorithm alg) {
         for (std::int64_t k = 0; k < lay.count; ++k) {
           std::int32_t const info_none = a.info[g + k], info_auto = b.info[g + k];
           std::int32_t const piv = b.pivoted[g + k], steps = b.steps[g + k];
-          // Where the fast forms need dominance, automatic solves the other
-          // systems again (Thomas or partial pivoting): not none's bits.
-          bool const kept = !Backend::fast_forms_need_dominance || rows_dominant(values(p, k, false));
+          // automatic keeps a named algorithm's answer only for diagonally
+          // dominant systems and solves the others again (Thomas or partial
+          // pivoting): not none's bits.
+          bool const kept = alg == tridiag_algorithm::thomas || rows_dominant(values(p, k, false));
           bool const compared = (!rd_like || (info_none == 0 && piv == 0)) && kept;
           bool same = info_none == info_auto && steps == 0 && piv == 0;
           for (std::int64_t r = 0; r < nrhs && compared; ++r)
@@ -668,7 +667,7 @@ void automatic_matches_none(tridiag_algorithm alg) {
             });
           if (rd_like && info_none != 0 && Backend::automatic_tests_growth) {
             ++resolved;
-            if (info_auto != 0 || (piv != 1 && !Backend::fast_forms_need_dominance))
+            if (info_auto != 0)
               f.add([&] {
                 return fmt::format("system {}: none broke down (info {}), automatic gives info {} pivoted {}",
                                    k, info_none, info_auto, piv);

@@ -4,7 +4,7 @@
 // reference/tridiag.hpp, the pivoted Thomas and the growth test of
 // tridiag_pivot.hpp, periodic systems (tridiag_periodic.hpp) and
 // mixed-precision refinement (tridiag_refine.hpp), system by system. The
-// CPU backend (lib/cpu/tridiag_pivot.cpp) runs these per-system functions
+// CPU backend (lib/cpu/tridiag_cpu.cpp) runs these per-system functions
 // itself; the GPU tests compare with reference::solve_batched.
 //
 // Per system, by the options:
@@ -15,11 +15,15 @@
 //   in float instead and refines in double.
 // - a named algorithm (cr, pcr, ...; plain systems, pivoting none or
 //   automatic): solve_named_system. none runs the algorithm; automatic runs
-//   it where the system passes the growth test, and the pivoted Thomas where
-//   it fails the test or the algorithm reports breakdown (RD's self check,
-//   a zero divisor).
+//   it where the system's rows are diagonally dominant (rows_dominant: every
+//   named algorithm is stable there, while Thomas's growth test bounds only
+//   Thomas's error), and Thomas with automatic's growth test (the pivoted
+//   Thomas where it fails) where they are not or the algorithm reports
+//   breakdown (RD's self check, a zero divisor): the decision the GPU's
+//   screen makes.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -59,17 +63,24 @@ system_outcome solve_thomas_system(equations<T> const& e, std::vector<std::vecto
   return out;
 }
 
+// Every row diagonally dominant, |b_i| >= |a_i| + |c_i| (a_0 and c_(n-1)
+// zero; false for NaN): automatic's screen of the named algorithms, the
+// GPU's row_dominant (kernels/block/block_tridiag.cuh) in the same
+// arithmetic.
+template <class T>
+bool rows_dominant(equations<T> const& e) {
+  for (std::size_t i = 0; i < e.b.size(); ++i)
+    if (!(std::fabs(e.b[i]) >= std::fabs(e.a[i]) + std::fabs(e.c[i]))) return false;
+  return true;
+}
+
 // A named algorithm's per-system solver solve(e, d, x) -> info (the *_one
 // functions of reference/tridiag.hpp) on a plain system, pivoting none or
 // automatic.
 template <class T, class SolveT>
 system_outcome solve_named_system(equations<T> const& e, std::vector<std::vector<T>>& v,
                                   tridiag_pivoting pivoting, SolveT&& solve) {
-  bool named = pivoting == tridiag_pivoting::none;
-  if (pivoting == tridiag_pivoting::automatic) {
-    tridiag_lu<T> thomas;
-    named = factor_thomas(e, thomas) == 0 && thomas.growth_acceptable();
-  }
+  bool const named = pivoting == tridiag_pivoting::none || rows_dominant(e);
   if (named) {
     std::vector<std::vector<T>> xs(v.size());
     std::int32_t status = 0;
@@ -87,9 +98,9 @@ system_outcome solve_named_system(equations<T> const& e, std::vector<std::vector
       return {status, 0, 0};
     }
   }
-  tridiag_options partial;
-  partial.pivoting = tridiag_pivoting::partial;
-  return solve_thomas_system(e, v, partial);
+  tridiag_options again;
+  again.pivoting = tridiag_pivoting::automatic;
+  return solve_thomas_system(e, v, again);
 }
 
 // System k of a batch: its equations (the corners too when periodic) and
