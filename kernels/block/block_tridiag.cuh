@@ -31,6 +31,8 @@
 
 #include <cuda_runtime.h>
 
+#include "../thread/thread_tridiag.cuh"
+
 namespace recur::kernels {
 
 // Row i of a system sits at tridiag_pos(i) of its arrays: one padding word
@@ -45,42 +47,6 @@ struct tridiag_rows {
   T* c;
   T* d;
 };
-
-// A pivot the solvers divide by, tested without a branch (the sweeps test
-// every row's). f64: nonzero and finite (0 < |p| < inf, false for NaN).
-// f32: 2^-126 <= |p| < 2^126, a normal number whose reciprocal is normal
-// too (the reference's rule for float, include/recur/reference/tridiag.hpp):
-// the range where pivot_rcp's three instructions give 1 / p exactly as the
-// division does. A subnormal pivot, or one of 2^126 or more, is a breakdown.
-template <class T>
-__device__ __forceinline__ bool usable_pivot(T p) {
-  if constexpr (sizeof(T) == 4) {
-    // Biased exponent e in [1, 252]: (e + 3) mod 256 >= 4.
-    return ((__float_as_uint(p) + 0x01800000u) & 0x7f800000u) > 0x01ffffffu;
-  } else {
-    T const m = fabs(p);
-    return (m > T(0)) & (m < std::numeric_limits<T>::infinity());
-  }
-}
-
-// 1 / p for a usable pivot (bitwise the correctly rounded quotient). f32:
-// the approximate reciprocal and one Newton step, the fast path of nvcc's
-// own division without its range test and the branch to its slow path
-// (which covers only the pivots usable_pivot rejects; test_block_tridiag's
-// pivot_rcp_exact checks every float); in the f32 sweeps that test and
-// branch would be a seventh of a row's instructions. The direct kernel's x
-// and the tile's may differ by 1-2 ulp in f32; test_block_tridiag's
-// expect_direct_tile bounds the difference.
-template <class T>
-__device__ __forceinline__ T pivot_rcp(T p) {
-  if constexpr (sizeof(T) == 4) {
-    float r;
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(p));
-    return fmaf(r, fmaf(-p, r, 1.0f), r);
-  } else {
-    return T(1) / p;
-  }
-}
 
 __device__ __forceinline__ void record_breakdown(int* info, std::int64_t row) {
   atomicMin(info, static_cast<int>(row + 1));

@@ -43,18 +43,9 @@
 #include <recur/config.hpp>
 #include <recur/types.hpp>
 
-namespace recur::kernels {
+#include "thread_tridiag.cuh"
 
-// The reference's pivot rule (reference::detail::usable_pivot): non-zero
-// and finite; float also 2^-126 <= |p| < 2^126.
-template <class F>
-RECUR_HD inline bool pivot_usable(F p) {
-  F const m = p < F(0) ? -p : p;
-  if constexpr (sizeof(F) == 4)
-    return m >= F(0x1p-126) && m < F(0x1p126);
-  else
-    return m > F(0) && m < std::numeric_limits<F>::infinity();
-}
+namespace recur::kernels {
 
 // gamma <= pivot_growth_bound accepts the no-pivot LU
 // (reference::detail::lu_growth_bound).
@@ -125,7 +116,7 @@ RECUR_HD int pivot_eliminate_thomas(RowsT const& row, std::int64_t n, StoreT con
     // reference's by rounding only.
     numerator = pivot_max(numerator, pivot_abs(e.b - p) + pivot_abs(p));
     denominator = pivot_max(denominator, pivot_abs(e.a) + pivot_abs(e.b) + pivot_abs(e.c));
-    if (!pivot_usable(p)) return static_cast<int>(i + 1);
+    if (!usable_pivot(p)) return static_cast<int>(i + 1);
     F const r = F(1) / p;
     c_prev = e.c * r;
     store(i, r, c_prev, e.a);
@@ -158,7 +149,7 @@ RECUR_HD int pivot_factor_partial(RowsT const& row, std::int64_t n, pivot_planes
     pivot_row<F> const e = row(i + 1);
     bool const more = i + 2 < n;
     if (pivot_abs(u) >= pivot_abs(e.a)) {  // no interchange
-      if (!pivot_usable(u)) return static_cast<int>(i + 1);
+      if (!usable_pivot(u)) return static_cast<int>(i + 1);
       F const fact = e.a / u;
       ws(0, i) = u, ws(1, i) = u1, ws(2, i) = F(0), ws(3, i) = fact, ws(4, i) = F(0);
       u = e.b - fact * u1;
@@ -168,10 +159,10 @@ RECUR_HD int pivot_factor_partial(RowsT const& row, std::int64_t n, pivot_planes
       ws(0, i) = e.a, ws(1, i) = e.b, ws(2, i) = more ? e.c : F(0), ws(3, i) = fact, ws(4, i) = F(1);
       u = u1 - fact * e.b;
       u1 = more ? -fact * e.c : F(0);
-      if (!pivot_usable(e.a)) return static_cast<int>(i + 1);
+      if (!usable_pivot(e.a)) return static_cast<int>(i + 1);
     }
   }
-  if (!pivot_usable(u)) return static_cast<int>(n);
+  if (!usable_pivot(u)) return static_cast<int>(n);
   ws(0, n - 1) = u, ws(1, n - 1) = F(0), ws(2, n - 1) = F(0);
   return 0;
 }
@@ -221,7 +212,7 @@ RECUR_HD void pivot_substitute(bool pivoted, pivot_planes<F> const& ws, std::int
 // The periodic split's gamma for row 0 (a_0, b_0, c_0): the largest of
 // |a_0|, |b_0|, |c_0| with the sign opposite to b_0's, so that b_0 - gamma
 // does not cancel and a_0 / gamma is at most 1 in magnitude. The split is
-// usable where gamma is (pivot_usable); otherwise row 0 is zero (or not
+// usable where gamma is (usable_pivot); otherwise row 0 is zero (or not
 // finite) and the system breaks down at row 1. The pivoted form and the
 // split around the fast forms (agent_tridiag_periodic.cuh) both take it.
 template <class F>
@@ -243,7 +234,7 @@ RECUR_HD int pivot_factor(RowsT const& row, std::int64_t n, bool periodic, tridi
   if (periodic) {
     pivot_row<F> const r0 = row(0);
     gamma = pivot_periodic_gamma(r0);
-    if (!pivot_usable(gamma)) return 1;
+    if (!usable_pivot(gamma)) return 1;
     f.w = r0.a / gamma;
   }
   // The split's T: row 0 without a_0 and b_0 - gamma; row n-1 without
@@ -280,7 +271,7 @@ RECUR_HD int pivot_factor(RowsT const& row, std::int64_t n, bool periodic, tridi
   for (std::int64_t i = 0; i < n; ++i) z[i] = i == 0 ? gamma : i == n - 1 ? corner : F(0);
   pivot_substitute(f.pivoted, ws, n, z, z);
   f.denominator = F(1) + z[0] + f.w * z[n - 1];
-  if (!pivot_usable(f.denominator)) return static_cast<int>(n);
+  if (!usable_pivot(f.denominator)) return static_cast<int>(n);
   return 0;
 }
 
