@@ -89,43 +89,43 @@ struct chunk_split {
   __device__ int len(int p) const { return base + (p < extra ? 1 : 0); }
 };
 
-// -------------------------------------------------------------- Thomas ---
+// ---------------------------------------------- one thread, one system ---
 
-// c'_i overwrites c_i, d'_i and then x_i overwrite d_i. Returns the 1-based
-// row of the first unusable pivot (0 when solved); on breakdown d is left
-// partly eliminated (the agent fills x with NaN).
+// Row i of a system as the one-thread solvers read it, right-hand side
+// included (thread_tridiag.cuh's factors eliminate d in the same pass).
+template <class T>
+struct tile_row {
+  T a, b, c, d;
+};
+
+// The rows of a system in shared memory for thread_tridiag.cuh's factors
+// and substitutions: row i's place is its word tridiag_pos(i), where its
+// factors and x_i go (a function of i alone, so static). a_0 and c_(n-1)
+// are read as the loader's zeros.
+template <class T>
+struct tile_rows {
+  tridiag_rows<T> s;
+  static __device__ int at(int i) { return tridiag_pos(i); }
+  __device__ tile_row<T> read(int q) const { return {s.a[q], s.b[q], s.c[q], s.d[q]}; }
+};
+
+// thomas_factor and its substitutions (kernels/thread/thread_tridiag.cuh)
+// in place: c'_i overwrites c_i, d'_i and then x_i overwrite d_i, d
+// eliminated in the factor's pass, which has no early exit
+// (thread_tridiag.cuh says why). Returns the 1-based row of the first
+// unusable pivot (0 when solved); on breakdown d is left partly eliminated
+// (the agent fills x with NaN).
 template <class T>
 __device__ __forceinline__ int thread_thomas(tridiag_rows<T> s, int n) {
-  // No early exit: a breakdown is remembered (the first row) and the sweep
-  // runs on through inf/NaN, whose results the caller discards. With no
-  // branch out of the loop, row i + 1's loads are issued before row i's
-  // arithmetic, so shared-memory latency stays off the chain of reciprocals.
-  int bad = 0;
-  T c_prev = 0, d_prev = 0;
-  T an = s.a[0], bn = s.b[0], cn = s.c[0], dn = s.d[0];
-  int q = 0;
-#pragma unroll 4
-  for (int i = 0; i < n; ++i) {
-    T const ai = an, bi = bn, ci = cn, di = dn;
-    int const qn = tridiag_pos(i + 1);
-    if (i + 1 < n) an = s.a[qn], bn = s.b[qn], cn = s.c[qn], dn = s.d[qn];
-    T const p = bi - ai * c_prev;
-    if (bad == 0 && !usable_pivot(p)) bad = i + 1;
-    T const r = pivot_rcp(p);
-    c_prev = ci * r;
-    d_prev = (di - ai * d_prev) * r;
-    s.c[q] = c_prev;
-    s.d[q] = d_prev;
-    q = qn;
-  }
+  T x = 0;  // y_(n-1) = x_(n-1) after the factor's pass
+  int const bad = thomas_factor<false, 4>(tile_rows<T>{s}, n, [&](int q, T, T, T, T, T, T cp, T dp) {
+    s.c[q] = cp;
+    s.d[q] = dp;
+    x = dp;
+  });
   if (bad) return bad;
-  T x = d_prev;
-#pragma unroll 4
-  for (int i = n - 2; i >= 0; --i) {
-    int const qi = tridiag_pos(i);
-    x = s.d[qi] - s.c[qi] * x;
-    s.d[qi] = x;
-  }
+  thomas_back(
+      tile_rows<T>{s}, n, x, [&](int q) -> T& { return s.d[q]; }, [&](int q) { return s.c[q]; });
   return 0;
 }
 

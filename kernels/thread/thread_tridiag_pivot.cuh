@@ -9,15 +9,16 @@
 // tridiag_periodic.hpp, tridiag_refine.hpp), whose methods they follow:
 //
 // - Thomas (pivoting none, and automatic's first attempt): the GPU's
-//   no-pivot arithmetic (block_tridiag.cuh's thread_thomas): p_i = b_i -
-//   a_i c'_(i-1), r_i = 1 / p_i, c'_i = c_i r_i, d'_i = (d_i - a_i d'_(i-1))
-//   r_i, x_i = d'_i - c'_i x_(i+1). The device compiles these expressions as
-//   the Thomas tile does, so automatic gives its bits where it does not
-//   pivot. automatic measures the growth of the no-pivot LU as it factors
-//   (reference::detail::factor_thomas's numerator and denominator,
-//   growth_acceptable) and factors again with partial pivoting where the
-//   test fails or a pivot is unusable; the Thomas attempt writes only the
-//   workspace, so d is intact for the second.
+//   no-pivot arithmetic, thread_tridiag.cuh's thomas_factor and its
+//   substitutions, which the Thomas tile (block_tridiag.cuh's thread_thomas)
+//   runs too: p_i = b_i - a_i c'_(i-1), r_i = 1 / p_i, c'_i = c_i r_i,
+//   d'_i = (d_i - a_i d'_(i-1)) r_i, x_i = d'_i - c'_i x_(i+1); so automatic
+//   gives the tile's bits where it does not pivot. automatic measures the
+//   growth of the no-pivot LU as it factors (reference::detail::
+//   factor_thomas's numerator and denominator, growth_acceptable) and
+//   factors again with partial pivoting where the test fails or a pivot is
+//   unusable; the Thomas attempt writes only the workspace, so d is intact
+//   for the second.
 // - Partial pivoting: LAPACK's ?gttrf streamed row by row (rows i and i + 1
 //   change places where |u_i| < |a_(i+1)|) and ?gtts2's substitutions, in
 //   their arithmetic (the reference's factor_pivoted and solve_lu).
@@ -99,44 +100,28 @@ RECUR_HD inline F pivot_max(F m, F v) {
   return m < v ? v : m;
 }
 
-// Thomas' elimination of the rows row(i) (a_0 and c_(n-1) zero) with its
-// growth test; store(i, r, c', a) receives row i's factors. Returns 0 or the
-// first row (1-based) with an unusable pivot; growth_ok: the growth test
-// passed (false on breakdown).
-template <class F, class RowsT, class StoreT>
-RECUR_HD int pivot_eliminate_thomas(RowsT const& row, std::int64_t n, StoreT const& store, bool& growth_ok) {
-  F c_prev = 0, numerator = 0, denominator = 0;
-  growth_ok = false;
-  for (std::int64_t i = 0; i < n; ++i) {
-    pivot_row<F> const e = row(i);
-    F const p = e.b - e.a * c_prev;
-    // |l_i c_(i-1)| = |a_i c'_(i-1)| as |b_i - p_i|: the product is not
-    // formed apart from p, so the device fuses p's multiply-add as the
-    // Thomas forms do (their bits), and the test differs from the
-    // reference's by rounding only.
-    numerator = pivot_max(numerator, pivot_abs(e.b - p) + pivot_abs(p));
-    denominator = pivot_max(denominator, pivot_abs(e.a) + pivot_abs(e.b) + pivot_abs(e.c));
-    if (!usable_pivot(p)) return static_cast<int>(i + 1);
-    F const r = F(1) / p;
-    c_prev = e.c * r;
-    store(i, r, c_prev, e.a);
-  }
-  growth_ok = numerator <= F(pivot_growth_bound) * denominator;
-  return 0;
-}
-
-// Thomas' elimination, factors to the planes (r, c', a).
+// Thomas' elimination (thread_tridiag.cuh's thomas_factor) with the growth
+// test, factors to the planes (r, c', a). Returns 0 or the first row
+// (1-based) with an unusable pivot; growth_ok: the growth test passed (false
+// on breakdown).
 template <class F, class RowsT>
 RECUR_HD int pivot_factor_thomas(RowsT const& row, std::int64_t n, pivot_planes<F> const& ws,
                                  bool& growth_ok) {
-  return pivot_eliminate_thomas<F>(
-      row, n,
-      [&](std::int64_t i, F r, F cp, F a) {
+  F numerator = 0, denominator = 0;
+  int const info = thomas_factor<true, 1>(
+      indexed_rows<RowsT>{{}, row}, n, [&](std::int64_t i, F a, F b, F c, F p, F r, F cp, F) {
+        // |l_i c_(i-1)| = |a_i c'_(i-1)| as |b_i - p_i|: the product is not
+        // formed apart from p, so the device fuses p's multiply-add as the
+        // Thomas forms do (their bits), and the test differs from the
+        // reference's by rounding only.
+        numerator = pivot_max(numerator, pivot_abs(b - p) + pivot_abs(p));
+        denominator = pivot_max(denominator, pivot_abs(a) + pivot_abs(b) + pivot_abs(c));
         ws(0, i) = r;
         ws(1, i) = cp;
         ws(3, i) = a;
-      },
-      growth_ok);
+      });
+  growth_ok = info == 0 && numerator <= F(pivot_growth_bound) * denominator;
+  return info;
 }
 
 // ?gttrf streamed: column i's pivot is the larger of |u_i| and |a_(i+1)|
@@ -175,14 +160,12 @@ RECUR_HD void pivot_substitute(bool pivoted, pivot_planes<F> const& ws, std::int
   if (!pivoted) {
     F y = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-      y = (in[i] - ws(3, i) * y) * ws(0, i);
+      y = thomas_rhs(F(in[i]), ws(3, i), y, ws(0, i));
       out[i] = y;
     }
-    F x = y;
-    for (std::int64_t i = n - 2; i >= 0; --i) {
-      x = out[i] - ws(1, i) * x;
-      out[i] = x;
-    }
+    thomas_back(
+        index_places{}, n, y, [&](std::int64_t i) -> F& { return out[i]; },
+        [&](std::int64_t i) { return ws(1, i); });
     return;
   }
   // ?gtts2: L with the interchanges (carry is row i's value being
