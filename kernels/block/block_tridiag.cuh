@@ -14,6 +14,8 @@
 //                   pivoting (the arithmetic of reference::thomas).
 //   thread_gtsv     one thread, one system: with partial pivoting (LAPACK's
 //                   ?gttrf and ?gtts2).
+//                   Both run kernels/thread/thread_tridiag.cuh's
+//                   eliminations, which the pivoted form shares.
 //   group_cr_pcr    a group of threads, one system: cyclic reduction
 //                   (in place, Zhang et al. 2010 sec. 2.1) while the reduced
 //                   system has more than `switch_size` equations, then PCR
@@ -129,50 +131,32 @@ __device__ __forceinline__ int thread_thomas(tridiag_rows<T> s, int n) {
   return 0;
 }
 
-// Gaussian elimination with partial pivoting, one thread, one system: the
-// arithmetic of the pivoted form's pivot_factor_partial and
-// pivot_substitute (LAPACK's ?gttrf and ?gtts2: rows i and i + 1 change
-// places where |u_i| < |a_(i+1)|), with the right-hand side eliminated in
-// the same pass. Row i of U overwrites the consumed row i: u_i in b, its
-// two superdiagonals in c and a, y_i and then x_i in d. Returns the 1-based
-// row of the first unusable pivot (0 when solved); no early exit, as
-// thread_thomas.
+// gtsv_factor and its substitutions (the pivoted form's
+// pivot_factor_partial and pivot_substitute run the same) in place, the
+// right-hand side eliminated in the factor's pass: row i of U overwrites the
+// consumed row i, u_i in b, its two superdiagonals in c and a, y_i and then
+// x_i in d. Returns the 1-based row of the first unusable pivot (0 when
+// solved), as thread_thomas.
 template <class T>
 __device__ __forceinline__ int thread_gtsv(tridiag_rows<T> s, int n) {
-  int bad = 0;
-  T u = s.b[0], u1 = n > 1 ? s.c[0] : T(0), carry = s.d[0];  // row i of U so far, and y_i
-  int q = 0;
-  for (int i = 0; i + 1 < n; ++i) {
-    int const qn = tridiag_pos(i + 1);
-    T const ea = s.a[qn], eb = s.b[qn], ec = i + 2 < n ? s.c[qn] : T(0), ed = s.d[qn];
-    if (fabs(u) >= fabs(ea)) {  // no interchange
-      if (bad == 0 && !usable_pivot(u)) bad = i + 1;
-      T const fact = ea / u;
-      s.b[q] = u, s.c[q] = u1, s.a[q] = T(0), s.d[q] = carry;
-      carry = ed - fact * carry;
-      u = eb - fact * u1;
-      u1 = ec;
-    } else {  // rows i and i + 1 change places
-      T const fact = u / ea;
-      s.b[q] = ea, s.c[q] = eb, s.a[q] = ec, s.d[q] = ed;
-      carry = carry - fact * ed;
-      u = u1 - fact * eb;
-      u1 = -fact * ec;
-      if (bad == 0 && !usable_pivot(ea)) bad = i + 1;
-    }
-    q = qn;
-  }
-  if (bad == 0 && !usable_pivot(u)) bad = n;
-  s.b[q] = u, s.c[q] = T(0), s.a[q] = T(0), s.d[q] = carry;
+  T carry = s.d[0];  // row i's right-hand side as eliminated so far
+  auto const put = [&](int q, gtsv_u_row<T> const& u, T y) {
+    s.b[q] = u.u, s.c[q] = u.u1, s.a[q] = u.u2, s.d[q] = y;
+  };
+  int const bad = gtsv_factor<false>(
+      tile_rows<T>{s}, n,
+      [&](int q, tile_row<T> const& next, gtsv_u_row<T> const& u, T l, bool swapped) {
+        put(q, u, gtsv_rhs(swapped, l, carry, next.d));
+      },
+      [&](int q, T u) {
+        put(q, {u, T(0), T(0)}, carry);
+      });
   if (bad) return bad;
-  T x1 = 0, x2 = 0;  // x_(i+1), x_(i+2)
-  for (int i = n - 1; i >= 0; --i) {
-    int const qi = tridiag_pos(i);
-    T const x = (s.d[qi] - s.c[qi] * x1 - s.a[qi] * x2) / s.b[qi];
-    s.d[qi] = x;
-    x2 = x1;
-    x1 = x;
-  }
+  gtsv_back(
+      tile_rows<T>{s}, n, [&](int q) -> T& { return s.d[q]; },
+      [&](int q) {
+        return gtsv_u_row<T>{s.b[q], s.c[q], s.a[q]};
+      });
   return 0;
 }
 

@@ -1,17 +1,21 @@
 #pragma once
-// One tridiagonal system, one thread: the pivot rule and the elimination
-// of the one-thread forms, each written once over accessors so that the
-// shared-memory tile (kernels/block/block_tridiag.cuh's thread_thomas), the
-// global-memory pivoted form (thread_tridiag_pivot.cuh, run by
-// kernels/agent/agent_tridiag_pivot.cuh) and the CPU tests
-// (test/test_tridiag_pivot_thread.cpp) compile the same expressions, and so
-// give the same bits. Plain C++ (host and device), no CUDA header.
+// One tridiagonal system, one thread: the pivot rule and the two
+// eliminations of the one-thread forms, each written once over accessors so
+// that the shared-memory tile (kernels/block/block_tridiag.cuh's
+// thread_thomas and thread_gtsv), the global-memory pivoted form
+// (thread_tridiag_pivot.cuh, run by kernels/agent/agent_tridiag_pivot.cuh)
+// and the CPU tests (test/test_tridiag_pivot_thread.cpp) compile the same
+// expressions, and so give the same bits. Plain C++ (host and device), no
+// CUDA header.
 //
 //   usable_pivot    the rule every solver applies to a divisor
 //   pivot_rcp       1 / p, bitwise the quotient for a usable pivot
 //   thomas_factor   Gaussian elimination without pivoting (the arithmetic
 //                   of reference::thomas, with reciprocals); thomas_rhs and
 //                   thomas_back its substitutions
+//   gtsv_factor     with partial pivoting (LAPACK's ?gttrf: rows i and
+//                   i + 1 change places where |u_i| < |a_(i+1)|); gtsv_rhs
+//                   and gtsv_back its substitutions (?gtts2)
 //
 // Accessors. `rows` gives row i's place, rows.at(i) (its index, or its word
 // in shared memory; a static function of i), and reads the row there,
@@ -23,8 +27,8 @@
 // substitutes later, once per right-hand side. The substitutions take the
 // places alone (`places.at`) and accessors of the values there.
 //
-// Breakdown: the factor returns the 1-based row of the first unusable pivot
-// (0 when none). With Stop it returns there; without, it sweeps on
+// Breakdown: the factors return the 1-based row of the first unusable pivot
+// (0 when none). With Stop they return there; without, they sweep on
 // through inf/NaN, whose results the caller discards: with no branch out of
 // the loop, the unrolled Thomas sweep issues row i + 1's loads before row
 // i's arithmetic, so their latency stays off the chain of reciprocals.
@@ -164,6 +168,85 @@ RECUR_HD inline void thomas_back(PlacesT const& places, Index n, T x, YT&& y, CT
     auto const q = places.at(i);
     x = y(q) - cp(q) * x;
     y(q) = x;
+  }
+}
+
+// ------------------------------------------------- partial pivoting ---
+
+// Row i of U: u_i on the diagonal and its two superdiagonals.
+template <class T>
+struct gtsv_u_row {
+  T u, u1, u2;
+};
+
+// ?gttrf streamed: column i's pivot is the larger of |u_i| and |a_(i+1)|
+// (ties keep the rows). For i < n - 1, sink(at_i, row_(i+1), U_i, l_i,
+// swapped): row i + 1 as read, row i of U, the multiplier and whether rows
+// i and i + 1 changed places; then last(at_(n-1), u_(n-1)) (row n-1 of U is
+// u_(n-1), 0, 0). Returns the first unusable pivot's row (1-based), 0 when
+// none; without Stop every row reaches the sinks.
+template <bool Stop, class Index, class RowsT, class SinkT, class LastT>
+RECUR_HD inline int gtsv_factor(RowsT const& rows, Index n, SinkT&& sink, LastT&& last) {
+  auto at = rows.at(Index(0));
+  auto const first = rows.read(at);
+  using T = decltype(first.b);
+  int bad = 0;
+  T u = first.b, u1 = first.c;  // row i of U as eliminated so far
+  for (Index i = 0; i + 1 < n; ++i) {
+    auto const at_next = rows.at(i + 1);
+    auto const e = rows.read(at_next);
+    if (std::fabs(u) >= std::fabs(e.a)) {  // no interchange
+      if (bad == 0 && !usable_pivot(u)) {
+        bad = static_cast<int>(i + 1);
+        if constexpr (Stop) return bad;
+      }
+      T const fact = e.a / u;
+      sink(at, e, gtsv_u_row<T>{u, u1, T(0)}, fact, false);
+      u = e.b - fact * u1;
+      u1 = e.c;
+    } else {  // rows i and i + 1 change places
+      T const fact = u / e.a;
+      sink(at, e, gtsv_u_row<T>{e.a, e.b, e.c}, fact, true);
+      u = u1 - fact * e.b;
+      u1 = -fact * e.c;
+      if (bad == 0 && !usable_pivot(e.a)) {
+        bad = static_cast<int>(i + 1);
+        if constexpr (Stop) return bad;
+      }
+    }
+    at = at_next;
+  }
+  if (bad == 0 && !usable_pivot(u)) bad = static_cast<int>(n);
+  last(at, u);
+  return bad;
+}
+
+// L's substitution with the interchanges, one step: carry holds row i's
+// right-hand side as eliminated so far and `next` row i + 1's; returns y_i
+// and leaves row i + 1's in carry. One expression for both cases (its
+// operands chosen by `swapped`), so that a runtime flag costs selects, not
+// a second fused multiply-add.
+template <class T>
+RECUR_HD inline T gtsv_rhs(bool swapped, T l, T& carry, T next) {
+  T const y = swapped ? next : carry;  // y_i: the right-hand side of the row that stays row i
+  carry = (swapped ? carry : next) - l * y;
+  return y;
+}
+
+// U's substitution, divided as LAPACK divides: x_i = (y_i - u1_i x_(i+1) -
+// u2_i x_(i+2)) / u_i for i = n-1 down to 0, where y(at_i) is the place that
+// holds y_i and receives x_i, and u(at_i) returns row i of U.
+template <class PlacesT, class Index, class YT, class UT>
+RECUR_HD inline void gtsv_back(PlacesT const& places, Index n, YT&& y, UT&& u) {
+  using T = decltype(u(places.at(n - 1)).u);
+  T x1 = 0, x2 = 0;  // x_(i+1), x_(i+2)
+  for (Index i = n - 1; i >= 0; --i) {
+    auto const q = places.at(i);
+    gtsv_u_row<T> const r = u(q);
+    T const x = (y(q) - r.u1 * x1 - r.u2 * x2) / r.u;
+    y(q) = x;
+    x2 = x1;
+    x1 = x;
   }
 }
 

@@ -21,7 +21,9 @@
 //   for the second.
 // - Partial pivoting: LAPACK's ?gttrf streamed row by row (rows i and i + 1
 //   change places where |u_i| < |a_(i+1)|) and ?gtts2's substitutions, in
-//   their arithmetic (the reference's factor_pivoted and solve_lu).
+//   their arithmetic (the reference's factor_pivoted and solve_lu):
+//   thread_tridiag.cuh's gtsv_factor and its substitutions, which the tile's
+//   thread_gtsv runs too.
 // - Periodic (n >= 3): the reference's Sherman-Morrison split (gamma, T, z =
 //   T^-1 u once per system, then x = y - s z per right-hand side).
 // - Refinement (double systems): the reference's solve_refined: 2^scale A
@@ -124,32 +126,15 @@ RECUR_HD int pivot_factor_thomas(RowsT const& row, std::int64_t n, pivot_planes<
   return info;
 }
 
-// ?gttrf streamed: column i's pivot is the larger of |u_i| and |a_(i+1)|
-// (ties keep the rows). Factors to the planes (u, u1, u2, l, flags).
+// gtsv_factor, factors to the planes (u, u1, u2, l, flags).
 template <class F, class RowsT>
 RECUR_HD int pivot_factor_partial(RowsT const& row, std::int64_t n, pivot_planes<F> const& ws) {
-  pivot_row<F> const first = row(0);
-  F u = first.b, u1 = first.c;  // row i of U as eliminated so far
-  for (std::int64_t i = 0; i + 1 < n; ++i) {
-    pivot_row<F> const e = row(i + 1);
-    bool const more = i + 2 < n;
-    if (pivot_abs(u) >= pivot_abs(e.a)) {  // no interchange
-      if (!usable_pivot(u)) return static_cast<int>(i + 1);
-      F const fact = e.a / u;
-      ws(0, i) = u, ws(1, i) = u1, ws(2, i) = F(0), ws(3, i) = fact, ws(4, i) = F(0);
-      u = e.b - fact * u1;
-      u1 = e.c;
-    } else {  // rows i and i + 1 change places
-      F const fact = u / e.a;
-      ws(0, i) = e.a, ws(1, i) = e.b, ws(2, i) = more ? e.c : F(0), ws(3, i) = fact, ws(4, i) = F(1);
-      u = u1 - fact * e.b;
-      u1 = more ? -fact * e.c : F(0);
-      if (!usable_pivot(e.a)) return static_cast<int>(i + 1);
-    }
-  }
-  if (!usable_pivot(u)) return static_cast<int>(n);
-  ws(0, n - 1) = u, ws(1, n - 1) = F(0), ws(2, n - 1) = F(0);
-  return 0;
+  return gtsv_factor<true>(
+      indexed_rows<RowsT>{{}, row}, n,
+      [&](std::int64_t i, pivot_row<F> const&, gtsv_u_row<F> const& u, F l, bool swapped) {
+        ws(0, i) = u.u, ws(1, i) = u.u1, ws(2, i) = u.u2, ws(3, i) = l, ws(4, i) = swapped ? F(1) : F(0);
+      },
+      [&](std::int64_t i, F u) { ws(0, i) = u, ws(1, i) = F(0), ws(2, i) = F(0); });
 }
 
 // The substitutions of a factorisation that returned 0: out = A^-1 in (out
@@ -157,39 +142,28 @@ RECUR_HD int pivot_factor_partial(RowsT const& row, std::int64_t n, pivot_planes
 template <class F, class In>
 RECUR_HD void pivot_substitute(bool pivoted, pivot_planes<F> const& ws, std::int64_t n, pivot_vector<In> in,
                                pivot_vector<F> out) {
+  auto const x = [&](std::int64_t i) -> F& { return out[i]; };
   if (!pivoted) {
     F y = 0;
     for (std::int64_t i = 0; i < n; ++i) {
       y = thomas_rhs(F(in[i]), ws(3, i), y, ws(0, i));
       out[i] = y;
     }
-    thomas_back(
-        index_places{}, n, y, [&](std::int64_t i) -> F& { return out[i]; },
-        [&](std::int64_t i) { return ws(1, i); });
+    thomas_back(index_places{}, n, y, x, [&](std::int64_t i) { return ws(1, i); });
     return;
   }
   // ?gtts2: L with the interchanges (carry is row i's value being
-  // eliminated), then U, divided as LAPACK divides.
+  // eliminated), then U.
   F carry = in[0];
   for (std::int64_t i = 0; i + 1 < n; ++i) {
     F const next = in[i + 1];
     F const l = ws(3, i);
-    if (ws(4, i) == F(0)) {
-      out[i] = carry;
-      carry = next - l * carry;
-    } else {
-      out[i] = next;
-      carry = carry - l * next;
-    }
+    out[i] = gtsv_rhs(ws(4, i) != F(0), l, carry, next);
   }
   out[n - 1] = carry;
-  F x1 = 0, x2 = 0;  // x_(i+1), x_(i+2)
-  for (std::int64_t i = n - 1; i >= 0; --i) {
-    F const x = (out[i] - ws(1, i) * x1 - ws(2, i) * x2) / ws(0, i);
-    out[i] = x;
-    x2 = x1;
-    x1 = x;
-  }
+  gtsv_back(index_places{}, n, x, [&](std::int64_t i) {
+    return gtsv_u_row<F>{ws(0, i), ws(1, i), ws(2, i)};
+  });
 }
 
 // The periodic split's gamma for row 0 (a_0, b_0, c_0): the largest of
