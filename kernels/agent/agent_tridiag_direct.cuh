@@ -260,7 +260,7 @@ __device__ __forceinline__ T direct_periodic_fold(chunk_regs<T, R>& m, T (&bv)[R
   pivot_row<T> const r0{from0(m.a[0]), from0(bv[0]), from0(m.c[0])};
   T const gamma = pivot_periodic_gamma(r0), w = r0.a / gamma;
   if (sl == 0) {
-    bv[0] = pivot_usable(gamma) ? r0.b - gamma : std::numeric_limits<T>::quiet_NaN();
+    bv[0] = usable_pivot(gamma) ? r0.b - gamma : std::numeric_limits<T>::quiet_NaN();
     m.a[0] = gamma;
   }
   if (sl == Lanes - 1) bv[R - 1] = bv[R - 1] - m.c[R - 1] * w;
@@ -287,7 +287,7 @@ __device__ __forceinline__ void direct_periodic_join(tridiag_eq3<T>& f0, tridiag
   T const y0 = from(f0.d, 0), z0 = from(g0.v[0], 0);
   T const yn = from(f1.d, Lanes - 1), zn = from(g1.v[0], Lanes - 1);
   T const den = T(1) + z0 + w * zn;
-  bool const usable = pivot_usable(den);
+  bool const usable = usable_pivot(den);
   if (sl == 0 && !usable) record_breakdown(info, n - 1);
   T const xi = usable ? (y0 + w * yn) / den : std::numeric_limits<T>::quiet_NaN();
   f0.d = f0.d - g0.v[0] * xi;

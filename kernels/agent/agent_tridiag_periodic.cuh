@@ -101,7 +101,7 @@ __global__ void tridiag_periodic_split_kernel(__grid_constant__ tridiag_periodic
       pivot_row<T> const r0 = periodic_row0(p, q.k);
       T const gamma = pivot_periodic_gamma(r0);
       if (q.i == 0) {
-        bv = pivot_usable(gamma) ? bv - gamma : std::numeric_limits<T>::quiet_NaN();
+        bv = usable_pivot(gamma) ? bv - gamma : std::numeric_limits<T>::quiet_NaN();
         uv = gamma;
       } else {
         T const cv = p.c[o];
@@ -125,7 +125,7 @@ __global__ void tridiag_periodic_divisor_kernel(__grid_constant__ tridiag_period
   pivot_row<T> const r0 = periodic_row0(p, k);
   T const w = r0.a / pivot_periodic_gamma(r0);
   T const den = T(1) + p.z[p.lay.offset(0, k)] + w * p.z[p.lay.offset(n - 1, k)];
-  bool const usable = pivot_usable(den);
+  bool const usable = usable_pivot(den);
   if (!usable && p.info && p.info[k] == 0) p.info[k] = static_cast<std::int32_t>(n);
   p.w[k] = w;
   p.divisor[k] = usable ? den : std::numeric_limits<T>::quiet_NaN();

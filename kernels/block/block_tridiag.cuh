@@ -14,6 +14,8 @@
 //                   pivoting (the arithmetic of reference::thomas).
 //   thread_gtsv     one thread, one system: with partial pivoting (LAPACK's
 //                   ?gttrf and ?gtts2).
+//                   Both run kernels/thread/thread_tridiag.cuh's
+//                   eliminations, which the pivoted form shares.
 //   group_cr_pcr    a group of threads, one system: cyclic reduction
 //                   (in place, Zhang et al. 2010 sec. 2.1) while the reduced
 //                   system has more than `switch_size` equations, then PCR
@@ -31,6 +33,8 @@
 
 #include <cuda_runtime.h>
 
+#include "../thread/thread_tridiag.cuh"
+
 namespace recur::kernels {
 
 // Row i of a system sits at tridiag_pos(i) of its arrays: one padding word
@@ -45,42 +49,6 @@ struct tridiag_rows {
   T* c;
   T* d;
 };
-
-// A pivot the solvers divide by, tested without a branch (the sweeps test
-// every row's). f64: nonzero and finite (0 < |p| < inf, false for NaN).
-// f32: 2^-126 <= |p| < 2^126, a normal number whose reciprocal is normal
-// too (the reference's rule for float, include/recur/reference/tridiag.hpp):
-// the range where pivot_rcp's three instructions give 1 / p exactly as the
-// division does. A subnormal pivot, or one of 2^126 or more, is a breakdown.
-template <class T>
-__device__ __forceinline__ bool usable_pivot(T p) {
-  if constexpr (sizeof(T) == 4) {
-    // Biased exponent e in [1, 252]: (e + 3) mod 256 >= 4.
-    return ((__float_as_uint(p) + 0x01800000u) & 0x7f800000u) > 0x01ffffffu;
-  } else {
-    T const m = fabs(p);
-    return (m > T(0)) & (m < std::numeric_limits<T>::infinity());
-  }
-}
-
-// 1 / p for a usable pivot (bitwise the correctly rounded quotient). f32:
-// the approximate reciprocal and one Newton step, the fast path of nvcc's
-// own division without its range test and the branch to its slow path
-// (which covers only the pivots usable_pivot rejects; test_block_tridiag's
-// pivot_rcp_exact checks every float); in the f32 sweeps that test and
-// branch would be a seventh of a row's instructions. The direct kernel's x
-// and the tile's may differ by 1-2 ulp in f32; test_block_tridiag's
-// expect_direct_tile bounds the difference.
-template <class T>
-__device__ __forceinline__ T pivot_rcp(T p) {
-  if constexpr (sizeof(T) == 4) {
-    float r;
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(p));
-    return fmaf(r, fmaf(-p, r, 1.0f), r);
-  } else {
-    return T(1) / p;
-  }
-}
 
 __device__ __forceinline__ void record_breakdown(int* info, std::int64_t row) {
   atomicMin(info, static_cast<int>(row + 1));
@@ -123,90 +91,72 @@ struct chunk_split {
   __device__ int len(int p) const { return base + (p < extra ? 1 : 0); }
 };
 
-// -------------------------------------------------------------- Thomas ---
+// ---------------------------------------------- one thread, one system ---
 
-// c'_i overwrites c_i, d'_i and then x_i overwrite d_i. Returns the 1-based
-// row of the first unusable pivot (0 when solved); on breakdown d is left
-// partly eliminated (the agent fills x with NaN).
+// Row i of a system as the one-thread solvers read it, right-hand side
+// included (thread_tridiag.cuh's factors eliminate d in the same pass).
+template <class T>
+struct tile_row {
+  T a, b, c, d;
+};
+
+// The rows of a system in shared memory for thread_tridiag.cuh's factors
+// and substitutions: row i's place is its word tridiag_pos(i), where its
+// factors and x_i go (a function of i alone, so static). a_0 and c_(n-1)
+// are read as the loader's zeros.
+template <class T>
+struct tile_rows {
+  tridiag_rows<T> s;
+  static __device__ int at(int i) { return tridiag_pos(i); }
+  __device__ tile_row<T> read(int q) const { return {s.a[q], s.b[q], s.c[q], s.d[q]}; }
+};
+
+// thomas_factor and its substitutions (kernels/thread/thread_tridiag.cuh)
+// in place: c'_i overwrites c_i, d'_i and then x_i overwrite d_i, d
+// eliminated in the factor's pass, which has no early exit
+// (thread_tridiag.cuh says why). Returns the 1-based row of the first
+// unusable pivot (0 when solved); on breakdown d is left partly eliminated
+// (the agent fills x with NaN).
 template <class T>
 __device__ __forceinline__ int thread_thomas(tridiag_rows<T> s, int n) {
-  // No early exit: a breakdown is remembered (the first row) and the sweep
-  // runs on through inf/NaN, whose results the caller discards. With no
-  // branch out of the loop, row i + 1's loads are issued before row i's
-  // arithmetic, so shared-memory latency stays off the chain of reciprocals.
-  int bad = 0;
-  T c_prev = 0, d_prev = 0;
-  T an = s.a[0], bn = s.b[0], cn = s.c[0], dn = s.d[0];
-  int q = 0;
-#pragma unroll 4
-  for (int i = 0; i < n; ++i) {
-    T const ai = an, bi = bn, ci = cn, di = dn;
-    int const qn = tridiag_pos(i + 1);
-    if (i + 1 < n) an = s.a[qn], bn = s.b[qn], cn = s.c[qn], dn = s.d[qn];
-    T const p = bi - ai * c_prev;
-    if (bad == 0 && !usable_pivot(p)) bad = i + 1;
-    T const r = pivot_rcp(p);
-    c_prev = ci * r;
-    d_prev = (di - ai * d_prev) * r;
-    s.c[q] = c_prev;
-    s.d[q] = d_prev;
-    q = qn;
-  }
+  T x = 0;  // y_(n-1) = x_(n-1) after the factor's pass
+  int const bad = thomas_factor<false, 4>(tile_rows<T>{s}, n, [&](int q, T, T, T, T, T, T cp, T dp) {
+    s.c[q] = cp;
+    s.d[q] = dp;
+    x = dp;
+  });
   if (bad) return bad;
-  T x = d_prev;
-#pragma unroll 4
-  for (int i = n - 2; i >= 0; --i) {
-    int const qi = tridiag_pos(i);
-    x = s.d[qi] - s.c[qi] * x;
-    s.d[qi] = x;
-  }
+  thomas_back(
+      tile_rows<T>{s}, n, x, [&](int q) -> T& { return s.d[q]; }, [&](int q) { return s.c[q]; });
   return 0;
 }
 
-// Gaussian elimination with partial pivoting, one thread, one system: the
-// arithmetic of the pivoted form's pivot_factor_partial and
-// pivot_substitute (LAPACK's ?gttrf and ?gtts2: rows i and i + 1 change
-// places where |u_i| < |a_(i+1)|), with the right-hand side eliminated in
-// the same pass. Row i of U overwrites the consumed row i: u_i in b, its
-// two superdiagonals in c and a, y_i and then x_i in d. Returns the 1-based
-// row of the first unusable pivot (0 when solved); no early exit, as
-// thread_thomas.
+// gtsv_factor and its substitutions (the pivoted form's
+// pivot_factor_partial and pivot_substitute run the same) in place, the
+// right-hand side eliminated in the factor's pass: row i of U overwrites the
+// consumed row i, u_i in b, its two superdiagonals in c and a, y_i and then
+// x_i in d. Returns the 1-based row of the first unusable pivot (0 when
+// solved), as thread_thomas.
 template <class T>
 __device__ __forceinline__ int thread_gtsv(tridiag_rows<T> s, int n) {
-  int bad = 0;
-  T u = s.b[0], u1 = n > 1 ? s.c[0] : T(0), carry = s.d[0];  // row i of U so far, and y_i
-  int q = 0;
-  for (int i = 0; i + 1 < n; ++i) {
-    int const qn = tridiag_pos(i + 1);
-    T const ea = s.a[qn], eb = s.b[qn], ec = i + 2 < n ? s.c[qn] : T(0), ed = s.d[qn];
-    if (fabs(u) >= fabs(ea)) {  // no interchange
-      if (bad == 0 && !usable_pivot(u)) bad = i + 1;
-      T const fact = ea / u;
-      s.b[q] = u, s.c[q] = u1, s.a[q] = T(0), s.d[q] = carry;
-      carry = ed - fact * carry;
-      u = eb - fact * u1;
-      u1 = ec;
-    } else {  // rows i and i + 1 change places
-      T const fact = u / ea;
-      s.b[q] = ea, s.c[q] = eb, s.a[q] = ec, s.d[q] = ed;
-      carry = carry - fact * ed;
-      u = u1 - fact * eb;
-      u1 = -fact * ec;
-      if (bad == 0 && !usable_pivot(ea)) bad = i + 1;
-    }
-    q = qn;
-  }
-  if (bad == 0 && !usable_pivot(u)) bad = n;
-  s.b[q] = u, s.c[q] = T(0), s.a[q] = T(0), s.d[q] = carry;
+  T carry = s.d[0];  // row i's right-hand side as eliminated so far
+  auto const put = [&](int q, gtsv_u_row<T> const& u, T y) {
+    s.b[q] = u.u, s.c[q] = u.u1, s.a[q] = u.u2, s.d[q] = y;
+  };
+  int const bad = gtsv_factor<false>(
+      tile_rows<T>{s}, n,
+      [&](int q, tile_row<T> const& next, gtsv_u_row<T> const& u, T l, bool swapped) {
+        put(q, u, gtsv_rhs(swapped, l, carry, next.d));
+      },
+      [&](int q, T u) {
+        put(q, {u, T(0), T(0)}, carry);
+      });
   if (bad) return bad;
-  T x1 = 0, x2 = 0;  // x_(i+1), x_(i+2)
-  for (int i = n - 1; i >= 0; --i) {
-    int const qi = tridiag_pos(i);
-    T const x = (s.d[qi] - s.c[qi] * x1 - s.a[qi] * x2) / s.b[qi];
-    s.d[qi] = x;
-    x2 = x1;
-    x1 = x;
-  }
+  gtsv_back(
+      tile_rows<T>{s}, n, [&](int q) -> T& { return s.d[q]; },
+      [&](int q) {
+        return gtsv_u_row<T>{s.b[q], s.c[q], s.a[q]};
+      });
   return 0;
 }
 

@@ -9,18 +9,21 @@
 // tridiag_periodic.hpp, tridiag_refine.hpp), whose methods they follow:
 //
 // - Thomas (pivoting none, and automatic's first attempt): the GPU's
-//   no-pivot arithmetic (block_tridiag.cuh's thread_thomas): p_i = b_i -
-//   a_i c'_(i-1), r_i = 1 / p_i, c'_i = c_i r_i, d'_i = (d_i - a_i d'_(i-1))
-//   r_i, x_i = d'_i - c'_i x_(i+1). The device compiles these expressions as
-//   the Thomas tile does, so automatic gives its bits where it does not
-//   pivot. automatic measures the growth of the no-pivot LU as it factors
-//   (reference::detail::factor_thomas's numerator and denominator,
-//   growth_acceptable) and factors again with partial pivoting where the
-//   test fails or a pivot is unusable; the Thomas attempt writes only the
-//   workspace, so d is intact for the second.
+//   no-pivot arithmetic, thread_tridiag.cuh's thomas_factor and its
+//   substitutions, which the Thomas tile (block_tridiag.cuh's thread_thomas)
+//   runs too: p_i = b_i - a_i c'_(i-1), r_i = 1 / p_i, c'_i = c_i r_i,
+//   d'_i = (d_i - a_i d'_(i-1)) r_i, x_i = d'_i - c'_i x_(i+1); so automatic
+//   gives the tile's bits where it does not pivot. automatic measures the
+//   growth of the no-pivot LU as it factors (reference::detail::
+//   factor_thomas's numerator and denominator, growth_acceptable) and
+//   factors again with partial pivoting where the test fails or a pivot is
+//   unusable; the Thomas attempt writes only the workspace, so d is intact
+//   for the second.
 // - Partial pivoting: LAPACK's ?gttrf streamed row by row (rows i and i + 1
 //   change places where |u_i| < |a_(i+1)|) and ?gtts2's substitutions, in
-//   their arithmetic (the reference's factor_pivoted and solve_lu).
+//   their arithmetic (the reference's factor_pivoted and solve_lu):
+//   thread_tridiag.cuh's gtsv_factor and its substitutions, which the tile's
+//   thread_gtsv runs too.
 // - Periodic (n >= 3): the reference's Sherman-Morrison split (gamma, T, z =
 //   T^-1 u once per system, then x = y - s z per right-hand side).
 // - Refinement (double systems): the reference's solve_refined: 2^scale A
@@ -43,18 +46,9 @@
 #include <recur/config.hpp>
 #include <recur/types.hpp>
 
-namespace recur::kernels {
+#include "thread_tridiag.cuh"
 
-// The reference's pivot rule (reference::detail::usable_pivot): non-zero
-// and finite; float also 2^-126 <= |p| < 2^126.
-template <class F>
-RECUR_HD inline bool pivot_usable(F p) {
-  F const m = p < F(0) ? -p : p;
-  if constexpr (sizeof(F) == 4)
-    return m >= F(0x1p-126) && m < F(0x1p126);
-  else
-    return m > F(0) && m < std::numeric_limits<F>::infinity();
-}
+namespace recur::kernels {
 
 // gamma <= pivot_growth_bound accepts the no-pivot LU
 // (reference::detail::lu_growth_bound).
@@ -108,72 +102,39 @@ RECUR_HD inline F pivot_max(F m, F v) {
   return m < v ? v : m;
 }
 
-// Thomas' elimination of the rows row(i) (a_0 and c_(n-1) zero) with its
-// growth test; store(i, r, c', a) receives row i's factors. Returns 0 or the
-// first row (1-based) with an unusable pivot; growth_ok: the growth test
-// passed (false on breakdown).
-template <class F, class RowsT, class StoreT>
-RECUR_HD int pivot_eliminate_thomas(RowsT const& row, std::int64_t n, StoreT const& store, bool& growth_ok) {
-  F c_prev = 0, numerator = 0, denominator = 0;
-  growth_ok = false;
-  for (std::int64_t i = 0; i < n; ++i) {
-    pivot_row<F> const e = row(i);
-    F const p = e.b - e.a * c_prev;
-    // |l_i c_(i-1)| = |a_i c'_(i-1)| as |b_i - p_i|: the product is not
-    // formed apart from p, so the device fuses p's multiply-add as the
-    // Thomas forms do (their bits), and the test differs from the
-    // reference's by rounding only.
-    numerator = pivot_max(numerator, pivot_abs(e.b - p) + pivot_abs(p));
-    denominator = pivot_max(denominator, pivot_abs(e.a) + pivot_abs(e.b) + pivot_abs(e.c));
-    if (!pivot_usable(p)) return static_cast<int>(i + 1);
-    F const r = F(1) / p;
-    c_prev = e.c * r;
-    store(i, r, c_prev, e.a);
-  }
-  growth_ok = numerator <= F(pivot_growth_bound) * denominator;
-  return 0;
-}
-
-// Thomas' elimination, factors to the planes (r, c', a).
+// Thomas' elimination (thread_tridiag.cuh's thomas_factor) with the growth
+// test, factors to the planes (r, c', a). Returns 0 or the first row
+// (1-based) with an unusable pivot; growth_ok: the growth test passed (false
+// on breakdown).
 template <class F, class RowsT>
 RECUR_HD int pivot_factor_thomas(RowsT const& row, std::int64_t n, pivot_planes<F> const& ws,
                                  bool& growth_ok) {
-  return pivot_eliminate_thomas<F>(
-      row, n,
-      [&](std::int64_t i, F r, F cp, F a) {
+  F numerator = 0, denominator = 0;
+  int const info = thomas_factor<true, 1>(
+      indexed_rows<RowsT>{{}, row}, n, [&](std::int64_t i, F a, F b, F c, F p, F r, F cp, F) {
+        // |l_i c_(i-1)| = |a_i c'_(i-1)| as |b_i - p_i|: the product is not
+        // formed apart from p, so the device fuses p's multiply-add as the
+        // Thomas forms do (their bits), and the test differs from the
+        // reference's by rounding only.
+        numerator = pivot_max(numerator, pivot_abs(b - p) + pivot_abs(p));
+        denominator = pivot_max(denominator, pivot_abs(a) + pivot_abs(b) + pivot_abs(c));
         ws(0, i) = r;
         ws(1, i) = cp;
         ws(3, i) = a;
-      },
-      growth_ok);
+      });
+  growth_ok = info == 0 && numerator <= F(pivot_growth_bound) * denominator;
+  return info;
 }
 
-// ?gttrf streamed: column i's pivot is the larger of |u_i| and |a_(i+1)|
-// (ties keep the rows). Factors to the planes (u, u1, u2, l, flags).
+// gtsv_factor, factors to the planes (u, u1, u2, l, flags).
 template <class F, class RowsT>
 RECUR_HD int pivot_factor_partial(RowsT const& row, std::int64_t n, pivot_planes<F> const& ws) {
-  pivot_row<F> const first = row(0);
-  F u = first.b, u1 = first.c;  // row i of U as eliminated so far
-  for (std::int64_t i = 0; i + 1 < n; ++i) {
-    pivot_row<F> const e = row(i + 1);
-    bool const more = i + 2 < n;
-    if (pivot_abs(u) >= pivot_abs(e.a)) {  // no interchange
-      if (!pivot_usable(u)) return static_cast<int>(i + 1);
-      F const fact = e.a / u;
-      ws(0, i) = u, ws(1, i) = u1, ws(2, i) = F(0), ws(3, i) = fact, ws(4, i) = F(0);
-      u = e.b - fact * u1;
-      u1 = e.c;
-    } else {  // rows i and i + 1 change places
-      F const fact = u / e.a;
-      ws(0, i) = e.a, ws(1, i) = e.b, ws(2, i) = more ? e.c : F(0), ws(3, i) = fact, ws(4, i) = F(1);
-      u = u1 - fact * e.b;
-      u1 = more ? -fact * e.c : F(0);
-      if (!pivot_usable(e.a)) return static_cast<int>(i + 1);
-    }
-  }
-  if (!pivot_usable(u)) return static_cast<int>(n);
-  ws(0, n - 1) = u, ws(1, n - 1) = F(0), ws(2, n - 1) = F(0);
-  return 0;
+  return gtsv_factor<true>(
+      indexed_rows<RowsT>{{}, row}, n,
+      [&](std::int64_t i, pivot_row<F> const&, gtsv_u_row<F> const& u, F l, bool swapped) {
+        ws(0, i) = u.u, ws(1, i) = u.u1, ws(2, i) = u.u2, ws(3, i) = l, ws(4, i) = swapped ? F(1) : F(0);
+      },
+      [&](std::int64_t i, F u) { ws(0, i) = u, ws(1, i) = F(0), ws(2, i) = F(0); });
 }
 
 // The substitutions of a factorisation that returned 0: out = A^-1 in (out
@@ -181,47 +142,34 @@ RECUR_HD int pivot_factor_partial(RowsT const& row, std::int64_t n, pivot_planes
 template <class F, class In>
 RECUR_HD void pivot_substitute(bool pivoted, pivot_planes<F> const& ws, std::int64_t n, pivot_vector<In> in,
                                pivot_vector<F> out) {
+  auto const x = [&](std::int64_t i) -> F& { return out[i]; };
   if (!pivoted) {
     F y = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-      y = (in[i] - ws(3, i) * y) * ws(0, i);
+      y = thomas_rhs(F(in[i]), ws(3, i), y, ws(0, i));
       out[i] = y;
     }
-    F x = y;
-    for (std::int64_t i = n - 2; i >= 0; --i) {
-      x = out[i] - ws(1, i) * x;
-      out[i] = x;
-    }
+    thomas_back(index_places{}, n, y, x, [&](std::int64_t i) { return ws(1, i); });
     return;
   }
   // ?gtts2: L with the interchanges (carry is row i's value being
-  // eliminated), then U, divided as LAPACK divides.
+  // eliminated), then U.
   F carry = in[0];
   for (std::int64_t i = 0; i + 1 < n; ++i) {
     F const next = in[i + 1];
     F const l = ws(3, i);
-    if (ws(4, i) == F(0)) {
-      out[i] = carry;
-      carry = next - l * carry;
-    } else {
-      out[i] = next;
-      carry = carry - l * next;
-    }
+    out[i] = gtsv_rhs(ws(4, i) != F(0), l, carry, next);
   }
   out[n - 1] = carry;
-  F x1 = 0, x2 = 0;  // x_(i+1), x_(i+2)
-  for (std::int64_t i = n - 1; i >= 0; --i) {
-    F const x = (out[i] - ws(1, i) * x1 - ws(2, i) * x2) / ws(0, i);
-    out[i] = x;
-    x2 = x1;
-    x1 = x;
-  }
+  gtsv_back(index_places{}, n, x, [&](std::int64_t i) {
+    return gtsv_u_row<F>{ws(0, i), ws(1, i), ws(2, i)};
+  });
 }
 
 // The periodic split's gamma for row 0 (a_0, b_0, c_0): the largest of
 // |a_0|, |b_0|, |c_0| with the sign opposite to b_0's, so that b_0 - gamma
 // does not cancel and a_0 / gamma is at most 1 in magnitude. The split is
-// usable where gamma is (pivot_usable); otherwise row 0 is zero (or not
+// usable where gamma is (usable_pivot); otherwise row 0 is zero (or not
 // finite) and the system breaks down at row 1. The pivoted form and the
 // split around the fast forms (agent_tridiag_periodic.cuh) both take it.
 template <class F>
@@ -243,7 +191,7 @@ RECUR_HD int pivot_factor(RowsT const& row, std::int64_t n, bool periodic, tridi
   if (periodic) {
     pivot_row<F> const r0 = row(0);
     gamma = pivot_periodic_gamma(r0);
-    if (!pivot_usable(gamma)) return 1;
+    if (!usable_pivot(gamma)) return 1;
     f.w = r0.a / gamma;
   }
   // The split's T: row 0 without a_0 and b_0 - gamma; row n-1 without
@@ -280,7 +228,7 @@ RECUR_HD int pivot_factor(RowsT const& row, std::int64_t n, bool periodic, tridi
   for (std::int64_t i = 0; i < n; ++i) z[i] = i == 0 ? gamma : i == n - 1 ? corner : F(0);
   pivot_substitute(f.pivoted, ws, n, z, z);
   f.denominator = F(1) + z[0] + f.w * z[n - 1];
-  if (!pivot_usable(f.denominator)) return static_cast<int>(n);
+  if (!usable_pivot(f.denominator)) return static_cast<int>(n);
   return 0;
 }
 
