@@ -776,7 +776,7 @@ void register_large(tri_shape sh) {
 }
 
 // One system, n = 2^10 .. 2^24 (tridiag_one_*): CR against Bondeli's
-// algorithm, the comparison of the CR-and-Bondeli paper (doc/tridiag.md),
+// algorithm, the comparison of the CR-and-Bondeli paper (doc/tridiag-internals.md),
 // beside automatic and cuSPARSE's gtsv2_nopivot; dominant systems,
 // contiguous, 5 words per unknown.
 template <class T>

@@ -3,7 +3,7 @@
 // split of one system over t threads (automatic, the partition method;
 // bondeli, Bondeli's algorithm). Prints a markdown table, one row per type, n,
 // method and thread count: the best time over repetitions, and the speed-up
-// over ?gtsv and over recur's one-thread Thomas. doc/tridiag.md's CPU table
+// over ?gtsv and over recur's one-thread Thomas. doc/tridiag-internals.md ("One system on many CPU threads")
 // and the split threshold (lib/cpu/tridiag_split.hpp, tridiag_split_min_n)
 // come from it.
 //

@@ -42,7 +42,7 @@ using recur_test::test_stream;
 memory current_memory = memory::device;
 
 // What each named algorithm must run on this device (the limits
-// lib/cuda/tridiag_cuda.cuh states in its refusals): every algorithm any n
+// kernels/dispatch/tridiag_resolve.cuh states in its refusals): every algorithm any n
 // below 2^30 (a system larger than its tile runs the partitioned form, the
 // algorithm solving the reduced systems; Thomas through global memory;
 // bondeli its own form).

@@ -1,5 +1,5 @@
 // recur::solve_batched through recur::cuda{stream} on systems larger than
-// shared memory (the partitioned form, doc/tridiag.md "Large systems on the GPU"):
+// shared memory (the partitioned form, doc/tridiag-internals.md "Large systems on the GPU"):
 //
 // - backward_stable_*: one system of n = 10^5, 2^20 + 1 and 10^7 unknowns
 //   (and 2^28 in f32 where memory allows), automatic, 1-D Poisson

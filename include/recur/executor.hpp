@@ -8,8 +8,9 @@ struct CUstream_st;  // cudaStream_t is CUstream_st*; no CUDA header needed
 
 namespace recur {
 
-// The CPU backend. threads == 0 lets the library choose (cost model, see
-// doc/pscheme.md); otherwise at most this many threads are used.
+// The CPU backend. At most `threads` threads are used, OpenMP's maximum
+// when 0; within that each call chooses how many (the recurrences by the
+// P-scheme's cost model, doc/pscheme.md).
 struct host {
   int threads = 0;
 };

@@ -47,7 +47,8 @@
 //   backends run the mirrored view, a negative element stride, as linrec's
 //   reverse direction does); init is then the state before x[n - 1] and
 //   final_state the state after x[0]. The adjoint of a filter is the filter
-//   run in the other direction (recur.torch's backward passes).
+//   run in the other direction (recur.torch's backward passes,
+//   python/recur/_autograd.py).
 // - lfilter_zi: scipy.signal.lfilter_zi, the steady-state state for a unit
 //   step: lfilter with init = c * lfilter_zi(b, a) (per sequence) on a
 //   constant c input is constant from the first sample.
@@ -219,8 +220,8 @@ void correlate_lags(cuda const& ex, std::type_identity_t<T> const* u,
 // the references' arithmetic (the results are those of scipy's filtfilt up
 // to the rounding of its own loop); with recur::cuda the two passes are GPU
 // lfilter calls on the stream, on an extended copy in temporary storage
-// (3 (n + 2 padlen) values per sequence), so lfilter's GPU limits and
-// accuracy apply (orders 0-8).
+// (2 (n + 2 padlen) values per sequence, and its initial state), so
+// lfilter's GPU limits and accuracy apply (orders 0-8).
 template <real_value T>
 void filtfilt(host const& ex, std::span<std::type_identity_t<T> const> b,
               std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,

@@ -20,7 +20,8 @@
 //
 // With recur::cuda the pointers are device pointers, the work is enqueued on
 // the executor's stream and the call returns without synchronising; temporary
-// storage (a few bytes per tile) is allocated stream-ordered.
+// storage (a few bytes per tile; three_kernel: transposed copies of s and
+// t) is allocated stream-ordered.
 //
 // Low precision: T may be recur::bfloat16 or recur::float16 (recur/storage.hpp,
 // bit-compatible with __nv_bfloat16 and __half), on both executors. Every

@@ -2,8 +2,9 @@
 // Every public header of recur: the host API (executors, layouts, linrec,
 // chains, filters, tridiagonal solvers, .npy I/O), the algebra of
 // include/recur/ops/ and the sequential references of
-// include/recur/reference/. Including it needs no CUDA headers. The
-// device-level headers (<recur/kernels/...>, CUDA only) are not included.
+// include/recur/reference/, all but tridiag_bondeli.hpp (include it on its
+// own). Including it needs no CUDA headers. The device-level headers
+// (<recur/kernels/...>, CUDA only) are not included.
 #include <recur/config.hpp>
 #include <recur/error.hpp>
 #include <recur/executor.hpp>

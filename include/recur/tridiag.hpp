@@ -22,44 +22,48 @@
 //   device memory with recur::cuda): 0 when system k was solved, j > 0 when
 //   it broke down at row j (1-based, LAPACK style): a zero or non-finite
 //   pivot (divisor); in float also one outside 2^-126 <= |p| < 2^126 (a
-//   subnormal pivot, or one whose reciprocal is subnormal). For rd and
+//   subnormal pivot, or one of 2^126 or more). For rd and
 //   cr_rd, j > 0 also means that recursive doubling is unstable for this
 //   system: its own accuracy check failed at row j (below). Breakdown is not
 //   an exception; x of a broken-down system (all its right-hand sides) is
 //   NaN.
 // - Pivoting (tridiag_options::pivoting; doc/tridiag.md, "Pivoting"):
 //   - none: the algorithm's own elimination (no pivoting, except inside
-//     bondeli's reduced system). Every algorithm but RD is stable for
-//     diagonally dominant and symmetric positive definite matrices; RD
+//     bondeli's reduced system). Every algorithm but rd and cr_rd is stable
+//     for diagonally dominant and symmetric positive definite matrices; RD
 //     checks its own result and reports breakdown instead of a wrong answer.
 //   - partial: Gaussian elimination with row partial pivoting, system by
 //     system, in LAPACK ?gtsv's arithmetic (rows i and i+1 change places
 //     where |a_(i+1)| > |u_i|). algorithm must be automatic or thomas (the
 //     named parallel algorithms do not pivot).
 //   - automatic (the default): the algorithm's no-pivot solve where the
-//     system's no-pivot LU passes a stability test, the pivoted Thomas where
-//     it does not or where the algorithm breaks down. The test: every Thomas
-//     pivot u_i usable and the growth
+//     system passes a stability test, the pivoted Thomas where it does not
+//     or where the algorithm breaks down. Thomas's test: every Thomas pivot
+//     u_i usable and the growth
 //       gamma = max_i (|l_i| |c_(i-1)| + |u_i|) / max_i (|a_i| + |b_i| + |c_i|)
 //     (l_i = a_i / u_(i-1)) at most 16, which bounds the backward error of the
 //     no-pivot solve by a small multiple of gamma eps |A| (Higham, Accuracy
 //     and Stability of Numerical Algorithms, ch. 9); diagonally dominant
 //     matrices have gamma <= 2, symmetric positive definite ones gamma <= 1.
-//     On such batches it gives the bits of pivoting = none. pivoted (count
-//     int32 values, may be null; memory as info) receives 1 for a system
-//     solved with partial pivoting, else 0. Both executors run the test on
-//     every system. recur::host tests the growth as it factors. recur::cuda
-//     screens every row as its no-pivot form solves it (a system with a row
-//     that is not diagonally dominant, |b_i| < |a_i| + |c_i|, or a breakdown
-//     is flagged and left unwritten, since the forms other than Thomas are
-//     stable on dominant rows), then solves the flagged systems again with
-//     the pivoted form (Thomas where the growth test passes, partial
-//     pivoting where not): on every form, periodic systems and all
-//     algorithms included. rd and cr_rd with several right-hand sides, whose
-//     breakdown depends on the right-hand side, run the screen after the
-//     solve (reading a, b and c once more), or in place the pivoted form
-//     for every system. The workspace holds room to solve the flagged
-//     systems again (doc/tridiag.md).
+//     Both executors test every system. recur::host's Thomas (and its split
+//     of a system over threads) tests the growth as it factors; its other
+//     algorithms keep their answer where every row is diagonally dominant,
+//     |b_i| >= |a_i| + |c_i|, and solve the other systems (and those they
+//     break down on) by Thomas under the growth test. recur::cuda screens
+//     every row as its no-pivot form solves it, whatever the algorithm (a
+//     system with a row that is not diagonally dominant, |b_i| < |a_i| +
+//     |c_i|, or a breakdown is flagged and left unwritten, since the forms
+//     other than Thomas are stable on dominant rows), then solves the flagged
+//     systems again with the pivoted form (Thomas where the growth test
+//     passes, partial pivoting where not): on every form, periodic systems
+//     and all algorithms included. rd and cr_rd with several right-hand
+//     sides, whose breakdown depends on the right-hand side, run the screen
+//     after the solve (reading a, b and c once more), or in place the pivoted
+//     form for every system. The workspace holds room to solve the flagged
+//     systems again (doc/tridiag-internals.md, "How the GPU screens"). On
+//     diagonally dominant batches automatic gives the bits of pivoting =
+//     none. pivoted (count int32 values, may be null; memory as info)
+//     receives 1 for a system solved with partial pivoting, else 0.
 //   A singular system (a zero pivot of the pivoted elimination) still gives
 //   info > 0 (the row of U's zero diagonal entry, LAPACK's info) and NaN x.
 // - Periodic systems (periodic = true): a[0]
@@ -75,16 +79,18 @@
 //   growth tested under automatic); recur::cuda, with pivoting none or
 //   automatic, solves A' by the algorithm's no-pivot form over the whole
 //   batch (automatic screens it as above), in place or not, in one pass
-//   where the direct form holds a system in one segment of lanes, else
-//   around two solves; with partial or refinement the pivoted form, one
-//   system per thread.
+//   where the direct form holds each system in one segment of lanes
+//   exactly (n its size, every array on a 16-byte boundary), else around
+//   two solves; with partial or refinement the pivoted form, one system per
+//   thread.
 // - Mixed-precision refinement (refinement = mixed, double only): the
 //   system is factored and solved in float and the solution corrected with
 //   residuals r = d - A x computed in double until its
 //   normwise backward error ||r|| / (||A|| ||x|| + ||d||) is at most 2 eps
 //   (double), what the double solve reaches; at most max_refinement_steps
-//   corrections per right-hand side, after which (or where the float
-//   factorisation breaks down) the system is solved in double instead.
+//   corrections per right-hand side, after which that right-hand side (and,
+//   where the float factorisation breaks down, every one) is solved in
+//   double instead.
 //   refinement_steps (count int32 values, may be null; memory as info)
 //   receives the corrections taken (the most over the system's right-hand
 //   sides), -1 where the double solve took over; 0 without refinement.
@@ -104,21 +110,26 @@
 //   sqrt(n) a system, one thread each (doc/tridiag-internals.md); several
 //   right-hand sides are solved one after another.
 // - Large systems on the GPU (doc/tridiag-internals.md, "Large systems on
-//   the GPU"):
-//   a system larger than an algorithm's shared-memory tile runs the
-//   partitioned form, chunks of 32 rows reduced by Thomas-PCR's elimination
-//   and the reduced systems (n / 16 rows) solved by the named algorithm
-//   (automatic, thomas_pcr: Thomas-PCR with its boundary system by Thomas),
-//   backward stable for diagonally dominant and SPD systems at every n.
-//   Every algorithm runs any n < 2^30 there (bondeli any n; thomas_pcr from
-//   n = 4 where no tile holds the system); n >= 2^30 is refused. rd and
-//   cr_rd report breakdown where the reduced systems leave RD's domain.
+//   the GPU"): a system larger than an algorithm's shared-memory tile runs
+//   the partitioned form, chunks of 32 rows (16 in f64 on contiguous
+//   systems) reduced by Thomas-PCR's elimination and the reduced systems
+//   (n / 16 or n / 8 rows) solved by the named algorithm (automatic,
+//   thomas_pcr: Thomas-PCR with its boundary system by Thomas), backward
+//   stable for diagonally dominant and SPD systems at every n; thomas runs
+//   such a system through global memory, one thread each, and bondeli its
+//   own form. The partitioned form takes any 4 <= n < 2^30, so the
+//   algorithms that need it refuse n >= 2^30 (thomas_pcr also n < 4 where
+//   no tile holds the system); thomas, bondeli and automatic (the
+//   global-memory Thomas there) run any n. rd and cr_rd report breakdown
+//   where the reduced systems leave RD's domain.
 // - recur::host gives each thread whole systems, except for batches of
 //   fewer systems than threads with n >= 2^15: each system is then split
-//   over the threads (automatic: the partition method, reported as
-//   thomas_pcr; bondeli: one block per thread), and the result depends on
-//   the thread count. The split keeps its scratch (2 n values) per calling
-//   thread for the next split solve.
+//   over the threads (thomas_pcr, and automatic on plain systems without
+//   partial pivoting, periodic or refinement: the partition method,
+//   reported as thomas_pcr; bondeli: one block per thread), and the result
+//   depends on the thread count. The split keeps its scratch (2 n values,
+//   and a copy of d, n nrhs values, for an in-place solve under automatic)
+//   per calling thread for the next split solve.
 // - Bad arguments throw recur::invalid_argument naming the argument, before
 //   anything is written.
 // - Results are bitwise identical from run to run for the same input,

@@ -54,7 +54,10 @@ struct operand {
 enum class direction { forward, reverse };
 
 // Which GPU algorithm runs linrec (recur::host ignores it). All are the
-// P-scheme (doc/pscheme.md); doc/performance.md compares them.
+// P-scheme (doc/pscheme.md); doc/performance.md compares them. Interleaved
+// batches (batch_stride 1) of 32 sequences or more run one sequence per
+// thread or a stripe of adjacent sequences per block with every variant but
+// three_kernel.
 enum class linrec_variant {
   automatic,     // single_pass; on batches of sequences contiguous in memory wide enough to fill
                  // the device, one block per whole sequence and no look-back (bitwise
@@ -184,8 +187,9 @@ std::optional<tridiag_algorithm> parse_tridiag_algorithm(std::string_view name) 
 // How a system's elimination chooses its pivots (include/recur/tridiag.hpp,
 // doc/tridiag.md "Pivoting").
 enum class tridiag_pivoting {
-  automatic,  // the no-pivot solve, each system checked (recur::host: its LU growth; recur::cuda: its
-              // rows' dominance); those that fail solved again pivoted (tridiag.hpp)
+  automatic,  // the no-pivot solve, each system checked (recur::host's Thomas: its LU growth; recur::cuda
+              // and the other algorithms: its rows' dominance); those that fail solved again pivoted
+              // (tridiag.hpp)
   none,       // no pivoting: stable for diagonally dominant and symmetric positive definite matrices
   partial,    // row partial pivoting, as LAPACK's ?gtsv (algorithm automatic or thomas)
 };

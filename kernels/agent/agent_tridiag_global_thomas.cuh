@@ -1,8 +1,10 @@
 #pragma once
 // Thomas through global memory: one thread per system, any n, the fallback
-// of algorithm thomas for systems too long for a shared-memory tile. c' and
-// d' go to the workspace (system k's row i at i count + k, so adjacent
-// threads touch adjacent words); the back substitution then writes x.
+// of algorithm thomas for systems too long for a shared-memory tile: the
+// one-thread elimination of kernels/thread/thread_tridiag.cuh
+// (thomas_factor, thomas_back) with c' and d' in the workspace (system k's
+// row i at i count + k, so adjacent threads touch adjacent words); the back
+// substitution then writes x.
 // Coalesced where the layout interleaves the systems; not a fast path
 // otherwise.
 //
@@ -39,43 +41,60 @@ struct tridiag_global_thomas_params {
   std::int64_t rhs_stride;
 };
 
+// Rows of system k with right-hand side rhs, read through the layout (the
+// places are the row indices), screened where the params ask.
+template <class T>
+struct global_thomas_rows : index_places {
+  tridiag_global_thomas_params<T> const& p;
+  std::int64_t k, rhs;
+  __device__ tridiag_equation<T> read(std::int64_t i) const {
+    std::int64_t const o = p.lay.offset(i, k);
+    tridiag_equation<T> e{i > 0 ? p.a[o] : T(0), p.b[o], i + 1 < p.lay.n ? p.c[o] : T(0), p.d[o + rhs]};
+    if (p.flags) screen_row(e);  // a row that is not dominant: b NaN, a breakdown
+    return e;
+  }
+};
+
+// y_i read from the workspace, x_i written to x: the place thomas_back
+// reads y_i from and writes x_i to.
+template <class T>
+struct global_thomas_slot {
+  T const& y;
+  T& x;
+  __device__ operator T() const { return y; }
+  __device__ global_thomas_slot& operator=(T v) {
+    x = v;
+    return *this;
+  }
+};
+
 template <class T>
 __device__ void tridiag_global_thomas(tridiag_global_thomas_params<T> const& p) {
   std::int64_t const n = p.lay.n, count = p.lay.count;
   for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
        k += std::int64_t(gridDim.x) * blockDim.x) {
-    std::int32_t status = 0;  // the first bad row, 1-based
+    auto word = [&](std::int64_t i) -> std::int64_t { return i * count + k; };
+    int status = 0;  // the first bad row, 1-based
     for (std::int64_t r = 0; r < p.nrhs; ++r) {
       std::int64_t const rhs = r * p.rhs_stride;
-      T c_prev = 0, d_prev = 0;
-      std::int64_t i = 0;
-      for (; i < n; ++i) {
-        std::int64_t const o = p.lay.offset(i, k);
-        T const ai = i > 0 ? p.a[o] : T(0);
-        T const bi = p.b[o];
-        T const ci = i + 1 < n ? p.c[o] : T(0);
-        if (p.flags && !row_dominant(ai, bi, ci)) break;
-        T const pv = bi - ai * c_prev;
-        if (!usable_pivot(pv)) break;
-        T const q = T(1) / pv;
-        c_prev = ci * q;
-        d_prev = (p.d[o + rhs] - ai * d_prev) * q;
-        p.cprime[i * count + k] = c_prev;
-        p.dprime[i * count + k] = d_prev;
-      }
-      if (i < n) {
-        status = static_cast<std::int32_t>(i + 1);
-        break;
-      }
-      T xv = d_prev;
-      p.x[p.lay.offset(n - 1, k) + rhs] = xv;
-      for (i = n - 2; i >= 0; --i) {
-        xv = p.dprime[i * count + k] - p.cprime[i * count + k] * xv;
-        p.x[p.lay.offset(i, k) + rhs] = xv;
-      }
+      T y_last = 0;
+      status = thomas_factor<true, 1>(global_thomas_rows<T>{{}, p, k, rhs}, n,
+                                      [&](std::int64_t i, T, T, T, T, T, T cp, T y) {
+                                        p.cprime[word(i)] = cp;
+                                        p.dprime[word(i)] = y;
+                                        y_last = y;
+                                      });
+      if (status) break;  // the matrix's: every right-hand side would break down
+      p.x[p.lay.offset(n - 1, k) + rhs] = y_last;
+      thomas_back(
+          index_places{}, n, y_last,
+          [&](std::int64_t i) {
+            return global_thomas_slot<T>{p.dprime[word(i)], p.x[p.lay.offset(i, k) + rhs]};
+          },
+          [&](std::int64_t i) { return p.cprime[word(i)]; });
     }
     bool const kept = status == 0;
-    if (!kept && !p.flags)  // the pivots are the matrix's: every right-hand side broke down
+    if (!kept && !p.flags)
       for (std::int64_t r = 0; r < p.nrhs; ++r)
         for (std::int64_t i = 0; i < n; ++i)
           p.x[p.lay.offset(i, k) + r * p.rhs_stride] = std::numeric_limits<T>::quiet_NaN();

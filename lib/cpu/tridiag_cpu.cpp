@@ -312,7 +312,7 @@ template void tridiag_cpu<double>(tridiag_problem<double> const&, int);
 // Every algorithm runs on the CPU. automatic is the batched Thomas, the
 // least work and the best memory access wherever every thread gets whole
 // systems; where systems are split over the threads, thomas_pcr (the
-// partition method: the fastest split, doc/tridiag.md). The split serves
+// partition method: the fastest split, doc/tridiag-internals.md). The split serves
 // plain systems, without pivoting or with automatic's test: periodic
 // systems, partial pivoting and refinement stay with Thomas, one system per
 // thread.

@@ -31,7 +31,7 @@ namespace recur::detail {
 
 // The shortest system split over threads: from here the split's fixed costs
 // (two parallel regions, the reduced system) are a few percent of a
-// one-thread solve on idle cores (bench_tridiag_cpu; doc/tridiag.md, "One
+// one-thread solve on idle cores (bench_tridiag_cpu; doc/tridiag-internals.md, "One
 // system on many CPU threads", says why not lower).
 inline constexpr std::int64_t tridiag_split_min_n = std::int64_t{1} << 15;
 

@@ -167,12 +167,10 @@ def plain(dl, d, du, b, axis, algorithm, pivoting, max_refinement_steps, threads
     bshape = tuple(shape[:-1])  # the batch, numbered as the layout numbers it
     x = be.empty_plain(d)
     info = be.empty(bshape, np.int32, d)
-    # As in the general path (_per_system): on the GPU pivoted is asked for under 'auto'.
-    pivoted = be.empty(bshape, np.int32, d) if pivoting == "auto" and sid is not None else None
     ex = be.export_plain
     _recur.solve_tridiagonal(
         ex(dl), ex(d), ex(du), ex(b), ex(x), ndim - 1, be.export(info), algorithm, pivoting, False, False,
-        int(max_refinement_steps), None if pivoted is None else be.export(pivoted), None, sid, threads
+        int(max_refinement_steps), None, None, sid, threads
     )
     return x, info
 
@@ -257,20 +255,18 @@ def _solution_layout(fn, be, b, d, axis, dtype):
     return x, x, x, False
 
 
-def _per_system(be, d, axis, pivoting, details, refine, gpu):
+def _per_system(be, d, axis, pivoting, details, refine):
     """The per-system int32 outputs (info, pivoted, refinement_steps) in the
     order the layout numbers the systems, and the function that gives one
     the batch shape. pivoted and refinement_steps are asked of the solver
-    only where they can be nonzero (else None: known zeros). On the GPU
-    'auto' tests inside the fast forms, but the forms that do not screen as
-    they solve (rd, cr_rd, bondeli, systems too long for one block) run the
-    test only where pivoted is asked for (doc/tridiag.md), so it always is
-    there: a scipy drop-in pivots where it must."""
+    only where they are wanted and can be nonzero (else None: known zeros):
+    'auto' tests every system on both devices whether pivoted is asked for
+    or not (doc/tridiag.md)."""
     shape, ndim = tuple(d.shape), len(d.shape)
     bshape = shape[:axis] + shape[axis + 1 :]
     order = state_order(ndim, axis, batch_axes(be, d, axis), lambda j: j if j < axis else j - 1, [])
     info, back = state_out(be, bshape, order, np.int32, d)
-    want_pivoted = pivoting != "none" and (details or (pivoting == "auto" and gpu))
+    want_pivoted = pivoting != "none" and details
     pivoted = state_out(be, bshape, order, np.int32, d)[0] if want_pivoted else None
     steps = state_out(be, bshape, order, np.int32, d)[0] if details and refine else None
     return info, pivoted, steps, back
@@ -298,7 +294,7 @@ def solve(fn, dl, d, du, b, axis, algorithm, pivoting, periodic, refine, max_ref
     du = _full_diagonal(fn, be, prepare_input(fn, be, du, dtype, "du"), "du", shape, axis, False, dtype, d)
     bl, x, ref, sets = _solution_layout(fn, be, prepare_input(fn, be, b, dtype, "b"), d, axis, dtype)
     dl, d, du = (conform(be, v, ref, axis) for v in (dl, d, du))
-    info, pivoted, steps, back = _per_system(be, d, axis, pivoting, details, refine, sid is not None)
+    info, pivoted, steps, back = _per_system(be, d, axis, pivoting, details, refine)
     ex = be.export
     _recur.solve_tridiagonal(
         ex(dl), ex(d), ex(du), ex(bl), ex(x), axis, ex(info), algorithm, pivoting, periodic, refine,

@@ -32,15 +32,10 @@ namespace {
 template <class Ex, class T>
 void call_solve(Ex const& ex, T const* dl, T const* d, T const* du, T const* rhs, T* x,
                 recur::layout const& lay, recur::tridiag_options opt, std::int64_t nrhs,
-                std::int64_t rhs_stride, std::int32_t* info, std::int32_t* pivoted) {
+                std::int64_t rhs_stride, std::int32_t* info) {
   opt.nrhs = nrhs;
   opt.rhs_stride = rhs_stride;
   opt.info = info;
-  // pivoted is asked for under auto: with it every form the GPU runs for
-  // the shape tests each system and solves the ones that fail (or break
-  // down) again with pivoting (include/recur/tridiag.hpp, "Pivoting"), as
-  // the CPU does, so --help's guarantee holds whatever form runs.
-  if (opt.pivoting == recur::tridiag_pivoting::automatic) opt.pivoted = pivoted;
   recur::solve_batched(ex, dl, d, du, rhs, x, lay, opt);
 }
 
@@ -129,8 +124,7 @@ std::int64_t element(problem const& p, std::int64_t k, std::int64_t r, std::int6
 
 struct solution {
   recur::npy_array x;
-  std::vector<std::int32_t> info;     // per system, in C order of the other axes
-  std::vector<std::int32_t> pivoted;  // likewise: solved with partial pivoting (--pivoting auto)
+  std::vector<std::int32_t> info;  // per system, in C order of the other axes
   std::vector<bad_rhs> bad;
 };
 
@@ -148,19 +142,17 @@ solution solve(device_kind kind, problem const& p, recur::tridiag_options const&
 
   std::vector<T> x(rhs.size());
   s.info.assign(static_cast<std::size_t>(p.v.lanes()), 0);
-  s.pivoted.assign(s.info.size(), 0);
   {
     device dev(kind);
     T const *const dl = dev.input(p.dl.as<T>()), *const d = dev.input(p.d.as<T>()),
                    *const du = dev.input(p.du.as<T>()), *const b = dev.input(rhs);
     T* const dx = dev.output(std::span<T>(x));
     std::int32_t* const info = dev.output(std::span<std::int32_t>(s.info));
-    std::int32_t* const pivoted = dev.output(std::span<std::int32_t>(s.pivoted));
     std::int64_t const rhs_stride = p.nrhs > 1 ? p.size : 0;
     for_each_block(p.v, [&](std::int64_t offset, recur::layout const& lay, std::int64_t first_lane) {
       dev.run([&](auto const& ex) {
         call_solve(ex, dl + offset, d + offset, du + offset, b + offset, dx + offset, lay, opt, p.nrhs,
-                   rhs_stride, info + first_lane, pivoted + first_lane);
+                   rhs_stride, info + first_lane);
       });
     });
     dev.fetch();

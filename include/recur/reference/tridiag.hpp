@@ -365,10 +365,10 @@ std::int32_t cr_rd_one(equations<T> const& e, std::vector<T> const& d, std::vect
 
 // Laszlo, Giles and Appleyard 2016 (the PCR-Thomas hybrid Davidson and Owens
 // compare with), as recur's GPU kernel runs it with one warp per system
-// (kernels/block/block_tridiag.cuh, warp_thomas_pcr), `chunks` = 32 lanes:
-// P = min(chunks, n / 2) chunks of consecutive rows (n / P rows, the first
-// n % P chunks one more). Each chunk is eliminated by a modified Thomas
-// sweep so that every row reads
+// (kernels/block/block_tridiag_thomas_pcr.cuh, warp_thomas_pcr), `chunks` =
+// 32 lanes: P = min(chunks, n / 2) chunks of consecutive rows (n / P rows,
+// the first n % P chunks one more). Each chunk is eliminated by a modified
+// Thomas sweep so that every row reads
 //     a'_i x_first + x_i + c'_i x_last = d'_i          (interior rows)
 // and its first and last rows couple only to the neighbouring chunks:
 //     a'_0 x_(first-1) + x_first + c'_0 x_last = d'_0
@@ -382,9 +382,11 @@ std::int32_t cr_rd_one(equations<T> const& e, std::vector<T> const& d, std::vect
 // leaves the P last-row equations coupled to each other only, PCR solves
 // them (as parallel_cyclic_reduction_one's steps, double buffered), and each
 // x_first comes from its own equation; x_first and x_last are substituted
-// into the interior rows. (The GPU's several-warp groups solve their reduced
-// system by PCR on all 2P equations instead: the same solution up to
-// rounding.) n = 1: x = d / b.
+// into the interior rows. (The GPU's several-warp groups, group_thomas_pcr,
+// solve their 2P boundary equations by Thomas-PCR again in one warp, joined
+// by plain PCR without the first cyclic reduction step; the partitioned
+// form's reduced systems join by Thomas across the warp,
+// warp_boundary_thomas: the same solution up to rounding.) n = 1: x = d / b.
 //
 // Breakdown, unlike the other references here: the smallest row whose
 // divisor was unusable with every division performed, which is what the

@@ -22,7 +22,7 @@ namespace recur::reference::detail {
 // A pivot the algorithm can divide by: non-zero and finite.
 // float: 2^-126 <= |p| < 2^126, a normal number whose reciprocal is normal
 // too (a subnormal pivot, or one of 2^126 or more, is a breakdown; the GPU
-// kernels' rule, kernels/block/block_tridiag.cuh's usable_pivot).
+// kernels' rule, kernels/thread/thread_tridiag.cuh's usable_pivot).
 template <class T>
 bool usable_pivot(T p) {
   if constexpr (sizeof(T) == 4) {
@@ -126,8 +126,8 @@ void require_tridiag(char const* fn, T const* a, T const* b, T const* c, T const
 // Runs solve(equations, rhs, solution) -> info for every right-hand side of
 // system k and stores x by the conventions of reference/tridiag.hpp; returns
 // the system's info (the smallest non-zero one over its right-hand sides). xs
-// is scratch (nrhs vectors), reused across calls. Independent systems may run concurrently
-// (the CPU backend does), each with its own xs.
+// is scratch (nrhs vectors), reused across calls. Independent systems may run concurrently,
+// each with its own xs.
 template <class T, class SolveT>
 std::int32_t solve_system(T const* a, T const* b, T const* c, T const* d, T* x, layout const& lay,
                           std::int64_t nrhs, std::int64_t rhs_stride, std::int64_t k,

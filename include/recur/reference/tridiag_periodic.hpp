@@ -31,8 +31,8 @@
 // where rho measures the cancellation in x = y - s z (1 or near it for
 // diagonally dominant A; large when 1 + v^T z is small, i.e. when T is
 // nearly singular although A is not). periodic_amplification computes rho;
-// doc/tridiag.md, "Periodic systems", discusses it and the bordered
-// alternative.
+// doc/tridiag-internals.md, "Periodic systems", discusses it and the
+// bordered alternative.
 
 #include <algorithm>
 #include <cmath>

@@ -16,7 +16,8 @@
 // Stability of Numerical Algorithms, sec. 7.1)
 //   eta = ||r||_inf / (||A||_inf ||x||_inf + ||d||_inf)
 // is at most refinement_tolerance * eps(double), which the double solve
-// itself reaches (doc/tridiag.md, "Mixed precision", gives the figures).
+// itself reaches (doc/tridiag-internals.md, "Mixed-precision refinement",
+// gives the figures).
 // The first float solve is not a correction; steps counts the corrections
 // after it. A right-hand side that has not reached the tolerance after
 // max_refinement_steps corrections, or whose x or r stops being finite, is
