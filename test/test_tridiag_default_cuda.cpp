@@ -16,30 +16,13 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/executor.hpp>
 
-#include "common/cuda_memory.hpp"
+#include "common/cuda_solver_memory.hpp"
 #include "common/tridiag_default_harness.hpp"
 
 namespace {
 
-struct cuda_backend {
-  using executor_type = recur::cuda;
-  static executor_type executor() { return recur::cuda{recur_test::test_stream()}; }
+struct cuda_backend : recur_test::cuda_solver_memory {
   static char const* name() { return "cuda"; }
-  template <class T>
-  struct array {
-    recur_test::dbuf<T> buf;
-    explicit array(std::vector<T> const& contents) : buf(recur_test::upload(contents)) {
-      recur_test::settle();  // the solve runs on a non-blocking stream
-    }
-    T* data() const { return buf.p; }
-    std::vector<T> read() const { return buf.read(); }
-  };
-  static void finish() { recur_test::finish(recur_test::test_stream()); }
-  // In place, rd, cr_rd and bondeli may run the pivoted form alone (their
-  // forms leave d overwritten where they break down), whose bits on
-  // dominant systems are Thomas's.
-  // automatic keeps a fast form's answer only for diagonally dominant
-  // systems: the others are solved again by the pivoted form.
 };
 
 }  // namespace

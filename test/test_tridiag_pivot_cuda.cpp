@@ -27,26 +27,15 @@
 #include <recur/tridiag.hpp>
 
 #include "common/cuda_memory.hpp"
+#include "common/cuda_solver_memory.hpp"
 #include "common/tridiag_pivot_harness.hpp"
 
 using namespace pivot_test;
 
 namespace {
 
-struct cuda_backend {
-  using executor_type = recur::cuda;
-  static executor_type executor() { return recur::cuda{recur_test::test_stream()}; }
+struct cuda_backend : recur_test::cuda_solver_memory {
   static char const* name() { return "cuda"; }
-  template <class T>
-  struct array {
-    recur_test::dbuf<T> buf;
-    explicit array(std::vector<T> const& contents) : buf(recur_test::upload(contents)) {
-      recur_test::settle();
-    }
-    T* data() const { return buf.p; }
-    std::vector<T> read() const { return buf.read(); }
-  };
-  static void finish() { recur_test::finish(recur_test::test_stream()); }
   template <class T>
   static oracle_solution oracle(system_values<T> const& s, std::vector<T> const& d) {
     return long_double_solution(s, d);
