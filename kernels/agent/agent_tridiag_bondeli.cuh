@@ -23,8 +23,8 @@
 // walks its block row by row, so adjacent threads touch adjacent words only
 // where adjacent systems are adjacent (interleaved); contiguous systems cost
 // a sector per thread and row. The algorithm is here for its divide and
-// conquer on one thread per block, not for speed (doc/tridiag.md compares
-// it with CR).
+// conquer on one thread per block, not for speed (doc/tridiag-internals.md
+// compares it with CR).
 
 #include <cstdint>
 #include <limits>

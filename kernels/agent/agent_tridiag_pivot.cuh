@@ -15,12 +15,12 @@
 // coalesced where adjacent systems are adjacent in memory (interleaved),
 // one sector per thread and row otherwise.
 //
-// pivoting = automatic beside the fast forms (dispatch_tridiag_pivot.cuh's
-// tridiag_launch_checked): the fast no-pivot form solves every system, the
-// systems that are not diagonally dominant by rows or whose fast solve broke
-// down are flagged, and this form, given the flags (`only`), solves those
-// again from d (Thomas where its growth test passes, partial pivoting where
-// not).
+// pivoting = automatic around the no-pivot forms (dispatch_tridiag_pivot.cuh's
+// tridiag_launch_screened): the no-pivot form solves every system, the
+// systems that are not diagonally dominant by rows or whose no-pivot solve
+// broke down are flagged, and this form, given the flags (`only`), solves
+// those again from d (Thomas where its growth test passes, partial pivoting
+// where not).
 
 #include <cstddef>
 #include <cstdint>
@@ -126,8 +126,9 @@ __global__ void tridiag_pivot_kernel(__grid_constant__ tridiag_pivot_params<T> c
   tridiag_pivot_systems(p);
 }
 
-// automatic's screen beside a no-pivot form that does not screen as it
-// solves (dispatch_tridiag.cuh's tridiag_form_screens): flags[k] = 1 where
+// automatic's screen after a no-pivot form that does not screen as it
+// solves (tridiag_resolve.cuh's tridiag_form_screens: rd and cr_rd with
+// several right-hand sides): flags[k] = 1 where
 // system k is not diagonally dominant by rows or its fast solve broke down
 // (info[k] > 0), else 0; the flagged systems are solved again by this form
 // (Thomas where its growth test passes, partial pivoting where not). A

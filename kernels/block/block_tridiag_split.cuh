@@ -8,7 +8,7 @@
 // the system (the reduced levels add up to fewer than n equations). The
 // in-place form (group_cr_pcr with switch 2, block_tridiag.cuh: the
 // algorithm `cr`) reads and writes at strides 2^L instead; this is the
-// algorithm `cr_split` (doc/tridiag.md compares the two).
+// algorithm `cr_split` (doc/tridiag-internals.md compares the two).
 //
 // Level 0 is the system as loaded (rows at tridiag_pos); level L >= 1, of
 // m_L = m_(L-1) / 2 equations (the odd ones of level L - 1, updated), lives
