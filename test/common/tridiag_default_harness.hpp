@@ -161,7 +161,6 @@ run_result<T> partial_run(problem<T> const& p, tridiag_options opt) {
 template <class Backend, class T>
 void default_like_partial(problem<T> const& p, tridiag_options const& opt, bool in_place,
                           std::string const& what, worst_ratio& worst) {
-  constexpr std::int64_t g = problem<T>::guard;
   auto const out = run_options<Backend>(p, opt, in_place, false);
   auto const ref = partial_run<Backend>(p, opt);
   BOOST_TEST_REQUIRE(!out.refused, what << ": " << out.what);
