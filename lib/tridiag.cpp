@@ -251,11 +251,13 @@ void solve_batched(cuda const& ex, std::type_identity_t<T> const* a, std::type_i
   if (!s.solve) {
     // The backend zeroes the outputs on the stream (tridiag_backends.hpp).
     if (!opt.info && !opt.pivoted && !opt.refinement_steps) return;
-    p.algorithm = opt.algorithm;
+    p.algorithm = tridiag_algorithm::thomas;  // runs every shape: nothing to refuse
     detail::tridiag_cuda(p, ex.stream, nullptr);
     return;
   }
-  p.algorithm = detail::tridiag_cuda_resolve(s.lay, sizeof(T), opt);
+  // The backend plans the solve once and refuses a shape the algorithm
+  // cannot run before anything is enqueued (tridiag_cuda_resolve's message).
+  p.algorithm = opt.algorithm;
   detail::tridiag_cuda(p, ex.stream, nullptr);
 }
 

@@ -46,7 +46,8 @@ struct tridiag_problem {
   // tridiag_options' fields, checked (lib/tridiag_options.hpp): pivoting
   // partial, periodic and refinement mixed come with algorithm automatic or
   // thomas only, mixed with double only, periodic with n >= 3. The CUDA
-  // backend receives the algorithm tridiag_cuda_resolve returned.
+  // backend receives the requested algorithm (automatic or resolved) and
+  // plans it itself.
   tridiag_pivoting pivoting = tridiag_pivoting::none;
   bool periodic = false;
   tridiag_refinement refinement = tridiag_refinement::none;
@@ -70,7 +71,9 @@ tridiag_algorithm tridiag_cpu_resolve(layout const& lay, std::size_t value_bytes
 // at least 16 bytes; tridiag_plan::run checks that), or null to have the
 // backend allocate it stream-ordered (solve_batched passes null; a plan whose
 // workspace size is 0 passes null too, so a size of 0 must mean that nothing
-// is allocated). Never synchronises.
+// is allocated). Never synchronises. Throws invalid_argument, as
+// tridiag_cuda_resolve does, before anything is enqueued where p.algorithm
+// cannot run the shape.
 template <class T>
 void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* workspace);
 // The workspace tridiag_cuda needs for p's shape, algorithm and options

@@ -36,6 +36,15 @@ tridiag_choice tridiag_cuda_choice(tridiag_problem<T> const& p, bool in_place) {
   return plan_tridiag<T>(rq, tridiag_cuda_device());
 }
 
+// The plan of a choice, or invalid_argument saying why the algorithm cannot
+// run the shape (before anything is enqueued).
+inline tridiag_solve_plan const& tridiag_cuda_plan_of(tridiag_choice const& choice,
+                                                      tridiag_algorithm requested, layout const& lay) {
+  if (choice.plan) return *choice.plan;
+  throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(requested) + " " +
+                         choice.refusal + " (n = " + std::to_string(lay.n) + ")");
+}
+
 // Not in place: its workspace holds the in-place plan's too.
 template <class T>
 std::size_t tridiag_cuda_workspace(tridiag_problem<T> const& p) {
@@ -46,8 +55,8 @@ std::size_t tridiag_cuda_workspace(tridiag_problem<T> const& p) {
 template <class T>
 void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* workspace) {
   auto const choice = tridiag_cuda_choice(p, p.x == p.d);
-  if (!choice.plan) cuda_check(cudaErrorNotSupported, "recur::detail::plan_tridiag");
-  std::size_t const need = tridiag_workspace_bytes<T>(p.lay, *choice.plan);
+  tridiag_solve_plan const& plan = tridiag_cuda_plan_of(choice, p.algorithm, p.lay);
+  std::size_t const need = tridiag_workspace_bytes<T>(p.lay, plan);
   bool const own = need > 0 && workspace == nullptr;
   if (own) cuda_check(temp_malloc_async(&workspace, need, stream), "cudaMallocFromPoolAsync");
   tridiag_args<T> s{p.a, p.b, p.c, p.d, p.x, p.lay, p.nrhs, p.rhs_stride, p.info};
@@ -57,7 +66,7 @@ void tridiag_cuda(tridiag_problem<T> const& p, CUstream_st* stream, void* worksp
   s.max_refinement_steps = p.max_refinement_steps;
   s.pivoted = p.pivoted;
   s.refinement_steps = p.refinement_steps;
-  cudaError_t const e = tridiag_launch<T>(*choice.plan, workspace, s, stream);
+  cudaError_t const e = tridiag_launch<T>(plan, workspace, s, stream);
   cudaError_t const f = own ? cudaFreeAsync(workspace, stream) : cudaSuccess;
   cuda_check(e, "recur::detail::tridiag_launch");
   cuda_check(f, "cudaFreeAsync");
@@ -73,9 +82,8 @@ tridiag_algorithm tridiag_cuda_resolve_as(layout const& lay, tridiag_options con
   p.periodic = opt.periodic;
   p.refinement = opt.refinement;
   auto const choice = tridiag_cuda_choice(p, false);
-  if (choice.plan) return choice.algorithm;
-  throw invalid_argument(std::string("recur::solve_batched: algorithm ") + to_string(opt.algorithm) + " " +
-                         choice.refusal + " (n = " + std::to_string(lay.n) + ")");
+  tridiag_cuda_plan_of(choice, opt.algorithm, lay);
+  return choice.algorithm;
 }
 
 }  // namespace recur::detail
