@@ -101,21 +101,24 @@ __global__ void tridiag_bondeli_blocks_kernel(tridiag_bondeli_params<T> p) {
     T cp = 0, pivot = 1;
     std::int64_t bad = -1;
     bool dominant = true;
+    bool const screen = p.flags != nullptr;  // reads a row's couplings across the block's ends too
     for (std::int64_t j = 0; j < rows; ++j) {
+      // Each coefficient is loaded once: the stores to y, w and v below may
+      // alias a, b, c and d as far as the compiler knows, so a second read
+      // of the same word would be a second load.
       std::int64_t const o = at(j);
-      T const aj = j > 0 ? p.a[o] : T(0);
-      if (p.flags) {  // the whole row: its coupling to the blocks beside this one too
-        T const ra = f + j > 0 ? p.a[o] : T(0), rc = f + j + 1 < n ? p.c[o] : T(0);
-        dominant = dominant && row_dominant(ra, p.b[o], rc);
-      }
-      pivot = p.b[o] - aj * cp;
+      T const ra = j > 0 || (screen && f > 0) ? p.a[o] : T(0), rb = p.b[o], rd = p.d[o];
+      T const rc = j + 1 < rows || (screen && f + j + 1 < n) ? p.c[o] : T(0);
+      T const aj = j > 0 ? ra : T(0);
+      if (screen) dominant = dominant && row_dominant(ra, rb, rc);
+      pivot = rb - aj * cp;
       if (!usable_pivot(pivot)) {
         bad = j;
         break;
       }
       w[j] = j == 0 ? T(1) / pivot : -aj * w[j - 1] / pivot;
-      y[j] = j == 0 ? p.d[o] / pivot : (p.d[o] - aj * y[j - 1]) / pivot;
-      if (j + 1 < rows) v[j] = cp = p.c[o] / pivot;
+      y[j] = j == 0 ? rd / pivot : (rd - aj * y[j - 1]) / pivot;
+      if (j + 1 < rows) v[j] = cp = rc / pivot;
     }
     if (!dominant && bad < 0) atomicMin(p.bad + k, bondeli_not_dominant);
     std::int64_t const h = k * m;  // system k's first row of H
