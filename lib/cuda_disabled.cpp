@@ -34,6 +34,23 @@ template void linrec_cuda<bfloat16>(linrec_problem<bfloat16> const&, CUstream_st
 template void linrec_cuda<float16>(linrec_problem<float16> const&, CUstream_st*, linrec_variant);
 
 template <class T>
+void linrec_summary_cuda(linrec_problem<T> const&, CUstream_st*, ops::affine<compute_t<T>>*, T*) {
+  no_cuda();
+}
+template <class T>
+void linrec_cuda_from_host(linrec_problem<T>, CUstream_st*, linrec_variant, T const*, T const*) {
+  no_cuda();
+}
+#define RECUR_LINREC_SPLIT(T)                                                                                \
+  template void linrec_summary_cuda<T>(linrec_problem<T> const&, CUstream_st*, ops::affine<compute_t<T>>*, T*);      \
+  template void linrec_cuda_from_host<T>(linrec_problem<T>, CUstream_st*, linrec_variant, T const*, T const*);
+RECUR_LINREC_SPLIT(float)
+RECUR_LINREC_SPLIT(double)
+RECUR_LINREC_SPLIT(bfloat16)
+RECUR_LINREC_SPLIT(float16)
+#undef RECUR_LINREC_SPLIT
+
+template <class T>
 void linrec_adjoint_cuda(linrec_adjoint_problem<T> const&, CUstream_st*, linrec_variant) {
   no_cuda();
 }

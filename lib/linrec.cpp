@@ -2,6 +2,7 @@
 // written), reverse direction as a mirrored view (a forward call's adjoint
 // runs in reverse), then the backend (linrec_backends.hpp).
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "detail/arg_check.hpp"
 #include "detail/cuda_support.hpp"
 #include "linrec_backends.hpp"
+#include "linrec_split.hpp"
 
 namespace recur {
 namespace {
@@ -154,6 +156,78 @@ void linrec(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::typ
   detail::check_device_state(fn, opt.init, opt.final_state);
   detail::linrec_cuda(p, ex.stream, opt.variant);  // n == 0 handled there (final = init)
 }
+
+namespace detail {
+
+namespace {
+
+// recur::cuda's checks beyond checked(): where the arrays live.
+void check_cuda_arrays(void const* s, void const* t, void const* w, layout const& lay, void const* init,
+                       void const* final_state) {
+  require_cuda(fn);
+  if (lay.n > 0 && lay.count > 0) {
+    check_device_pointer(fn, w, "w");
+    if (s) check_device_pointer(fn, s, "s");
+    if (t) check_device_pointer(fn, t, "t");
+  }
+  if (lay.count > 0) check_device_state(fn, init, final_state);
+}
+
+}  // namespace
+
+template <class Executor, linrec_value T>
+void linrec_split_summary(Executor const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
+                          linrec_options<T> const& opt, ops::affine<compute_t<T>>* out, T* init) {
+  if constexpr (std::is_same_v<Executor, host>) check_threads(fn, ex);
+  auto const p = checked(s, t, w, lay, opt);
+  if constexpr (std::is_same_v<Executor, cuda>) check_cuda_arrays(s.data, t.data, w, lay, opt.init, opt.final_state);
+  if (lay.count == 0) return;
+  if (lay.n == 0 || std::is_same_v<Executor, host>) {
+    for (std::int64_t k = 0; k < lay.count; ++k) out[k] = ops::affine_identity<compute_t<T>>();
+    if (init)
+      for (std::int64_t k = 0; k < lay.count; ++k) init[k] = p.init_of(k);
+  }
+  if constexpr (std::is_same_v<Executor, cuda>) {
+    if (lay.n > 0) linrec_summary_cuda(p, ex.stream, out, init);
+    else if (init && p.init) linrec_summary_cuda(p, ex.stream, out, init);  // copies init (n == 0: identity maps)
+  } else if (lay.n > 0) {
+    linrec_summary_cpu(p, out, ex.threads);
+  }
+}
+
+template <class Executor, linrec_value T>
+void linrec_split_finish(Executor const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
+                         linrec_options<T> const& opt, T const* in, T const* final) {
+  auto p = checked(s, t, w, lay, opt);
+  if (lay.count == 0) return;
+  if constexpr (std::is_same_v<Executor, cuda>) {
+    linrec_cuda_from_host(p, ex.stream, opt.variant, in, final);
+  } else {
+    T* const final_state = p.final_state;
+    p.init = in;
+    p.final_state = nullptr;
+    if (lay.n > 0) linrec_cpu(p, ex.threads);
+    if (final_state && final)
+      for (std::int64_t k = 0; k < lay.count; ++k) final_state[k] = final[k];
+  }
+}
+
+#define RECUR_LINREC_SPLIT(E, T)                                                                                 \
+  template void linrec_split_summary<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,                 \
+                                           linrec_options<T> const&, ops::affine<compute_t<T>>*, T*);          \
+  template void linrec_split_finish<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,                  \
+                                          linrec_options<T> const&, T const*, T const*);
+RECUR_LINREC_SPLIT(host, float)
+RECUR_LINREC_SPLIT(host, double)
+RECUR_LINREC_SPLIT(host, bfloat16)
+RECUR_LINREC_SPLIT(host, float16)
+RECUR_LINREC_SPLIT(cuda, float)
+RECUR_LINREC_SPLIT(cuda, double)
+RECUR_LINREC_SPLIT(cuda, bfloat16)
+RECUR_LINREC_SPLIT(cuda, float16)
+#undef RECUR_LINREC_SPLIT
+
+}  // namespace detail
 
 template void linrec<float>(host const&, operand<float>, operand<float>, float*, layout const&,
                             linrec_options<float> const&);

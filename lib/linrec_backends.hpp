@@ -5,6 +5,8 @@
 
 #include <recur/detail/linrec_problem.hpp>
 #include <recur/executor.hpp>
+#include <recur/ops/affine.hpp>
+#include <recur/storage.hpp>
 #include <recur/types.hpp>
 
 namespace recur::detail {
@@ -16,6 +18,23 @@ void linrec_cpu(linrec_problem<T> const& p, int threads);
 // Defined in lib/cuda/ (or as a not_compiled stub when CUDA is off).
 template <class T>
 void linrec_cuda(linrec_problem<T> const& p, CUstream_st* stream, linrec_variant variant);
+
+// The summary of each sequence (its steps composed, compute_t<T>), into
+// out[k] on the host; n > 0. The CUDA backend also copies each sequence's
+// initial state (p.init's values, or p.init_value) to init[k] on the host
+// where init is not null, and synchronises the stream.
+template <class T>
+void linrec_summary_cpu(linrec_problem<T> const& p, ops::affine<compute_t<T>>* out, int threads);
+template <class T>
+void linrec_summary_cuda(linrec_problem<T> const& p, CUstream_st* stream, ops::affine<compute_t<T>>* out, T* init);
+
+// linrec_cuda from initial states held on the host (p.init is ignored): each
+// sequence's in[k], and final[k] written to p.final_state where both are
+// given. Returns once the host arrays may be reused, without waiting for
+// the work.
+template <class T>
+void linrec_cuda_from_host(linrec_problem<T> p, CUstream_st* stream, linrec_variant variant, T const* in,
+                           T const* final);
 
 // The same for linrec_adjoint: the problem in the order the adjoint runs.
 template <class T>

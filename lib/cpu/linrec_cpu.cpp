@@ -14,6 +14,7 @@
 //   determination:   each thread re-runs its chunk from w_in(p).
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include <recur/ops/affine.hpp>
 #include "../linrec_backends.hpp"
@@ -148,10 +149,60 @@ void linrec_adjoint_cpu(linrec_adjoint_problem<T> const& p, int threads) {
   run_elements(linrec_adjoint_elements<T>{p}, threads);
 }
 
+// The summary: each sequence's maps composed (the pre-computation of the
+// P-scheme alone, over whole sequences). Interleaved batches compose blocks
+// of adjacent sequences row by row, as lane_blocks runs them; a batch of
+// fewer sequences than threads cuts each sequence into chunks composed in
+// parallel and folded in order, the chunks fixed by n and the thread budget.
+template <class T>
+void linrec_summary_cpu(linrec_problem<T> const& p, ops::affine<compute_t<T>>* out, int threads) {
+  using V = compute_t<T>;
+  using map = ops::affine<V>;
+  linrec_elements<T> const e{p};
+  linrec_policy<linrec_elements<T>> const pol{e};
+  ops::compose_resetting const op;
+  std::int64_t const n = p.lay.n, count = p.lay.count;
+  int const max_threads = available_threads(threads);
+  if (p.lay.batch_stride == 1 && count >= 16 && n > 1) {
+    constexpr std::int64_t lanes = 256;
+    std::int64_t const blocks = (count + lanes - 1) / lanes;
+    int const nt = static_cast<int>(std::min<std::int64_t>(max_threads, blocks));
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      std::int64_t const k0 = b * lanes, m = std::min(lanes, count - k0);
+      map x[lanes];
+      for (std::int64_t j = 0; j < m; ++j) x[j] = ops::affine_identity<V>();
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < m; ++j) x[j] = op(x[j], map{e.s(i, k0 + j), e.t(i, k0 + j)});
+      for (std::int64_t j = 0; j < m; ++j) out[k0 + j] = x[j];
+    }
+    return;
+  }
+  int const chunks = static_cast<int>(std::clamp<std::int64_t>(n >> 14, 1, max_threads));
+  if (count >= max_threads || chunks == 1) {
+    int const nt = thread_count(max_threads, count, n * count);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (std::int64_t k = 0; k < count; ++k) out[k] = pol.reduce(k, 0, n);
+    return;
+  }
+  std::vector<map> part(static_cast<std::size_t>(chunks));
+  for (std::int64_t k = 0; k < count; ++k) {
+#pragma omp parallel for schedule(static) num_threads(chunks)
+    for (int c = 0; c < chunks; ++c) part[c] = pol.reduce(k, n * c / chunks, n * (c + 1) / chunks);
+    map m = part[0];
+    for (int c = 1; c < chunks; ++c) m = op(m, part[c]);
+    out[k] = m;
+  }
+}
+
 template void linrec_cpu<float>(linrec_problem<float> const&, int);
 template void linrec_cpu<double>(linrec_problem<double> const&, int);
 template void linrec_cpu<bfloat16>(linrec_problem<bfloat16> const&, int);
 template void linrec_cpu<float16>(linrec_problem<float16> const&, int);
+template void linrec_summary_cpu<float>(linrec_problem<float> const&, ops::affine<float>*, int);
+template void linrec_summary_cpu<double>(linrec_problem<double> const&, ops::affine<double>*, int);
+template void linrec_summary_cpu<bfloat16>(linrec_problem<bfloat16> const&, ops::affine<float>*, int);
+template void linrec_summary_cpu<float16>(linrec_problem<float16> const&, ops::affine<float>*, int);
 template void linrec_adjoint_cpu<float>(linrec_adjoint_problem<float> const&, int);
 template void linrec_adjoint_cpu<double>(linrec_adjoint_problem<double> const&, int);
 template void linrec_adjoint_cpu<bfloat16>(linrec_adjoint_problem<bfloat16> const&, int);

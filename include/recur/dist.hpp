@@ -1,0 +1,87 @@
+#pragma once
+// Recurrences split along their length across processes (MPI ranks): each
+// rank holds one slice of every sequence and calls the same function, with
+// the same communicator, on its slice and its usual executor.
+//
+//   MPI_Init(&argc, &argv);
+//   recur::dist::communicator const comm{MPI_COMM_WORLD};
+//   // rank r holds elements [first_r, first_r + n_r) of each sequence
+//   recur::dist::linrec(comm, recur::host{}, s, t, w, recur::layout::contiguous(n_r, count), opt);
+//
+// Rank order is the order along the split axis: rank 0 holds the first
+// slice. Ranks may hold different lengths, including zero; every rank passes
+// the same count, type and options (direction, variant). Results equal the
+// one-device call on the concatenated sequences to rounding (the slices'
+// maps are composed in a different order).
+//
+// The algorithm is the one-device P-scheme one level up (reduce, exchange,
+// run): each rank composes its slice of each sequence into one affine map
+// (its summary, the reduction half of reduce-then-scan; s and t are read
+// once, nothing written), the summaries are all-gathered (one MPI_Allgather
+// of 2 x count values a rank, after one of a fixed-size header that checks
+// that the ranks agree), every rank folds the summaries of the ranks before
+// it (after it, in reverse) into its incoming state, and runs its slice from
+// there with recur::linrec. A rank moves its slice 5 words an element
+// (s and t read twice, w written once) against the one-device call's 3.
+//
+// State: opt.init and opt.init_value are read on the rank where the
+// recurrence enters (rank 0 forward, the last rank in reverse) and ignored
+// elsewhere; opt.final_state, on every rank that gives it, receives the last
+// state of the whole sequence (the last rank's forward, rank 0's in reverse).
+// The carry between ranks is held in T: with the 16-bit storage types it is
+// rounded to T once at each rank boundary.
+//
+// Errors: every rank checks its own arguments as recur::linrec does, and
+// the ranks agree before anything is written: when any rank's arguments are
+// bad, or the ranks disagree on count, type or options, every rank throws
+// the same recur::invalid_argument (naming the first bad rank), nothing is
+// written, and no rank waits on another. A CUDA error on one rank before
+// the exchange is thrown there as cuda_error and on the other ranks as
+// recur::error naming that rank.
+//
+// With recur::cuda the slices are device memory; the summaries cross
+// through the host (the stream is synchronised once, before the exchange),
+// and the call returns with the slice's run enqueued on the stream. MPI
+// needs no CUDA awareness. Batches split along the batch axis need no
+// communication at all: each rank calls recur::linrec on its sequences.
+//
+// Built where CMake finds MPI (RECUR_ENABLE_MPI), as the library
+// recur::dist (librecur_dist), which links MPI; this header includes mpi.h.
+
+#include <mpi.h>
+
+#include <recur/executor.hpp>
+#include <recur/layout/layout.hpp>
+#include <recur/types.hpp>
+
+namespace recur::dist {
+
+// The processes a call spans, in rank order along the split axis. recur
+// never creates, duplicates or frees it: the caller owns it, and every rank
+// of it must make the same calls in the same order (as with any MPI
+// collective).
+struct communicator {
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+// recur::linrec split along its length (include/recur/linrec.hpp for the
+// recurrence, operands and options). Defined for T = float, double,
+// bfloat16 and float16, with recur::host or recur::cuda.
+template <linrec_value T>
+void linrec(communicator const& comm, host const& ex, operand<std::type_identity_t<T>> s,
+            operand<std::type_identity_t<T>> t, T* w, layout const& lay,
+            linrec_options<std::type_identity_t<T>> const& opt = {});
+template <linrec_value T>
+void linrec(communicator const& comm, cuda const& ex, operand<std::type_identity_t<T>> s,
+            operand<std::type_identity_t<T>> t, T* w, layout const& lay,
+            linrec_options<std::type_identity_t<T>> const& opt = {});
+
+// One sequence of n elements on this rank.
+template <linrec_value T, class Executor>
+void linrec(communicator const& comm, Executor const& ex, operand<std::type_identity_t<T>> s,
+            operand<std::type_identity_t<T>> t, T* w, std::int64_t n,
+            linrec_options<std::type_identity_t<T>> const& opt = {}) {
+  linrec(comm, ex, s, t, w, layout::contiguous(n, 1), opt);
+}
+
+}  // namespace recur::dist

@@ -1,0 +1,79 @@
+#pragma once
+// How the ranks of a split call agree before anything is written: each rank
+// runs its own checks and the work before the exchange (which writes
+// nothing), catching what it throws; one MPI_Allgather of a fixed-size
+// record then tells every rank every rank's outcome and the facts the ranks
+// must share (count, type, options). If any rank failed, or the facts
+// differ, every rank throws the same exception, so no rank goes on to a
+// collective that another rank will never reach. The message is the same
+// on every rank and names the first rank that failed; that rank throws a
+// CUDA error as cuda_error, the others as recur::error.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include <fmt/format.h>
+
+#include <recur/error.hpp>
+
+namespace recur::dist::detail {
+
+// What the ranks of one call must agree on; `names` labels the fields in
+// the message of a disagreement (this rank's: the pointers travel with the
+// record but are only read where they were made).
+struct call_facts {
+  static constexpr int fields = 6;
+  std::int64_t value[fields] = {};
+  char const* names[fields] = {};
+};
+
+// The communicator's size and this process's rank; throws invalid_argument
+// (on this rank alone: no collective runs) where MPI is not initialised or
+// the communicator is MPI_COMM_NULL.
+struct rank_of {
+  int rank = 0;
+  int size = 1;
+};
+rank_of check_communicator(char const* fn, MPI_Comm comm);
+
+namespace outcome {
+enum : std::int32_t { ok = 0, invalid_argument = 1, cuda_error = 2, other = 3 };
+}
+
+struct agreement_record {
+  std::int32_t outcome;
+  std::int32_t code;  // cuda_error's code
+  call_facts facts;
+  char message[400];
+};
+
+// All-gathers this rank's record and throws where the call cannot go on.
+void agree(char const* fn, MPI_Comm comm, rank_of const& me, agreement_record const& mine);
+
+// Runs local(), records its outcome with facts, and agrees (above).
+template <class Local>
+void agree_after(char const* fn, MPI_Comm comm, rank_of const& me, call_facts const& facts, Local&& local) {
+  agreement_record r{};
+  r.facts = facts;
+  auto keep = [&](std::int32_t o, char const* what, int code = 0) {
+    r.outcome = o;
+    r.code = code;
+    std::strncpy(r.message, what, sizeof r.message - 1);
+  };
+  try {
+    local();
+  } catch (recur::invalid_argument const& e) {
+    keep(outcome::invalid_argument, e.what());
+  } catch (recur::cuda_error const& e) {
+    keep(outcome::cuda_error, e.what(), e.code());
+  } catch (std::exception const& e) {
+    keep(outcome::other, e.what());
+  }
+  agree(fn, comm, me, r);
+}
+
+}  // namespace recur::dist::detail

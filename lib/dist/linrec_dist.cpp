@@ -1,0 +1,124 @@
+// recur::dist::linrec (include/recur/dist.hpp): reduce, exchange, run.
+//
+//   1. every rank checks its arguments and composes its slice of each
+//      sequence into one map (detail::linrec_split_summary); the rank where
+//      the recurrence enters folds the initial state in, so its map is the
+//      constant (0, state after its slice) and the initial state need not
+//      travel;
+//   2. the ranks agree (agree.hpp), then all-gather the maps;
+//   3. each rank applies the maps of the ranks before it in the call's
+//      direction, in rank order, to get its incoming state, and all the maps
+//      to get the final state, and runs its slice from its incoming state
+//      (detail::linrec_split_finish).
+// The maps are applied as the recurrence steps (a == 0 forgets the state),
+// in an order fixed by the rank count, so results are reproducible.
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include <mpi.h>
+
+#include <recur/dist.hpp>
+#include "../linrec_split.hpp"
+#include "agree.hpp"
+
+namespace recur::dist {
+namespace {
+
+constexpr char const* fn = "recur::dist::linrec";
+
+template <class T>
+constexpr std::int64_t type_tag() {
+  if constexpr (std::is_same_v<T, float>) return 1;
+  if constexpr (std::is_same_v<T, double>) return 2;
+  if constexpr (std::is_same_v<T, bfloat16>) return 3;
+  return 4;  // float16
+}
+
+// The state after map m from x, as a step of the recurrence.
+template <class V>
+V apply(ops::affine<V> const& m, V x) {
+  return m.a == V(0) ? m.b : m.a * x + m.b;
+}
+
+template <class Executor, class T>
+void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
+         linrec_options<T> const& opt) {
+  using V = compute_t<T>;
+  using map = ops::affine<V>;
+  auto const me = detail::check_communicator(fn, c.comm);
+  bool const reverse = opt.dir == direction::reverse;
+  int const entry = reverse ? me.size - 1 : 0;  // the rank the recurrence enters at
+  bool const entering = me.rank == entry;
+  linrec_options<T> local = opt;
+  if (!entering) local.init = nullptr;  // read on the entering rank alone
+
+  std::int64_t const count = lay.count > 0 ? lay.count : 0;
+  std::vector<map> mine(static_cast<std::size_t>(count));
+  std::vector<T> init(entering ? static_cast<std::size_t>(count) : 0);
+  detail::call_facts facts;
+  facts.value[0] = lay.count;
+  facts.names[0] = "the number of sequences (lay.count)";
+  facts.value[1] = type_tag<T>();
+  facts.names[1] = "the value type";
+  facts.value[2] = static_cast<std::int64_t>(opt.dir);
+  facts.names[2] = "opt.dir";
+  facts.value[3] = static_cast<std::int64_t>(opt.variant);
+  facts.names[3] = "opt.variant";
+  facts.value[4] = std::is_same_v<Executor, cuda> ? 1 : 0;
+  facts.names[4] = "the executor (0 host, 1 cuda)";
+  detail::agree_after(fn, c.comm, me, facts, [&] {
+    recur::detail::linrec_split_summary(ex, s, t, w, lay, local, mine.data(), entering ? init.data() : nullptr);
+  });
+  if (count == 0) return;
+  if (entering)  // the initial state folded in: (0, state after this slice)
+    for (std::int64_t k = 0; k < count; ++k) mine[k] = {V(0), apply(mine[k], to_compute(init[k]))};
+
+  std::vector<map> all(static_cast<std::size_t>(count) * static_cast<std::size_t>(me.size));
+  int const bytes = static_cast<int>(sizeof(map) * static_cast<std::size_t>(count));
+  MPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, c.comm);
+
+  // Rank order along the recurrence: 0 .. size-1 forward, size-1 .. 0 in reverse.
+  std::vector<T> in(static_cast<std::size_t>(count)), final(static_cast<std::size_t>(count));
+  for (std::int64_t k = 0; k < count; ++k) {
+    V x = V(0);  // replaced by the entering rank's constant map
+    for (int step = 0; step < me.size; ++step) {
+      int const r = reverse ? me.size - 1 - step : step;
+      if (r == me.rank) in[k] = entering ? init[k] : to_storage<T>(x);
+      x = apply(all[static_cast<std::size_t>(r) * static_cast<std::size_t>(count) + k], x);
+    }
+    final[k] = to_storage<T>(x);
+  }
+  recur::detail::linrec_split_finish(ex, s, t, w, lay, local, in.data(), final.data());
+}
+
+}  // namespace
+
+template <linrec_value T>
+void linrec(communicator const& comm, host const& ex, operand<std::type_identity_t<T>> s,
+            operand<std::type_identity_t<T>> t, T* w, layout const& lay,
+            linrec_options<std::type_identity_t<T>> const& opt) {
+  run<host, T>(comm, ex, s, t, w, lay, opt);
+}
+
+template <linrec_value T>
+void linrec(communicator const& comm, cuda const& ex, operand<std::type_identity_t<T>> s,
+            operand<std::type_identity_t<T>> t, T* w, layout const& lay,
+            linrec_options<std::type_identity_t<T>> const& opt) {
+  run<cuda, T>(comm, ex, s, t, w, lay, opt);
+}
+
+#define RECUR_DIST_LINREC(E, T) \
+  template void linrec<T>(communicator const&, E const&, operand<T>, operand<T>, T*, layout const&, \
+                          linrec_options<T> const&);
+RECUR_DIST_LINREC(host, float)
+RECUR_DIST_LINREC(host, double)
+RECUR_DIST_LINREC(host, bfloat16)
+RECUR_DIST_LINREC(host, float16)
+RECUR_DIST_LINREC(cuda, float)
+RECUR_DIST_LINREC(cuda, double)
+RECUR_DIST_LINREC(cuda, bfloat16)
+RECUR_DIST_LINREC(cuda, float16)
+#undef RECUR_DIST_LINREC
+
+}  // namespace recur::dist
