@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -65,6 +66,34 @@ linrec_problem<T> checked(operand<T> const& s, operand<T> const& t, T* w, layout
   p.init_value = opt.init_value;
   p.final_state = opt.final_state;
   return opt.dir == direction::reverse ? detail::mirrored(p) : p;
+}
+
+constexpr char const* summary_fn = "recur::linrec_summary";
+
+template <class T>
+linrec_problem<T> checked_summary(operand<T> const& s, operand<T> const& t, T* a, T* b, layout const& lay,
+                                  direction dir) {
+  detail::check_layout(summary_fn, lay, sizeof(T), " (use direction::reverse to run backwards)");
+  detail::check_pointer(summary_fn, s.data, "s", false);
+  detail::check_pointer(summary_fn, t.data, "t", false);
+  detail::check_pointer(summary_fn, a, "a", lay.count > 0);
+  detail::check_pointer(summary_fn, b, "b", lay.count > 0);
+  check_options(summary_fn, dir, linrec_variant::automatic);
+  auto const ss = span_of(s.data, lay), st = span_of(t.data, lay);
+  auto const sa = span_of<T>(a, lay.count), sb = span_of<T>(b, lay.count);
+  detail::overlap_check const o{summary_fn};
+  for (auto const& [out, on] : {std::pair{sa, "a"}, std::pair{sb, "b"}}) {
+    o.disjoint(out, on, ss, "s");
+    o.disjoint(out, on, st, "t");
+  }
+  o.disjoint(sa, "a", sb, "b");
+  linrec_problem<T> p;
+  p.s = s.data;
+  p.s_value = s.value;
+  p.t = t.data;
+  p.t_value = t.value;
+  p.lay = detail::normalised_layout(lay);
+  return dir == direction::reverse ? detail::mirrored(p) : p;
 }
 
 constexpr char const* adjoint_fn = "recur::linrec_adjoint";
@@ -156,6 +185,48 @@ void linrec(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::typ
   detail::check_device_state(fn, opt.init, opt.final_state);
   detail::linrec_cuda(p, ex.stream, opt.variant);  // n == 0 handled there (final = init)
 }
+
+template <linrec_value T>
+void linrec_summary(host const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* a,
+                    T* b, layout const& lay, direction dir) {
+  detail::check_threads(summary_fn, ex);
+  auto const p = checked_summary(s, t, a, b, lay, dir);
+  if (lay.count == 0) return;
+  std::vector<ops::affine<compute_t<T>>> maps(static_cast<std::size_t>(lay.count),
+                                              ops::affine_identity<compute_t<T>>());
+  if (lay.n > 0) detail::linrec_summary_cpu(p, maps.data(), ex.threads);
+  for (std::int64_t k = 0; k < lay.count; ++k) {
+    a[k] = to_storage<T>(maps[k].a);
+    b[k] = to_storage<T>(maps[k].b);
+  }
+}
+
+template <linrec_value T>
+void linrec_summary(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* a,
+                    T* b, layout const& lay, direction dir) {
+  detail::require_cuda(summary_fn);
+  auto const p = checked_summary(s, t, a, b, lay, dir);
+  if (lay.count == 0) return;
+  if (lay.n > 0) {
+    if (s.data) detail::check_device_pointer(summary_fn, s.data, "s");
+    if (t.data) detail::check_device_pointer(summary_fn, t.data, "t");
+  }
+  detail::check_device_pointer(summary_fn, a, "a");
+  detail::check_device_pointer(summary_fn, b, "b");
+  detail::linrec_summary_cuda_store(p, ex.stream, a, b);  // n == 0: identity maps
+}
+
+#define RECUR_LINREC_SUMMARY(E, T) \
+  template void linrec_summary<T>(E const&, operand<T>, operand<T>, T*, T*, layout const&, direction);
+RECUR_LINREC_SUMMARY(host, float)
+RECUR_LINREC_SUMMARY(host, double)
+RECUR_LINREC_SUMMARY(host, bfloat16)
+RECUR_LINREC_SUMMARY(host, float16)
+RECUR_LINREC_SUMMARY(cuda, float)
+RECUR_LINREC_SUMMARY(cuda, double)
+RECUR_LINREC_SUMMARY(cuda, bfloat16)
+RECUR_LINREC_SUMMARY(cuda, float16)
+#undef RECUR_LINREC_SUMMARY
 
 namespace detail {
 

@@ -28,6 +28,10 @@ void linrec_summary_cpu(linrec_problem<T> const& p, ops::affine<compute_t<T>>* o
 template <class T>
 void linrec_summary_cuda(linrec_problem<T> const& p, CUstream_st* stream, ops::affine<compute_t<T>>* out, T* init);
 
+// The summary into a[k] and b[k] (device memory, T), enqueued; n > 0.
+template <class T>
+void linrec_summary_cuda_store(linrec_problem<T> const& p, CUstream_st* stream, T* a, T* b);
+
 // linrec_cuda from initial states held on the host (p.init is ignored): each
 // sequence's in[k], and final[k] written to p.final_state where both are
 // given. Returns once the host arrays may be reused, without waiting for

@@ -24,7 +24,7 @@
 #include <recur/reference/linrec.hpp>
 #include <recur/storage.hpp>
 
-#include "common/dist_memory.hpp"
+#include "common/either_memory.hpp"
 
 namespace {
 

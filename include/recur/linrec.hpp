@@ -60,6 +60,32 @@ void linrec(Executor const& ex, operand<std::type_identity_t<T>> s, operand<std:
   linrec(ex, s, t, w, layout::contiguous(n, 1), opt);
 }
 
+// The summary of each sequence: its n steps composed into one affine map,
+//
+//   recur::linrec_summary(ex, s, t, a, b, lay, direction::forward);
+//
+// so that the sequence's last state from any initial state x is
+// a[k] * x + b[k] (a[k] is the product of its s, b[k] its last state from
+// x = 0; a = 1, b = 0 where n == 0; in reverse, the steps are composed from
+// element n-1 down to 0). It is the reduction half of reduce-then-scan: a
+// caller who holds one slice of a longer sequence (a rank of a
+// sequence-parallel model, a chunk on another stream) exchanges the
+// summaries, folds the ones before its slice into its initial state, and
+// runs recur::linrec from it (recur::dist::linrec does this over MPI). s and
+// t are read once; nothing but a and b (count values each, on the
+// executor's memory: device pointers with recur::cuda) is written, and
+// neither may overlap s, t or the other. A step with s_i == 0 forgets what
+// came before, as in linrec. With a 16-bit T the maps are composed in float
+// and a and b rounded once. Guarantees as linrec's: nothing written on a
+// bad argument, bitwise reproducible, with recur::cuda enqueued on the
+// stream without synchronising.
+template <linrec_value T>
+void linrec_summary(host const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* a,
+                    T* b, layout const& lay, direction dir = direction::forward);
+template <linrec_value T>
+void linrec_summary(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* a,
+                    T* b, layout const& lay, direction dir = direction::forward);
+
 // The adjoint of linrec (its reverse-mode gradient), fused into one pass:
 // given the forward call's s, its result w and g, the gradient of a loss
 // with respect to w,

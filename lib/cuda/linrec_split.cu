@@ -37,6 +37,37 @@ void linrec_summary_cuda(linrec_problem<T> const& p, CUstream_st* stream, ops::a
 }
 
 template <class T>
+__global__ void linrec_summary_store_kernel(ops::affine<compute_t<T>> const* maps, std::int64_t count, T* a, T* b) {
+  std::int64_t const k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < count) {
+    a[k] = to_storage<T>(maps[k].a);
+    b[k] = to_storage<T>(maps[k].b);
+  }
+}
+
+template <class T>
+void linrec_summary_cuda_store(linrec_problem<T> const& p, CUstream_st* stream, T* a, T* b) {
+  using map = ops::affine<compute_t<T>>;
+  std::size_t const maps_bytes = kernels::workspace_piece(sizeof(map) * std::size_t(p.lay.count));
+  with_temp(
+      "recur::device::linrec_summary", stream,
+      [&](std::size_t& bytes) {
+        cudaError_t const e = device::linrec_summary<T>(nullptr, bytes, p, nullptr, stream);
+        bytes += maps_bytes;
+        return e;
+      },
+      [&](void* temp, std::size_t bytes) {
+        kernels::workspace_cursor ws(temp);
+        map* const d = ws.take<map>(maps_bytes);
+        std::size_t rest = bytes - maps_bytes;
+        if (cudaError_t e = device::linrec_summary<T>(ws.take(0), rest, p, d, stream); e != cudaSuccess) return e;
+        linrec_summary_store_kernel<T>
+            <<<unsigned((p.lay.count + 255) / 256), 256, 0, stream>>>(d, p.lay.count, a, b);
+        return cudaGetLastError();
+      });
+}
+
+template <class T>
 void linrec_cuda_from_host(linrec_problem<T> p, CUstream_st* stream, linrec_variant variant, T const* in,
                            T const* final) {
   std::size_t const bytes = sizeof(T) * std::size_t(p.lay.count);
@@ -64,7 +95,8 @@ void linrec_cuda_from_host(linrec_problem<T> p, CUstream_st* stream, linrec_vari
 
 #define RECUR_LINREC_SPLIT(T)                                                                                \
   template void linrec_summary_cuda<T>(linrec_problem<T> const&, CUstream_st*, ops::affine<compute_t<T>>*, T*);      \
-  template void linrec_cuda_from_host<T>(linrec_problem<T>, CUstream_st*, linrec_variant, T const*, T const*);
+  template void linrec_cuda_from_host<T>(linrec_problem<T>, CUstream_st*, linrec_variant, T const*, T const*); \
+  template void linrec_summary_cuda_store<T>(linrec_problem<T> const&, CUstream_st*, T*, T*);
 RECUR_LINREC_SPLIT(float)
 RECUR_LINREC_SPLIT(double)
 RECUR_LINREC_SPLIT(bfloat16)

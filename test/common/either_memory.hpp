@@ -1,8 +1,10 @@
 #pragma once
-// Where test_dist's slices live: one interface over host memory (dist_host)
-// and device memory on a non-blocking stream (dist_cuda, where the build has
-// CUDA), so each case is written once. Buffers are shared handles: copying a
-// handle aliases the buffer (in-place cases pass the same handle twice).
+// Where a test's arrays live: one interface over host memory (dist_host)
+// and device memory on a non-blocking stream (dist_cuda, where the test is
+// built with RECUR_TEST_DIST_CUDA), so each case is written once for both
+// executors (test_dist, the linrec_summary suites). Buffers are shared
+// handles: copying a handle aliases the buffer (in-place cases pass the same
+// handle twice).
 #include <cstdint>
 #include <memory>
 #include <vector>
