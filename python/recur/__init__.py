@@ -9,6 +9,9 @@ and the GPU, from NumPy, CuPy, PyTorch and JAX arrays.
 - ``recur.dpcm``: DPCM encode and decode (lossless for integer samples).
 - ``recur.torch``: linrec, lfilter, sosfilt and solve_tridiagonal,
   differentiable for PyTorch tensors.
+- ``recur.distributed``: linrec split along its length across processes
+  (torch.distributed process groups, mpi4py communicators); imported on
+  its own (``import recur.distributed``).
 
 NumPy arrays run on the CPU backend; GPU arrays run on the GPU on the
 caller's current stream (doc/python.md has the interop and stream rules).
@@ -16,6 +19,8 @@ caller's current stream (doc/python.md has the interop and stream rules).
 The modules in layers, top first; each imports only modules of the layers
 below it (tests/test_layers.py checks this against _LAYERS):
 
+    distributed                     calls split across processes: the
+                                    functions below, and a collective
     signal, linalg, dpcm, _linrec   the scipy-named functions: options checked,
                                     the plain-array fast path, a tensor that
                                     needs gradients sent to recur.torch,
@@ -38,15 +43,16 @@ inside the functions that need them, when a tensor requires grad.
 """
 
 from . import _recur
-from ._linrec import linrec
+from ._linrec import linrec, linrec_summary
 from . import dpcm, linalg, signal
 
 __version__ = _recur.__version__
 
-__all__ = ["linrec", "signal", "linalg", "dpcm", "cuda_available", "__version__"]
+__all__ = ["linrec", "linrec_summary", "signal", "linalg", "dpcm", "cuda_available", "__version__"]
 
 # The layers of the docstring, top first.
 _LAYERS = (
+    ("distributed",),
     ("signal", "linalg", "dpcm", "_linrec"),
     ("torch",),
     ("_autograd",),

@@ -154,6 +154,28 @@ def linrec(s, t, axis, reverse, init, return_final, stream, threads):
     return (w, back(final)) if return_final else w
 
 
+def summary(s, t, axis, reverse, stream, threads):
+    """recur.linrec_summary (arguments as its): ``(a, b)``, each of the batch
+    shape, on arrays of any framework, layout and dtype linrec takes."""
+    fn = "recur.linrec_summary"
+    be, dtype, ops, ref, axis = _operands(s, t, axis)
+    sid = be.stream(ref, stream)
+    if stream is not None and sid is None:
+        raise ValueError(f"{fn}: stream given, but the arrays are in host memory (the call runs on the CPU)")
+    ops = [v if isinstance(v, float) or v is ref else conform(be, v, ref, axis) for v in ops]
+    shape = tuple(ref.shape)
+    bshape = shape[:axis] + shape[axis + 1 :]
+    order = state_order(len(shape), axis, batch_axes(be, ref, axis), lambda j: j if j < axis else j - 1, [])
+    a, back = state_out(be, bshape, order, dtype, ref)
+    b, _ = state_out(be, bshape, order, dtype, ref)
+    ex = be.export
+    _recur.linrec_summary(
+        *(v if isinstance(v, float) else ex(v) for v in ops), ex(a), ex(b), axis, bool(reverse), sid, threads
+    )
+    a, b = be.finish(a, sid), be.finish(b, sid)
+    return back(a), back(b)
+
+
 def adjoint(s, w, g, *, axis, reverse=False, init=None, final_gradient=None, want_ds=True,
             want_init_gradient=False, stream=None, threads=0):
     """The gradient of ``linrec(s, t, axis=axis, reverse=reverse,

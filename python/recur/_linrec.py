@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import _call_linrec
 from ._arrays import wants_grad
 
-__all__ = ["linrec"]
+__all__ = ["linrec", "linrec_summary"]
 
 
 def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, stream=None, threads=0):
@@ -50,3 +50,21 @@ def linrec(s, t, *, axis=-1, reverse=False, init=None, return_final=False, strea
 
         return ops.linrec(s, t, axis=axis, reverse=reverse, init=init, return_final=return_final, stream=stream)
     return _call_linrec.linrec(s, t, axis, reverse, init, return_final, stream, threads)
+
+
+def linrec_summary(s, t, *, axis=-1, reverse=False, stream=None, threads=0):
+    """Each sequence of ``linrec(s, t, axis=axis, reverse=reverse)`` as one
+    affine map: returns ``(a, b)``, each of the batch shape, such that the
+    sequence's last value from any initial value x is ``a * x + b`` (a the
+    product of its s, b its last value from 0; with ``reverse`` the steps
+    run from the end). Nothing else is computed or written: it is the
+    reduction half of reduce-then-scan, for a caller who holds one slice of
+    a longer sequence (recur.distributed folds the slices' maps across
+    processes). Arguments and dtypes as linrec's; not differentiable.
+
+    >>> import numpy as np, recur
+    >>> a, b = recur.linrec_summary(0.5, np.ones(4))
+    >>> float(a), float(b)
+    (0.0625, 1.875)
+    """
+    return _call_linrec.summary(s, t, axis, reverse, stream, threads)

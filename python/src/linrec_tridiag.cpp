@@ -84,6 +84,33 @@ void bind_linrec_tridiag(nb::module_& m) {
       arg("s"), arg("t"), arg("w"), arg("axis"), arg("reverse"), arg("init").none(), arg("init_value"),
       arg("final_state").none(), arg("stream").none(), arg("threads"));
 
+  // Each sequence's steps composed (recur::linrec_summary): a and b, one
+  // value per sequence (state arrays, as final_state), s and t laid out alike.
+  m.def(
+      "linrec_summary",
+      [](array_or_scalar const& s, array_or_scalar const& t, array const& a, array const& b, std::int64_t axis,
+         bool reverse, stream_arg stream, int threads) {
+        char const* fn = "recur.linrec_summary";
+        executor_spec const ex{stream, threads};
+        array const* ref = array_of(t) ? array_of(t) : array_of(s);
+        if (!ref) value_error(std::string(fn) + ": at least one of s and t must be an array");
+        std::vector<std::pair<char const*, array const*>> const arrays = {
+            {"s", array_of(s)}, {"t", array_of(t)}, {"a", &a}, {"b", &b}};
+        check_devices(fn, ex, arrays);
+        auto const bt = one_batch(fn, array_of(t) ? "t" : "s", *ref, axis, {{"s", array_of(s)}, {"t", array_of(t)}});
+        with_linrec_type(fn, "a", a, [&](auto z) {
+          using T = decltype(z);
+          check_same_dtype(fn, a, arrays);
+          check_state(fn, "a", std::optional<array>(a), sequences(bt));
+          check_state(fn, "b", std::optional<array>(b), sequences(bt));
+          run(ex, bt, [&](auto const& e, std::int64_t off, std::int64_t first) {
+            linrec_summary<T>(e, operand_at<T>(s, off), operand_at<T>(t, off), output<T>(a) + first,
+                              output<T>(b) + first, bt.lay, reverse ? direction::reverse : direction::forward);
+          });
+        });
+      },
+      arg("s"), arg("t"), arg("a"), arg("b"), arg("axis"), arg("reverse"), arg("stream").none(), arg("threads"));
+
   // The adjoint of linrec (the backward of recur._autograd's linrec op): g,
   // dt and ds (optional) w's shape and layout, s an array like them or a
   // scalar; w is read only for ds. init, final_gradient and init_gradient:
