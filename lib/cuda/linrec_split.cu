@@ -1,6 +1,7 @@
-// The CUDA halves of a linrec split across processes (lib/dist/): the
+// recur::linrec_summary on the GPU (a and b stored in T on the device), and
+// the CUDA halves of a linrec split across processes (lib/dist/): the
 // summary of each sequence brought to the host, and the recurrence run from
-// initial states the host holds. Every value type in one unit: both are
+// initial states the host holds. Every value type in one unit: all are
 // small next to linrec's agents.
 #include <recur/kernels/dispatch/dispatch_linrec_summary.cuh>
 
@@ -9,25 +10,35 @@
 
 namespace recur::detail {
 
+// The summary's maps into stream-ordered temporary storage, then `then(d)`
+// enqueues what reads them (d: count maps in compute_t<T>) before the
+// storage is freed.
+template <class T, class Then>
+void with_summary_maps(linrec_problem<T> const& p, CUstream_st* stream, Then then) {
+  using map = ops::affine<compute_t<T>>;
+  std::size_t const maps_bytes = kernels::workspace_piece(sizeof(map) * std::size_t(p.lay.count));
+  with_temp(
+      "recur::device::linrec_summary", stream,
+      [&](std::size_t& bytes) {
+        cudaError_t const e = device::linrec_summary<T>(nullptr, bytes, p, nullptr, stream);
+        bytes += maps_bytes;
+        return e;
+      },
+      [&](void* temp, std::size_t bytes) {
+        kernels::workspace_cursor ws(temp);
+        map* const d = ws.take<map>(maps_bytes);
+        std::size_t rest = bytes - maps_bytes;
+        if (cudaError_t e = device::linrec_summary<T>(ws.take(0), rest, p, d, stream); e != cudaSuccess) return e;
+        return then(static_cast<map const*>(d));
+      });
+}
+
 template <class T>
 void linrec_summary_cuda(linrec_problem<T> const& p, CUstream_st* stream, ops::affine<compute_t<T>>* out,
                          T* init) {
-  using map = ops::affine<compute_t<T>>;
-  std::size_t const out_bytes = kernels::workspace_piece(sizeof(map) * std::size_t(p.lay.count));
-  with_temp(
-      "recur::device::linrec_summary", stream,
-      [&](std::size_t& b) {
-        cudaError_t const e = device::linrec_summary<T>(nullptr, b, p, nullptr, stream);
-        b += out_bytes;
-        return e;
-      },
-      [&](void* temp, std::size_t b) {
-        kernels::workspace_cursor ws(temp);
-        map* const d = ws.take<map>(out_bytes);
-        std::size_t rest = b - out_bytes;
-        if (cudaError_t e = device::linrec_summary<T>(ws.take(0), rest, p, d, stream); e != cudaSuccess) return e;
-        return cudaMemcpyAsync(out, d, sizeof(map) * std::size_t(p.lay.count), cudaMemcpyDeviceToHost, stream);
-      });
+  with_summary_maps(p, stream, [&](ops::affine<compute_t<T>> const* d) {
+    return cudaMemcpyAsync(out, d, sizeof(*d) * std::size_t(p.lay.count), cudaMemcpyDeviceToHost, stream);
+  });
   if (init && p.init)
     cuda_check(cudaMemcpyAsync(init, p.init, sizeof(T) * std::size_t(p.lay.count), cudaMemcpyDeviceToHost, stream),
                "cudaMemcpyAsync");
@@ -47,24 +58,10 @@ __global__ void linrec_summary_store_kernel(ops::affine<compute_t<T>> const* map
 
 template <class T>
 void linrec_summary_cuda_store(linrec_problem<T> const& p, CUstream_st* stream, T* a, T* b) {
-  using map = ops::affine<compute_t<T>>;
-  std::size_t const maps_bytes = kernels::workspace_piece(sizeof(map) * std::size_t(p.lay.count));
-  with_temp(
-      "recur::device::linrec_summary", stream,
-      [&](std::size_t& bytes) {
-        cudaError_t const e = device::linrec_summary<T>(nullptr, bytes, p, nullptr, stream);
-        bytes += maps_bytes;
-        return e;
-      },
-      [&](void* temp, std::size_t bytes) {
-        kernels::workspace_cursor ws(temp);
-        map* const d = ws.take<map>(maps_bytes);
-        std::size_t rest = bytes - maps_bytes;
-        if (cudaError_t e = device::linrec_summary<T>(ws.take(0), rest, p, d, stream); e != cudaSuccess) return e;
-        linrec_summary_store_kernel<T>
-            <<<unsigned((p.lay.count + 255) / 256), 256, 0, stream>>>(d, p.lay.count, a, b);
-        return cudaGetLastError();
-      });
+  with_summary_maps(p, stream, [&](ops::affine<compute_t<T>> const* d) {
+    linrec_summary_store_kernel<T><<<unsigned((p.lay.count + 255) / 256), 256, 0, stream>>>(d, p.lay.count, a, b);
+    return cudaGetLastError();
+  });
 }
 
 template <class T>
