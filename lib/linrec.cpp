@@ -253,17 +253,16 @@ void linrec_split_summary(Executor const& ex, operand<T> s, operand<T> t, T* w, 
   auto const p = checked(s, t, w, lay, opt);
   if constexpr (std::is_same_v<Executor, cuda>) check_cuda_arrays(s.data, t.data, w, lay, opt.init, opt.final_state);
   if (lay.count == 0) return;
-  if (lay.n == 0 || std::is_same_v<Executor, host>) {
-    for (std::int64_t k = 0; k < lay.count; ++k) out[k] = ops::affine_identity<compute_t<T>>();
-    if (init)
-      for (std::int64_t k = 0; k < lay.count; ++k) init[k] = p.init_of(k);
-  }
   if constexpr (std::is_same_v<Executor, cuda>) {
-    if (lay.n > 0) linrec_summary_cuda(p, ex.stream, out, init);
-    else if (init && p.init) linrec_summary_cuda(p, ex.stream, out, init);  // copies init (n == 0: identity maps)
-  } else if (lay.n > 0) {
-    linrec_summary_cpu(p, out, ex.threads);
+    // opt.init is device memory: the backend copies it (n == 0: identity maps).
+    if (lay.n > 0 || (init && p.init)) return linrec_summary_cuda(p, ex.stream, out, init);
   }
+  // Host memory, or no device array to read: init is p.init's values or init_value.
+  for (std::int64_t k = 0; k < lay.count; ++k) out[k] = ops::affine_identity<compute_t<T>>();
+  if (init)
+    for (std::int64_t k = 0; k < lay.count; ++k) init[k] = p.init_of(k);
+  if constexpr (std::is_same_v<Executor, host>)
+    if (lay.n > 0) linrec_summary_cpu(p, out, ex.threads);
 }
 
 template <class Executor, linrec_value T>
