@@ -1,0 +1,213 @@
+// recur::dist's scaling, run under mpirun (one rank per GPU, or ranks on
+// the CPU with --executor host), written by rank 0 as Google-Benchmark-style
+// JSON. For linrec on one sequence (or a batch) of --n elements a rank
+// (weak) and of --n elements in all (strong):
+//
+//   dist_linrec_<type>_<weak|strong>/ranks:P/n:N   the split call on every rank
+//   dist_linrec_<type>_<weak|strong>/ranks:1/n:N   the same call on rank 0 alone
+//                                                   (MPI_COMM_SELF), the others idle
+//   dist_copy_<type>/ranks:P/n:N                    each rank copying its slice
+//                                                   (the copy ceiling a rank)
+//
+// Each time is the median over --reps of the slowest rank's time (a barrier
+// before each repetition, after warm-up; CUDA events on the GPU, the
+// stream synchronised). Counters: pct_of_copy, the aggregate bandwidth
+// (3 words an element: s and t read, w written, the one-device call's
+// traffic) against P times the copy ceiling measured in the same run;
+// efficiency, weak: the one-rank time over the P-rank time, strong: the
+// one-rank time of the whole sequence over P times the P-rank time.
+//
+//   mpirun -np 4 build/bench/bench_dist --executor cuda --n 268435456 --out bench/results/h100x4-dist.json
+//
+// Ranks sharing one GPU measure the algorithm's overheads, not scaling.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <recur/dist.hpp>
+#include <recur/linrec.hpp>
+
+namespace {
+
+struct options {
+  bool gpu = true;
+  std::int64_t n = std::int64_t(1) << 24;
+  std::int64_t count = 1;
+  bool f64 = false;
+  int reps = 20;
+  std::string out;
+};
+
+void check(cudaError_t e, char const* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "bench_dist: %s: %s\n", what, cudaGetErrorString(e));
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
+
+// Buffers of `elements` values on the executor's memory, filled with x.
+template <class T>
+struct buffer {
+  T* p = nullptr;
+  bool gpu;
+  buffer(std::int64_t elements, bool on_gpu, T x) : gpu(on_gpu) {
+    std::vector<T> h(static_cast<std::size_t>(std::max<std::int64_t>(elements, 1)), x);
+    if (gpu) {
+      check(cudaMalloc(reinterpret_cast<void**>(&p), h.size() * sizeof(T)), "cudaMalloc");
+      check(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+    } else {
+      p = new T[h.size()];
+      std::copy(h.begin(), h.end(), p);
+    }
+  }
+  ~buffer() { gpu ? (void)cudaFree(p) : delete[] p; }
+  buffer(buffer const&) = delete;
+  buffer& operator=(buffer const&) = delete;
+};
+
+// The median over reps of the slowest participating rank's time of f, in
+// seconds (comm: the ranks taking part; the others only join the barriers).
+double median_time(MPI_Comm comm, bool gpu, cudaStream_t stream, int reps, std::function<void()> const& f) {
+  for (int i = 0; i < 2; ++i) f();  // warm-up
+  if (gpu) check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  std::vector<double> times;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  if (gpu) {
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+  }
+  for (int i = 0; i < reps; ++i) {
+    MPI_Barrier(comm);
+    double mine = 0;
+    if (gpu) {
+      check(cudaEventRecord(start, stream), "cudaEventRecord");
+      f();
+      check(cudaEventRecord(stop, stream), "cudaEventRecord");
+      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+      mine = ms * 1e-3;
+    } else {
+      auto const t0 = std::chrono::steady_clock::now();
+      f();
+      mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    double slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    times.push_back(slowest);
+  }
+  if (gpu) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+struct entry {
+  std::string name;
+  double seconds;
+  double pct_of_copy;
+  double efficiency;
+};
+
+template <class T>
+std::vector<entry> run(options const& o, int rank, int size) {
+  cudaStream_t stream = nullptr;
+  if (o.gpu) check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  char const* type = sizeof(T) == 8 ? "f64" : "f32";
+  std::vector<entry> out;
+  double copy_bw = 0;  // bytes per second a rank
+  for (bool weak : {true, false}) {
+    std::int64_t const n_local = weak ? o.n : o.n / size + (rank < o.n % size ? 1 : 0);
+    std::int64_t const n_one = o.n;  // the one-rank call: a rank's slice (weak), the whole sequence (strong)
+    std::int64_t const elements = std::max(n_local, n_one) * o.count;
+    buffer<T> s(elements, o.gpu, T(0.999)), t(elements, o.gpu, T(1)), w(elements, o.gpu, T(0));
+    auto call = [&](MPI_Comm comm, std::int64_t n) {
+      recur::layout const lay = recur::layout::contiguous(n, o.count);
+      recur::dist::communicator const c{comm};
+      if (o.gpu)
+        recur::dist::linrec<T>(c, recur::cuda{stream}, s.p, t.p, w.p, lay);
+      else
+        recur::dist::linrec<T>(c, recur::host{}, s.p, t.p, w.p, lay);
+    };
+    if (weak) {  // the copy ceiling: each rank copying its slice
+      std::size_t const bytes = sizeof(T) * std::size_t(n_local * o.count);
+      double const tc = median_time(MPI_COMM_WORLD, o.gpu, stream, o.reps, [&] {
+        if (o.gpu)
+          check(cudaMemcpyAsync(w.p, s.p, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+        else
+          std::memcpy(w.p, s.p, bytes);
+      });
+      copy_bw = 2.0 * double(bytes) / tc;
+      out.push_back({fmt::format("dist_copy_{}/ranks:{}/n:{}", type, size, n_local), tc, 100.0, 1.0});
+    }
+    double const tp = median_time(MPI_COMM_WORLD, o.gpu, stream, o.reps, [&] { call(MPI_COMM_WORLD, n_local); });
+    // Rank 0 alone on MPI_COMM_SELF; the other ranks wait at the barriers.
+    double t1 = 0;
+    if (rank == 0) t1 = median_time(MPI_COMM_SELF, o.gpu, stream, o.reps, [&] { call(MPI_COMM_SELF, n_one); });
+    MPI_Bcast(&t1, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    std::int64_t const total = (weak ? o.n * size : o.n) * o.count;
+    double const pct = 100.0 * 3.0 * sizeof(T) * double(total) / tp / (size * copy_bw);
+    double const eff = weak ? t1 / tp : t1 / (size * tp);
+    char const* mode = weak ? "weak" : "strong";
+    out.push_back({fmt::format("dist_linrec_{}_{}/ranks:{}/n:{}", type, mode, size, o.n), tp, pct, eff});
+    double const pct1 = 100.0 * 3.0 * sizeof(T) * double(n_one * o.count) / t1 / copy_bw;
+    out.push_back({fmt::format("dist_linrec_{}_{}/ranks:1/n:{}", type, mode, n_one), t1, pct1, 1.0});
+  }
+  if (o.gpu) cudaStreamDestroy(stream);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string const k = argv[i], v = argv[i + 1];
+    if (k == "--executor") o.gpu = v == "cuda";
+    else if (k == "--n") o.n = std::stoll(v);
+    else if (k == "--count") o.count = std::stoll(v);
+    else if (k == "--type") o.f64 = v == "f64";
+    else if (k == "--reps") o.reps = std::stoi(v);
+    else if (k == "--out") o.out = v;
+  }
+  if (o.gpu) {  // ranks on one host: one GPU each, round robin
+    int devices = 0;
+    check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    check(cudaSetDevice(rank % devices), "cudaSetDevice");
+  }
+  auto const entries = o.f64 ? run<double>(o, rank, size) : run<float>(o, rank, size);
+  if (rank == 0) {
+    std::string json = fmt::format("{{\n  \"context\": {{\"executable\": \"bench_dist\", \"ranks\": {}, \"executor\": \"{}\"}},\n  \"benchmarks\": [\n", size, o.gpu ? "cuda" : "host");
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      json += fmt::format(
+          "    {{\"name\": \"{}\", \"real_time\": {:.3f}, \"time_unit\": \"us\", \"pct_of_copy\": {:.2f}, "
+          "\"efficiency\": {:.4f}}}{}\n",
+          entries[i].name, entries[i].seconds * 1e6, entries[i].pct_of_copy, entries[i].efficiency,
+          i + 1 < entries.size() ? "," : "");
+    json += "  ]\n}\n";
+    if (o.out.empty()) {
+      std::fputs(json.c_str(), stdout);
+    } else if (FILE* f = std::fopen(o.out.c_str(), "w")) {
+      std::fputs(json.c_str(), f);
+      std::fclose(f);
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}
