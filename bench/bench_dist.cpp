@@ -75,8 +75,9 @@ struct buffer {
   buffer& operator=(buffer const&) = delete;
 };
 
-// The median over reps of the slowest participating rank's time of f, in
-// seconds (comm: the ranks taking part; the others only join the barriers).
+// The median over reps of the slowest rank's time of f, in seconds, over
+// the ranks of comm (MPI_COMM_SELF: rank 0 alone, while the others wait in
+// the MPI_Bcast that follows).
 double median_time(MPI_Comm comm, bool gpu, cudaStream_t stream, int reps, std::function<void()> const& f) {
   for (int i = 0; i < 2; ++i) f();  // warm-up
   if (gpu) check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");

@@ -27,9 +27,11 @@
 // State: opt.init and opt.init_value are read on the rank where the
 // recurrence enters (rank 0 forward, the last rank in reverse) and ignored
 // elsewhere; opt.final_state, on every rank that gives it, receives the last
-// state of the whole sequence (the last rank's forward, rank 0's in reverse).
-// The carry between ranks is held in T: with the 16-bit storage types it is
-// rounded to T once at each rank boundary.
+// state of the whole sequence (the last rank's forward, rank 0's in reverse),
+// the ranks' maps folded: equal to that rank's last w to rounding, not
+// bitwise. The maps are folded in compute_t<T> (float for the 16-bit
+// storage types); each rank's incoming state and the final state are
+// rounded to T once.
 //
 // Errors: every rank checks its own arguments as recur::linrec does, and
 // the ranks agree before anything is written: when any rank's arguments are
@@ -37,7 +39,9 @@
 // the same recur::invalid_argument (naming the first bad rank), nothing is
 // written, and no rank waits on another. A CUDA error on one rank before
 // the exchange is thrown there as cuda_error and on the other ranks as
-// recur::error naming that rank.
+// recur::error naming that rank. An error after the exchange (running the
+// slice: a CUDA error, memory) is thrown on its rank alone, the other ranks'
+// slices written.
 //
 // With recur::cuda the slices are device memory; the summaries cross
 // through the host (the stream is synchronised once, before the exchange),

@@ -13,10 +13,13 @@
 // The maps are applied as the recurrence steps (a == 0 forgets the state),
 // in an order fixed by the rank count, so results are reproducible.
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
 #include <mpi.h>
+
+#include <fmt/format.h>
 
 #include <recur/dist.hpp>
 #include "../linrec_split.hpp"
@@ -54,8 +57,8 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
   if (!entering) local.init = nullptr;  // read on the entering rank alone
 
   std::int64_t const count = lay.count > 0 ? lay.count : 0;
-  std::vector<map> mine(static_cast<std::size_t>(count));
-  std::vector<T> init(entering ? static_cast<std::size_t>(count) : 0);
+  std::vector<map> mine, all;
+  std::vector<T> init;
   detail::call_facts facts;
   facts.value[0] = lay.count;
   facts.names[0] = "the number of sequences (lay.count)";
@@ -67,14 +70,21 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
   facts.names[3] = "opt.variant";
   facts.value[4] = std::is_same_v<Executor, cuda> ? 1 : 0;
   facts.names[4] = "the executor (0 host, 1 cuda)";
+  // Everything that can fail on one rank alone (the checks, the buffers,
+  // the summary) runs before the agreement.
   detail::agree_after(fn, c.comm, me, facts, [&] {
+    if (sizeof(map) * std::uint64_t(count) > std::uint64_t(std::numeric_limits<int>::max()))
+      throw invalid_argument(fmt::format("{}: lay.count = {} is more sequences than one MPI_Allgather carries", fn,
+                                         lay.count));
+    mine.resize(static_cast<std::size_t>(count));
+    all.resize(static_cast<std::size_t>(count) * static_cast<std::size_t>(me.size));
+    init.resize(entering ? static_cast<std::size_t>(count) : 0);
     recur::detail::linrec_split_summary(ex, s, t, w, lay, local, mine.data(), entering ? init.data() : nullptr);
   });
   if (count == 0) return;
   if (entering)  // the initial state folded in: (0, state after this slice)
     for (std::int64_t k = 0; k < count; ++k) mine[k] = {V(0), apply(mine[k], to_compute(init[k]))};
 
-  std::vector<map> all(static_cast<std::size_t>(count) * static_cast<std::size_t>(me.size));
   int const bytes = static_cast<int>(sizeof(map) * static_cast<std::size_t>(count));
   MPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, c.comm);
 

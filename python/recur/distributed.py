@@ -25,10 +25,16 @@ direction (each rank's adjoint run twice: once to summarise it, once from
 its incoming gradient). The gradient reaching ``final`` is summed over the
 ranks.
 
-Errors are raised on every rank alike: a rank whose arguments are bad, or
-ranks that disagree on the batch shape, dtype or direction, make every rank
-raise the same ValueError (TypeError for a dtype) naming the first bad
-rank, before any rank waits in a collective that another will not reach.
+Errors are raised on every rank alike: a rank whose arguments are bad
+(including init's, on the rank that reads it) raises on every rank the same
+exception (TypeError or ValueError as the call raised it, anything else as
+RuntimeError) naming the first bad rank; ranks that disagree on the batch
+shape, dtype, direction or whether gradients are wanted raise the same
+ValueError; both before any rank waits in a collective that another will
+not reach. With gradients, every rank must run the backward pass (it holds
+collectives): a loss that uses w or final on some ranks only needs a zero
+term on the others, e.g. ``loss + 0 * w.sum()``. ``final`` is the folded
+maps' value, equal to the last rank's last w to rounding.
 """
 
 from __future__ import annotations
@@ -93,16 +99,17 @@ def _group_of(group):
 
 def _agree(g, fn, facts, error):
     """Every rank's (facts, error) gathered; the same exception raised on
-    every rank where one failed or the facts differ."""
+    every rank where one failed (TypeError and ValueError as themselves,
+    anything else as RuntimeError) or the facts differ."""
     everyone = g.objects((facts, None if error is None else (type(error).__name__, str(error))))
+    kinds = {"TypeError": TypeError, "ValueError": ValueError}
     for r, (_, err) in enumerate(everyone):
         if err is not None:
-            kind = TypeError if err[0] == "TypeError" else ValueError
-            raise kind(f"{fn}: rank {r} of {g.size}: {err[1]}")
+            raise kinds.get(err[0], RuntimeError)(f"{fn}: rank {r} of {g.size}: {err[0]}: {err[1]}")
     for r, (f, _) in enumerate(everyone):
         if f != everyone[0][0]:
-            raise ValueError(f"{fn}: the ranks disagree on (batch shape, dtype, reverse): rank 0 has "
-                             f"{everyone[0][0]}, rank {r} has {f}")
+            raise ValueError(f"{fn}: the ranks disagree on (batch shape, dtype, reverse, requires grad): rank 0 "
+                             f"has {everyone[0][0]}, rank {r} has {f}")
 
 
 def _xp(x):
@@ -123,29 +130,41 @@ def _apply(a, b, x):
     return y.to(a.dtype) if xp.__name__ == "torch" else y.astype(a.dtype, copy=False)
 
 
-def _forward(g, s, t, axis, reverse, init):
+def _local(g, s, t, axis, reverse, init, needs_grad):
+    """This rank's map (a, b) of each sequence, the entering rank's with the
+    initial state folded in: (0, state after its slice). Raises what the
+    arguments make it raise (before any collective)."""
+    if needs_grad and isinstance(g, _Mpi):
+        raise TypeError("tensors that require grad need a torch.distributed group (mpi4py has no autograd)")
+    a, b = linrec_summary(s, t, axis=axis, reverse=reverse)
+    if g.rank == (g.size - 1 if reverse else 0):
+        shape, batch = tuple(getattr(init, "shape", ())), tuple(a.shape)
+        if len(shape) > len(batch) or any(i not in (1, j) for i, j in zip(shape[::-1], batch[::-1])):
+            raise ValueError(f"init has shape {shape}, which does not broadcast to the batch shape {batch}")
+        a, b = _xp(a).zeros_like(a), _apply(a, b, 0.0 if init is None else init)
+    return a, b
+
+
+def _forward(g, s, t, axis, reverse, init, needs_grad=False):
     """(w, x_in, final, maps): this rank's slice run from its incoming state
     x_in, the whole sequences' last value, and every rank's map, (size, 2) +
     the batch shape (the entering rank's with its initial state folded in)."""
-    fn = "recur.distributed.linrec"
-    entry = g.size - 1 if reverse else 0
     a = b = error = None
     try:
-        a, b = linrec_summary(s, t, axis=axis, reverse=reverse)
-    except (TypeError, ValueError) as e:
+        a, b = _local(g, s, t, axis, reverse, init, needs_grad)
+    except Exception as e:  # agreed on below, so that every rank raises
         error = e
-    _agree(g, fn, None if a is None else (tuple(a.shape), str(a.dtype), bool(reverse)), error)
+    facts = None if a is None else (tuple(a.shape), str(a.dtype), bool(reverse), bool(needs_grad))
+    _agree(g, "recur.distributed.linrec", facts, error)
     xp = _xp(a)
-    if g.rank == entry:  # the initial state folded in: (0, state after this slice)
-        b = _apply(a, b, 0.0 if init is None else init)
-        a = xp.zeros_like(a)
     maps = g.arrays(xp.stack([xp.asarray(a), xp.asarray(b)]))
     x = x_in = xp.zeros_like(maps[0, 1])
     for r in range(g.size - 1, -1, -1) if reverse else range(g.size):
         if r == g.rank:
             x_in = x
         x = _apply(maps[r, 0], maps[r, 1], x)
-    w = _linrec(s, t, axis=axis, reverse=reverse, init=init if g.rank == entry else x_in)
+    entering = g.rank == (g.size - 1 if reverse else 0)
+    w = _linrec(s, t, axis=axis, reverse=reverse, init=init if entering else x_in)
     return w, x_in, x, maps
 
 
@@ -165,7 +184,7 @@ def linrec(s, t, *, group=None, axis=-1, reverse=False, init=None, return_final=
     if needs_grad and isinstance(g, _Torch):
         w, final = _autograd_linrec(g, s, t, init, axis, reverse)
     else:
-        w, _, final, _ = _forward(g, s, t, axis, reverse, init)
+        w, _, final, _ = _forward(g, s, t, axis, reverse, init, needs_grad)
     return (w, final) if return_final else w
 
 
@@ -176,7 +195,7 @@ def _autograd_linrec(g, s, t, init, axis, reverse):
         @staticmethod
         def forward(ctx, s_, t_, init_):
             s_, t_, init_ = (v.detach() if torch.is_tensor(v) else v for v in (s_, t_, init_))
-            w, x_in, final, maps = _forward(g, s_, t_, axis, reverse, init_)
+            w, x_in, final, maps = _forward(g, s_, t_, axis, reverse, init_, needs_grad=True)
             ctx.save_for_backward(*(v for v in (s_, w, x_in, maps) if torch.is_tensor(v)))
             ctx.scalar_s = None if torch.is_tensor(s_) else s_
             ctx.init_value = init_

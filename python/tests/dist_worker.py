@@ -6,7 +6,8 @@ rank builds the same global arrays from a fixed seed, takes its slice
 and checks recur.distributed.linrec against recur.linrec on the whole
 arrays: values, the final value, and with PyTorch the gradients of s, t
 and init against autograd through the one-process call; then that a bad
-argument on one rank raises the same error on every rank. Prints
+argument on one rank (init included) raises the same error on every rank,
+as do ranks that disagree on the batch or on wanting gradients. Prints
 ``FAIL ...`` lines and exits 1 on a failure."""
 
 import os
@@ -97,6 +98,20 @@ def run_errors(group, make):
     except ValueError as e:
         message = str(e)
     check(message is not None and f"rank {SIZE - 1} of {SIZE}" in message, f"bad axis: {message!r}")
+    # A bad init on the rank that reads it (rank 0): every rank raises.
+    message = None
+    try:
+        rd.linrec(0.5, s, group=group, init=make(np.ones(5)))
+    except ValueError as e:
+        message = str(e)
+    check(message is not None and f"rank 0 of {SIZE}" in message and "init" in message, f"bad init: {message!r}")
+    if SIZE > 1 and hasattr(s, "requires_grad"):  # gradients wanted on rank 0 alone
+        message = None
+        try:
+            rd.linrec(0.5, s.clone().requires_grad_(RANK == 0), group=group)
+        except ValueError as e:
+            message = str(e)
+        check(message is not None and "disagree" in message, f"grad mismatch: {message!r}")
     if SIZE > 1:  # rank 0 holds a different batch
         message = None
         try:
