@@ -153,10 +153,12 @@ std::vector<entry> run(options const& o, int rank, int size) {
       copy_bw = 2.0 * double(bytes) / tc;
       out.push_back({fmt::format("dist_copy_{}/ranks:{}/n:{}", type, size, n_local), tc, 100.0, 1.0});
     }
-    double const tp = median_time(MPI_COMM_WORLD, o.gpu, stream, o.reps, [&] { call(MPI_COMM_WORLD, n_local); });
+    double const tp =
+        median_time(MPI_COMM_WORLD, o.gpu, stream, o.reps, [&] { call(MPI_COMM_WORLD, n_local); });
     // Rank 0 alone on MPI_COMM_SELF; the other ranks wait at the barriers.
     double t1 = 0;
-    if (rank == 0) t1 = median_time(MPI_COMM_SELF, o.gpu, stream, o.reps, [&] { call(MPI_COMM_SELF, n_one); });
+    if (rank == 0)
+      t1 = median_time(MPI_COMM_SELF, o.gpu, stream, o.reps, [&] { call(MPI_COMM_SELF, n_one); });
     MPI_Bcast(&t1, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     std::int64_t const total = (weak ? o.n * size : o.n) * o.count;
     double const pct = 100.0 * 3.0 * sizeof(T) * double(total) / tp / (size * copy_bw);
@@ -180,12 +182,18 @@ int main(int argc, char** argv) {
   options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string const k = argv[i], v = argv[i + 1];
-    if (k == "--executor") o.gpu = v == "cuda";
-    else if (k == "--n") o.n = std::stoll(v);
-    else if (k == "--count") o.count = std::stoll(v);
-    else if (k == "--type") o.f64 = v == "f64";
-    else if (k == "--reps") o.reps = std::stoi(v);
-    else if (k == "--out") o.out = v;
+    if (k == "--executor")
+      o.gpu = v == "cuda";
+    else if (k == "--n")
+      o.n = std::stoll(v);
+    else if (k == "--count")
+      o.count = std::stoll(v);
+    else if (k == "--type")
+      o.f64 = v == "f64";
+    else if (k == "--reps")
+      o.reps = std::stoi(v);
+    else if (k == "--out")
+      o.out = v;
   }
   if (o.gpu) {  // ranks on one host: one GPU each, round robin
     int devices = 0;
@@ -194,7 +202,10 @@ int main(int argc, char** argv) {
   }
   auto const entries = o.f64 ? run<double>(o, rank, size) : run<float>(o, rank, size);
   if (rank == 0) {
-    std::string json = fmt::format("{{\n  \"context\": {{\"executable\": \"bench_dist\", \"ranks\": {}, \"executor\": \"{}\"}},\n  \"benchmarks\": [\n", size, o.gpu ? "cuda" : "host");
+    std::string json = fmt::format(
+        "{{\n  \"context\": {{\"executable\": \"bench_dist\", \"ranks\": {}, \"executor\": \"{}\"}},\n  "
+        "\"benchmarks\": [\n",
+        size, o.gpu ? "cuda" : "host");
     for (std::size_t i = 0; i < entries.size(); ++i)
       json += fmt::format(
           "    {{\"name\": \"{}\", \"real_time\": {:.3f}, \"time_unit\": \"us\", \"pct_of_copy\": {:.2f}, "

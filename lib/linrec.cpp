@@ -32,6 +32,25 @@ void check_options(char const* fn, direction dir, linrec_variant variant) {
 
 constexpr char const* fn = "recur::linrec";
 
+// The backends' form of checked arguments: forward only (a reverse call as
+// the mirrored view), the layout normalised so that the mirror is well
+// defined.
+template <class T>
+linrec_problem<T> problem_of(operand<T> const& s, operand<T> const& t, T* w, layout const& lay, direction dir,
+                             T const* init = nullptr, T init_value = T(0), T* final_state = nullptr) {
+  linrec_problem<T> p;
+  p.s = s.data;
+  p.s_value = s.value;
+  p.t = t.data;
+  p.t_value = t.value;
+  p.w = w;
+  p.lay = detail::normalised_layout(lay);
+  p.init = init;
+  p.init_value = init_value;
+  p.final_state = final_state;
+  return dir == direction::reverse ? detail::mirrored(p) : p;
+}
+
 template <class T>
 linrec_problem<T> checked(operand<T> const& s, operand<T> const& t, T* w, layout const& lay,
                           linrec_options<T> const& opt) {
@@ -55,17 +74,7 @@ linrec_problem<T> checked(operand<T> const& s, operand<T> const& t, T* w, layout
   o.disjoint(sf, "final_state", ss, "s");
   o.disjoint(sf, "final_state", st, "t");
 
-  linrec_problem<T> p;
-  p.s = s.data;
-  p.s_value = s.value;
-  p.t = t.data;
-  p.t_value = t.value;
-  p.w = w;
-  p.lay = detail::normalised_layout(lay);  // keeps the mirror well defined
-  p.init = opt.init;
-  p.init_value = opt.init_value;
-  p.final_state = opt.final_state;
-  return opt.dir == direction::reverse ? detail::mirrored(p) : p;
+  return problem_of(s, t, w, lay, opt.dir, opt.init, opt.init_value, opt.final_state);
 }
 
 constexpr char const* summary_fn = "recur::linrec_summary";
@@ -87,13 +96,7 @@ linrec_problem<T> checked_summary(operand<T> const& s, operand<T> const& t, T* a
     o.disjoint(out, on, st, "t");
   }
   o.disjoint(sa, "a", sb, "b");
-  linrec_problem<T> p;
-  p.s = s.data;
-  p.s_value = s.value;
-  p.t = t.data;
-  p.t_value = t.value;
-  p.lay = detail::normalised_layout(lay);
-  return dir == direction::reverse ? detail::mirrored(p) : p;
+  return problem_of<T>(s, t, nullptr, lay, dir);
 }
 
 constexpr char const* adjoint_fn = "recur::linrec_adjoint";
@@ -187,8 +190,8 @@ void linrec(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::typ
 }
 
 template <linrec_value T>
-void linrec_summary(host const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* a,
-                    T* b, layout const& lay, direction dir) {
+void linrec_summary(host const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t,
+                    T* a, T* b, layout const& lay, direction dir) {
   detail::check_threads(summary_fn, ex);
   auto const p = checked_summary(s, t, a, b, lay, dir);
   if (lay.count == 0) return;
@@ -202,8 +205,8 @@ void linrec_summary(host const& ex, operand<std::type_identity_t<T>> s, operand<
 }
 
 template <linrec_value T>
-void linrec_summary(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* a,
-                    T* b, layout const& lay, direction dir) {
+void linrec_summary(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t,
+                    T* a, T* b, layout const& lay, direction dir) {
   detail::require_cuda(summary_fn);
   auto const p = checked_summary(s, t, a, b, lay, dir);
   if (lay.count == 0) return;
@@ -251,7 +254,8 @@ void linrec_split_summary(Executor const& ex, operand<T> s, operand<T> t, T* w, 
                           linrec_options<T> const& opt, ops::affine<compute_t<T>>* out, T* init) {
   if constexpr (std::is_same_v<Executor, host>) check_threads(fn, ex);
   auto const p = checked(s, t, w, lay, opt);
-  if constexpr (std::is_same_v<Executor, cuda>) check_cuda_arrays(s.data, t.data, w, lay, opt.init, opt.final_state);
+  if constexpr (std::is_same_v<Executor, cuda>)
+    check_cuda_arrays(s.data, t.data, w, lay, opt.init, opt.final_state);
   if (lay.count == 0) return;
   if constexpr (std::is_same_v<Executor, cuda>) {
     // opt.init is device memory: the backend copies it (n == 0: identity maps).
@@ -282,10 +286,10 @@ void linrec_split_finish(Executor const& ex, operand<T> s, operand<T> t, T* w, l
   }
 }
 
-#define RECUR_LINREC_SPLIT(E, T)                                                                                 \
-  template void linrec_split_summary<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,                 \
-                                           linrec_options<T> const&, ops::affine<compute_t<T>>*, T*);          \
-  template void linrec_split_finish<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,                  \
+#define RECUR_LINREC_SPLIT(E, T)                                                                      \
+  template void linrec_split_summary<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,       \
+                                           linrec_options<T> const&, ops::affine<compute_t<T>>*, T*); \
+  template void linrec_split_finish<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,        \
                                           linrec_options<T> const&, T const*, T const*);
 RECUR_LINREC_SPLIT(host, float)
 RECUR_LINREC_SPLIT(host, double)

@@ -80,11 +80,11 @@ void linrec(Executor const& ex, operand<std::type_identity_t<T>> s, operand<std:
 // bad argument, bitwise reproducible, with recur::cuda enqueued on the
 // stream without synchronising.
 template <linrec_value T>
-void linrec_summary(host const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* a,
-                    T* b, layout const& lay, direction dir = direction::forward);
+void linrec_summary(host const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t,
+                    T* a, T* b, layout const& lay, direction dir = direction::forward);
 template <linrec_value T>
-void linrec_summary(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t, T* a,
-                    T* b, layout const& lay, direction dir = direction::forward);
+void linrec_summary(cuda const& ex, operand<std::type_identity_t<T>> s, operand<std::type_identity_t<T>> t,
+                    T* a, T* b, layout const& lay, direction dir = direction::forward);
 
 // The adjoint of linrec (its reverse-mode gradient), fused into one pass:
 // given the forward call's s, its result w and g, the gradient of a loss

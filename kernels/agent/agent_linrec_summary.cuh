@@ -82,7 +82,9 @@ __global__ void __launch_bounds__(Block)
     __syncthreads();
     map m = stage[x * (Items + 1)];
 #pragma unroll
-    for (int j = 1; j < Items; ++j) m = op(m, stage[x * (Items + 1) + j]);
+    for (int j = 1; j < Items; ++j) {
+      m = op(m, stage[x * (Items + 1) + j]);
+    }
     // Across the warp in lane order: after the step of width w, lane l
     // holds lanes l .. l + 2w - 1 composed (lanes that run past 31 hold
     // partial results nobody reads).

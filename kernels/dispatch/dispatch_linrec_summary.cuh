@@ -52,7 +52,8 @@ struct summary_shape {
 };
 
 inline summary_shape summary_shape_of(layout const& lay, int sms) {
-  bool const columns = std::llabs(lay.element_stride) != 1 && std::llabs(lay.batch_stride) == 1 && lay.count > 1;
+  bool const columns =
+      std::llabs(lay.element_stride) != 1 && std::llabs(lay.batch_stride) == 1 && lay.count > 1;
   if (!columns) return {false, (lay.n + summary_tile - 1) / summary_tile, 0};
   std::int64_t const want = summary_columns_per_sm * sms;  // threads wanted
   std::int64_t const runs_wanted = (want + lay.count - 1) / lay.count;
@@ -86,7 +87,8 @@ cudaError_t linrec_summary(void* temp, std::size_t& temp_bytes, detail::linrec_p
   std::size_t const second =
       sizeof(map) * std::size_t(count) * std::size_t((shape.runs + summary_tile - 1) / summary_tile);
   if (!temp) {
-    temp_bytes = count > 0 && n > 0 && shape.runs > 1 ? first + second : 1;  // nonzero: the second call launches
+    temp_bytes =
+        count > 0 && n > 0 && shape.runs > 1 ? first + second : 1;  // nonzero: the second call launches
     return cudaSuccess;
   }
   if (count == 0) return cudaSuccess;
@@ -110,8 +112,8 @@ cudaError_t linrec_summary(void* temp, std::size_t& temp_bytes, detail::linrec_p
     std::int64_t const next = (runs + summary_tile - 1) / summary_tile;
     map* const to = next == 1 ? out : b;
     linrec_summary_tiles_kernel<summary_block, summary_items>
-        <<<summary_grid(count * next, 1, sms), summary_block, 0, stream>>>(summary_map_source<V>{a, runs}, runs,
-                                                                           count, to);
+        <<<summary_grid(count * next, 1, sms), summary_block, 0, stream>>>(summary_map_source<V>{a, runs},
+                                                                           runs, count, to);
     if (cudaError_t const e = cudaGetLastError(); e != cudaSuccess) return e;
     std::swap(a, b);
     runs = next;

@@ -28,7 +28,8 @@ void with_summary_maps(linrec_problem<T> const& p, CUstream_st* stream, Then the
         kernels::workspace_cursor ws(temp);
         map* const d = ws.take<map>(maps_bytes);
         std::size_t rest = bytes - maps_bytes;
-        if (cudaError_t e = device::linrec_summary<T>(ws.take(0), rest, p, d, stream); e != cudaSuccess) return e;
+        if (cudaError_t e = device::linrec_summary<T>(ws.take(0), rest, p, d, stream); e != cudaSuccess)
+          return e;
         return then(static_cast<map const*>(d));
       });
 }
@@ -40,15 +41,17 @@ void linrec_summary_cuda(linrec_problem<T> const& p, CUstream_st* stream, ops::a
     return cudaMemcpyAsync(out, d, sizeof(*d) * std::size_t(p.lay.count), cudaMemcpyDeviceToHost, stream);
   });
   if (init && p.init)
-    cuda_check(cudaMemcpyAsync(init, p.init, sizeof(T) * std::size_t(p.lay.count), cudaMemcpyDeviceToHost, stream),
-               "cudaMemcpyAsync");
+    cuda_check(
+        cudaMemcpyAsync(init, p.init, sizeof(T) * std::size_t(p.lay.count), cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync");
   else if (init)
     for (std::int64_t k = 0; k < p.lay.count; ++k) init[k] = p.init_value;
   cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 }
 
 template <class T>
-__global__ void linrec_summary_store_kernel(ops::affine<compute_t<T>> const* maps, std::int64_t count, T* a, T* b) {
+__global__ void linrec_summary_store_kernel(ops::affine<compute_t<T>> const* maps, std::int64_t count, T* a,
+                                            T* b) {
   std::int64_t const k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k < count) {
     a[k] = to_storage<T>(maps[k].a);
@@ -59,7 +62,8 @@ __global__ void linrec_summary_store_kernel(ops::affine<compute_t<T>> const* map
 template <class T>
 void linrec_summary_cuda_store(linrec_problem<T> const& p, CUstream_st* stream, T* a, T* b) {
   with_summary_maps(p, stream, [&](ops::affine<compute_t<T>> const* d) {
-    linrec_summary_store_kernel<T><<<unsigned((p.lay.count + 255) / 256), 256, 0, stream>>>(d, p.lay.count, a, b);
+    linrec_summary_store_kernel<T>
+        <<<unsigned((p.lay.count + 255) / 256), 256, 0, stream>>>(d, p.lay.count, a, b);
     return cudaGetLastError();
   });
 }
@@ -90,9 +94,11 @@ void linrec_cuda_from_host(linrec_problem<T> p, CUstream_st* stream, linrec_vari
   cuda_check(f, "cudaFreeAsync");
 }
 
-#define RECUR_LINREC_SPLIT(T)                                                                                \
-  template void linrec_summary_cuda<T>(linrec_problem<T> const&, CUstream_st*, ops::affine<compute_t<T>>*, T*);      \
-  template void linrec_cuda_from_host<T>(linrec_problem<T>, CUstream_st*, linrec_variant, T const*, T const*); \
+#define RECUR_LINREC_SPLIT(T)                                                                              \
+  template void linrec_summary_cuda<T>(linrec_problem<T> const&, CUstream_st*, ops::affine<compute_t<T>>*, \
+                                       T*);                                                                \
+  template void linrec_cuda_from_host<T>(linrec_problem<T>, CUstream_st*, linrec_variant, T const*,        \
+                                         T const*);                                                        \
   template void linrec_summary_cuda_store<T>(linrec_problem<T> const&, CUstream_st*, T*, T*);
 RECUR_LINREC_SPLIT(float)
 RECUR_LINREC_SPLIT(double)

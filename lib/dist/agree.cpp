@@ -33,8 +33,8 @@ void agree(char const* fn, MPI_Comm comm, rank_of const& me, agreement_record co
     for (int r = 1; r < me.size; ++r)
       if (all[static_cast<std::size_t>(r)].facts.value[i] != f0.value[i])
         throw invalid_argument(fmt::format("{}: the ranks disagree on {}: rank 0 has {}, rank {} has {}", fn,
-                                           mine.facts.names[i] ? mine.facts.names[i] : "the call", f0.value[i], r,
-                                           all[static_cast<std::size_t>(r)].facts.value[i]));
+                                           mine.facts.names[i] ? mine.facts.names[i] : "the call",
+                                           f0.value[i], r, all[static_cast<std::size_t>(r)].facts.value[i]));
 }
 
 }  // namespace recur::dist::detail

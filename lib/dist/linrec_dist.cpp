@@ -38,10 +38,11 @@ constexpr std::int64_t type_tag() {
   return 4;  // float16
 }
 
-// The state after map m from x, as a step of the recurrence.
+// The state after map m from x, as a step of the recurrence (a == 0
+// forgets x): the constant map x composed with m, the one-device rule.
 template <class V>
 V apply(ops::affine<V> const& m, V x) {
-  return m.a == V(0) ? m.b : m.a * x + m.b;
+  return ops::compose_resetting{}(ops::affine<V>{V(0), x}, m).b;
 }
 
 template <class Executor, class T>
@@ -74,12 +75,13 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
   // the summary) runs before the agreement.
   detail::agree_after(fn, c.comm, me, facts, [&] {
     if (sizeof(map) * std::uint64_t(count) > std::uint64_t(std::numeric_limits<int>::max()))
-      throw invalid_argument(fmt::format("{}: lay.count = {} is more sequences than one MPI_Allgather carries", fn,
-                                         lay.count));
+      throw invalid_argument(
+          fmt::format("{}: lay.count = {} is more sequences than one MPI_Allgather carries", fn, lay.count));
     mine.resize(static_cast<std::size_t>(count));
     all.resize(static_cast<std::size_t>(count) * static_cast<std::size_t>(me.size));
     init.resize(entering ? static_cast<std::size_t>(count) : 0);
-    recur::detail::linrec_split_summary(ex, s, t, w, lay, local, mine.data(), entering ? init.data() : nullptr);
+    recur::detail::linrec_split_summary(ex, s, t, w, lay, local, mine.data(),
+                                        entering ? init.data() : nullptr);
   });
   if (count == 0) return;
   if (entering)  // the initial state folded in: (0, state after this slice)
@@ -118,7 +120,7 @@ void linrec(communicator const& comm, cuda const& ex, operand<std::type_identity
   run<cuda, T>(comm, ex, s, t, w, lay, opt);
 }
 
-#define RECUR_DIST_LINREC(E, T) \
+#define RECUR_DIST_LINREC(E, T)                                                                     \
   template void linrec<T>(communicator const&, E const&, operand<T>, operand<T>, T*, layout const&, \
                           linrec_options<T> const&);
 RECUR_DIST_LINREC(host, float)
