@@ -33,7 +33,7 @@ linrec_problem<T> mirrored(linrec_problem<T> p) {
     std::int64_t const last = (p.lay.n - 1) * p.lay.element_stride;
     if (p.s) p.s += last;
     if (p.t) p.t += last;
-    p.w += last;
+    if (p.w) p.w += last;  // null for a problem with no output (linrec_summary's)
   }
   p.lay.element_stride = -p.lay.element_stride;
   return p;
