@@ -8,6 +8,7 @@
 #include "detail/cuda_support.hpp"
 #include "filter_backends.hpp"
 #include "linrec_backends.hpp"
+#include "split_memory.hpp"
 #include "tridiag_backends.hpp"
 
 namespace recur {
@@ -54,6 +55,35 @@ RECUR_LINREC_SPLIT(double)
 RECUR_LINREC_SPLIT(bfloat16)
 RECUR_LINREC_SPLIT(float16)
 #undef RECUR_LINREC_SPLIT
+
+std::shared_ptr<void> split_alloc(cuda const&, std::size_t) { no_cuda(); }
+template <class T>
+void split_gather(cuda const&, split_column<T> const*, std::size_t, std::int64_t, std::int64_t) {
+  no_cuda();
+}
+template <class T>
+void split_scatter(cuda const&, split_column<T> const*, std::size_t, std::int64_t, std::int64_t) {
+  no_cuda();
+}
+template <class T>
+void split_unit_columns(cuda const&, T*, layout const&, std::int64_t) {
+  no_cuda();
+}
+template <class T>
+void split_combine(cuda const&, split_combine_args<T> const&) {
+  no_cuda();
+}
+#define RECUR_SPLIT_MOVES(T)                                                                               \
+  template void split_gather<T>(cuda const&, split_column<T> const*, std::size_t, std::int64_t, std::int64_t); \
+  template void split_scatter<T>(cuda const&, split_column<T> const*, std::size_t, std::int64_t, std::int64_t);
+RECUR_SPLIT_MOVES(float)
+RECUR_SPLIT_MOVES(double)
+RECUR_SPLIT_MOVES(std::int32_t)
+#undef RECUR_SPLIT_MOVES
+template void split_unit_columns<float>(cuda const&, float*, layout const&, std::int64_t);
+template void split_unit_columns<double>(cuda const&, double*, layout const&, std::int64_t);
+template void split_combine<float>(cuda const&, split_combine_args<float> const&);
+template void split_combine<double>(cuda const&, split_combine_args<double> const&);
 
 template <class T>
 void linrec_adjoint_cuda(linrec_adjoint_problem<T> const&, CUstream_st*, linrec_variant) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include "detail/arg_check.hpp"
 #include "detail/cuda_support.hpp"
 #include "tridiag_backends.hpp"
+#include "tridiag_checked.hpp"
 #include "tridiag_options.hpp"
 
 namespace recur {
@@ -209,27 +211,55 @@ detail::tridiag_problem<T> check_pointers(char const* f, T const* a, T const* b,
   return p;
 }
 
+// Every check solve_batched makes, for either executor, before anything is
+// written: the problem with the options copied (the algorithm as given),
+// and whether there is anything to solve.
+template <class Executor, class T>
+detail::tridiag_problem<T> check_call(char const* f, Executor const& ex, T const* a, T const* b, T const* c,
+                                      T const* d, T* x, layout const& lay, tridiag_options const& opt,
+                                      bool& solve) {
+  pointers_checked how;
+  if constexpr (std::is_same_v<Executor, cuda>) {
+    detail::require_cuda(f);
+    how.device = true;
+  } else {
+    detail::check_threads(f, ex);
+  }
+  checked_shape const s = check_shape(f, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
+  detail::check_tridiag_options(f, lay, opt, sizeof(T));
+  auto p = check_pointers(f, a, b, c, d, x, {opt.info, opt.pivoted, opt.refinement_steps}, s, how);
+  p.algorithm = opt.algorithm;
+  p.pivoting = opt.pivoting;
+  p.periodic = opt.periodic;
+  p.refinement = opt.refinement;
+  p.max_refinement_steps = opt.max_refinement_steps;
+  solve = s.solve;
+  return p;
+}
+
 }  // namespace
+
+template <class Executor, class T>
+detail::tridiag_problem<T> detail::tridiag_checked(char const* f, Executor const& ex, T const* a, T const* b,
+                                                   T const* c, T const* d, T* x, layout const& lay,
+                                                   tridiag_options const& opt) {
+  bool solve = false;
+  return check_call(f, ex, a, b, c, d, x, lay, opt, solve);
+}
 
 template <real_value T>
 void solve_batched(host const& ex, std::type_identity_t<T> const* a, std::type_identity_t<T> const* b,
                    std::type_identity_t<T> const* c, std::type_identity_t<T> const* d, T* x,
                    layout const& lay, tridiag_options const& opt) {
-  detail::check_threads(fn, ex);
-  checked_shape const s = check_shape(fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
-  detail::check_tridiag_options(fn, lay, opt, sizeof(T));
-  auto p = check_pointers(fn, a, b, c, d, x, {opt.info, opt.pivoted, opt.refinement_steps}, s, {});
-  if (!s.solve) {
+  bool solve = false;
+  auto p = check_call(fn, ex, a, b, c, d, x, lay, opt, solve);
+  if (!solve) {
     for (std::int32_t* const out : {opt.info, opt.pivoted, opt.refinement_steps})
       if (out)
         for (std::int64_t k = 0; k < lay.count; ++k) out[k] = 0;
     return;
   }
-  p.algorithm = detail::tridiag_cpu_resolve(s.lay, sizeof(T), opt, ex.threads);
-  p.pivoting = opt.pivoting;
-  p.periodic = opt.periodic;
-  p.refinement = opt.refinement;
-  p.max_refinement_steps = opt.max_refinement_steps;
+  p.algorithm = detail::tridiag_cpu_resolve(p.lay, sizeof(T), opt, ex.threads);
   detail::tridiag_cpu(p, ex.threads);
 }
 
@@ -237,18 +267,10 @@ template <real_value T>
 void solve_batched(cuda const& ex, std::type_identity_t<T> const* a, std::type_identity_t<T> const* b,
                    std::type_identity_t<T> const* c, std::type_identity_t<T> const* d, T* x,
                    layout const& lay, tridiag_options const& opt) {
-  detail::require_cuda(fn);
-  checked_shape const s = check_shape(fn, lay, opt.nrhs, opt.rhs_stride, opt.algorithm, sizeof(T));
-  detail::check_tridiag_options(fn, lay, opt, sizeof(T));
-  pointers_checked how;
-  how.device = true;
-  auto p = check_pointers(fn, a, b, c, d, x, {opt.info, opt.pivoted, opt.refinement_steps}, s, how);
+  bool solve = false;
+  auto p = check_call(fn, ex, a, b, c, d, x, lay, opt, solve);
   if (lay.count == 0) return;
-  p.pivoting = opt.pivoting;
-  p.periodic = opt.periodic;
-  p.refinement = opt.refinement;
-  p.max_refinement_steps = opt.max_refinement_steps;
-  if (!s.solve) {
+  if (!solve) {
     // The backend zeroes the outputs on the stream (tridiag_backends.hpp).
     if (!opt.info && !opt.pivoted && !opt.refinement_steps) return;
     p.algorithm = tridiag_algorithm::thomas;  // runs every shape: nothing to refuse
@@ -257,7 +279,6 @@ void solve_batched(cuda const& ex, std::type_identity_t<T> const* a, std::type_i
   }
   // The backend plans the solve once and refuses a shape the algorithm
   // cannot run before anything is enqueued (tridiag_cuda_resolve's message).
-  p.algorithm = opt.algorithm;
   detail::tridiag_cuda(p, ex.stream, nullptr);
 }
 
@@ -330,6 +351,19 @@ tridiag_algorithm resolve_tridiag_algorithm(cuda const&, layout const& lay, trid
   opt.algorithm = requested;
   return detail::tridiag_cuda_resolve(lay, sizeof(T), opt);
 }
+
+template detail::tridiag_problem<float> detail::tridiag_checked(char const*, host const&, float const*,
+                                                               float const*, float const*, float const*,
+                                                               float*, layout const&, tridiag_options const&);
+template detail::tridiag_problem<double> detail::tridiag_checked(char const*, host const&, double const*,
+                                                                double const*, double const*, double const*,
+                                                                double*, layout const&, tridiag_options const&);
+template detail::tridiag_problem<float> detail::tridiag_checked(char const*, cuda const&, float const*,
+                                                               float const*, float const*, float const*,
+                                                               float*, layout const&, tridiag_options const&);
+template detail::tridiag_problem<double> detail::tridiag_checked(char const*, cuda const&, double const*,
+                                                                double const*, double const*, double const*,
+                                                                double*, layout const&, tridiag_options const&);
 
 template tridiag_algorithm resolve_tridiag_algorithm<float>(host const&, layout const&, tridiag_algorithm);
 template tridiag_algorithm resolve_tridiag_algorithm<double>(host const&, layout const&, tridiag_algorithm);

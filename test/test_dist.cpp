@@ -24,6 +24,7 @@
 #include <recur/reference/linrec.hpp>
 #include <recur/storage.hpp>
 
+#include "common/dist_split.hpp"
 #include "common/either_memory.hpp"
 
 namespace {
@@ -31,41 +32,11 @@ namespace {
 using recur::direction;
 using recur::layout;
 using recur_test::dist_host;
-
-struct world {
-  int rank = 0, size = 1;
-  world() {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-  }
-};
-
-// How the N elements of a sequence are cut over the ranks: the lengths.
-enum class split { even, uneven, empty_ranks };
-
-std::vector<std::int64_t> lengths(split how, std::int64_t n, int ranks) {
-  std::vector<std::int64_t> len(static_cast<std::size_t>(ranks), 0);
-  if (how == split::even) {
-    for (int r = 0; r < ranks; ++r) len[r] = n * (r + 1) / ranks - n * r / ranks;
-  } else if (how == split::uneven) {  // weights 1, 3, 2, 5, ...
-    std::int64_t total = 0, done = 0;
-    for (int r = 0; r < ranks; ++r) total += 1 + (r * 7 + 1) % 5;
-    for (int r = 0, acc = 0; r < ranks; ++r) {
-      acc += 1 + (r * 7 + 1) % 5;
-      std::int64_t const end = n * acc / total;
-      len[r] = end - done;
-      done = end;
-    }
-  } else {  // the first and the last rank empty where there are others
-    int const lo = ranks > 2 ? 1 : 0, hi = ranks > 1 ? ranks - 1 : ranks;
-    for (int r = lo; r < hi; ++r) len[r] = n * (r - lo + 1) / (hi - lo) - n * (r - lo) / (hi - lo);
-  }
-  return len;
-}
-
-char const* name(split how) {
-  return how == split::even ? "even" : how == split::uneven ? "uneven" : "empty ranks";
-}
+using recur_test::expect_same_error;
+using recur_test::lengths;
+using recur_test::name;
+using recur_test::split;
+using recur_test::world;
 
 // One case: count sequences of n elements split over the ranks, in a local
 // layout (contiguous or interleaved), with its options.
@@ -168,29 +139,6 @@ void sweep() {
                                      {2000, 17, true}})
         for (bool init_array : {false, true})
           check_linrec<M, T>({n, count, how, inter, dir, init_array, n == 7, init_array && count == 40}, mem);
-}
-
-// Runs f on every rank; expects each to throw E whose message holds `has`,
-// and the same message on every rank.
-template <class E, class F>
-void expect_same_error(F f, std::string const& has) {
-  world const me;
-  std::string msg;
-  try {
-    f();
-  } catch (E const& e) {
-    msg = e.what();
-  } catch (std::exception const& e) {
-    msg = std::string("wrong exception type: ") + e.what();
-  }
-  BOOST_TEST(msg.find(has) != std::string::npos, "rank " << me.rank << ": '" << msg << "' lacks '" << has << "'");
-  // Every rank's message equals rank 0's.
-  std::vector<char> mine(512, 0), first(512, 0);
-  std::copy_n(msg.begin(), std::min<std::size_t>(msg.size(), 511), mine.begin());
-  first = mine;
-  MPI_Bcast(first.data(), 512, MPI_CHAR, 0, MPI_COMM_WORLD);
-  BOOST_TEST(std::string(first.data()) == std::string(mine.data()), "rank " << me.rank << " threw '" << mine.data()
-                                                                            << "', rank 0 '" << first.data() << "'");
 }
 
 template <class M>

@@ -1,5 +1,5 @@
 #pragma once
-// Recurrences split along their length across processes (MPI ranks): each
+// Recurrences and tridiagonal systems split along their length across processes (MPI ranks): each
 // rank holds one slice of every sequence and calls the same function, with
 // the same communicator, on its slice and its usual executor.
 //
@@ -86,6 +86,59 @@ void linrec(communicator const& comm, Executor const& ex, operand<std::type_iden
             operand<std::type_identity_t<T>> t, T* w, std::int64_t n,
             linrec_options<std::type_identity_t<T>> const& opt = {}) {
   linrec(comm, ex, s, t, w, layout::contiguous(n, 1), opt);
+}
+
+// recur::solve_batched split along the systems' length
+// (include/recur/tridiag.hpp for the systems, operands and options): rank r
+// holds rows [first_r, first_r + n_r) of every system in its layout (n =
+// n_r), rank order the order of the rows. Defined for T = float and double,
+// with recur::host or recur::cuda.
+//
+// The partition method one level up (lib/dist/tridiag_dist.cpp): each rank
+// solves its block's interior rows for d and for the two unit columns that
+// couple them to the block's first and last rows (recur::solve_batched on
+// its executor, into scratch), reduces its block to those two rows, the
+// rows are all-gathered (one MPI_Allgather of 3 + 2 (3 + nrhs) values per
+// system a rank, after the agreement), every rank solves the reduced
+// systems (at most 2 P rows each) on the host, and finishes its rows
+// (x = y - alpha u - beta w on the interior). A rank moves about 18 words
+// an unknown (nrhs = 1: two local solves, the unit columns, the finish)
+// where one Thomas solve moves 5.
+//
+// Options: every field of tridiag_options but refinement (mixed is refused).
+// algorithm names the local solves' algorithm. periodic closes the ring
+// across the last and the first rank (n >= 3 over all ranks). info,
+// pivoted and refinement_steps (0) are written on every rank, the same
+// values: info is the 1-based row over the whole system.
+//
+// Pivoting: the local solves and the reduced system follow opt.pivoting, so
+// each is as stable as its one-device solve; pivoting across a rank
+// boundary is not done. Under partial and automatic a system is reported
+// instead of solved (info > 0, x NaN) where a block's interior is singular
+// (info: its row) or its response to its boundary values, max over the
+// interior's two ends of |a_(f+1) u| + |c_(l-1) w|, exceeds Thomas's growth
+// bound of 16 (info: the block's first row). Diagonally dominant and
+// symmetric positive definite systems pass (the response is at most 1 on
+// dominant rows). With pivoting = none nothing is tested.
+//
+// Errors, state and streams as recur::dist::linrec (above): the ranks agree
+// before anything is written; with recur::cuda the stream is synchronised
+// once before the exchange and the finish is enqueued.
+template <real_value T>
+void solve_batched(communicator const& comm, host const& ex, std::type_identity_t<T> const* a,
+                   std::type_identity_t<T> const* b, std::type_identity_t<T> const* c,
+                   std::type_identity_t<T> const* d, T* x, layout const& lay, tridiag_options const& opt = {});
+template <real_value T>
+void solve_batched(communicator const& comm, cuda const& ex, std::type_identity_t<T> const* a,
+                   std::type_identity_t<T> const* b, std::type_identity_t<T> const* c,
+                   std::type_identity_t<T> const* d, T* x, layout const& lay, tridiag_options const& opt = {});
+
+// One system of n rows on this rank.
+template <real_value T, class Executor>
+void solve_batched(communicator const& comm, Executor const& ex, std::type_identity_t<T> const* a,
+                   std::type_identity_t<T> const* b, std::type_identity_t<T> const* c,
+                   std::type_identity_t<T> const* d, T* x, std::int64_t n, tridiag_options const& opt = {}) {
+  solve_batched(comm, ex, a, b, c, d, x, layout::contiguous(n, 1), opt);
 }
 
 }  // namespace recur::dist

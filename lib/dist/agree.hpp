@@ -26,7 +26,7 @@ namespace recur::dist::detail {
 // the message of a disagreement (this rank's: the pointers travel with the
 // record but are only read where they were made).
 struct call_facts {
-  static constexpr int fields = 6;
+  static constexpr int fields = 8;
   std::int64_t value[fields] = {};
   char const* names[fields] = {};
 };
