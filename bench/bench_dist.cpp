@@ -1,23 +1,28 @@
 // recur::dist's scaling, run under mpirun (one rank per GPU, or ranks on
 // the CPU with --executor host), written by rank 0 as Google-Benchmark-style
-// JSON. For linrec on one sequence (or a batch) of --n elements a rank
-// (weak) and of --n elements in all (strong):
+// JSON. For --facility linrec (recur::dist::linrec) or tridiag
+// (recur::dist::solve_batched, diagonally dominant systems) on one sequence
+// or system (or --count of them) of --n elements a rank (weak) and of --n
+// elements in all (strong):
 //
-//   dist_linrec_<type>_<weak|strong>/ranks:P/n:N   the split call on every rank
-//   dist_linrec_<type>_<weak|strong>/ranks:1/n:N   the same call on rank 0 alone
-//                                                   (MPI_COMM_SELF), the others idle
-//   dist_copy_<type>/ranks:P/n:N                    each rank copying its slice
-//                                                   (the copy ceiling a rank)
+//   dist_<facility>_<type>_<weak|strong>/ranks:P/n:N   the split call on every rank
+//   dist_<facility>_<type>_<weak|strong>/ranks:1/n:N   the same call on rank 0 alone
+//                                                       (MPI_COMM_SELF), the others idle
+//   dist_copy_<type>/ranks:P/n:N                        each rank copying its slice
+//                                                       (the copy ceiling a rank)
+// (each name followed by /count:C where --count is above 1).
 //
 // Each time is the median over --reps of the slowest rank's time (a barrier
 // before each repetition, after warm-up; CUDA events on the GPU, the
 // stream synchronised). Counters: pct_of_copy, the aggregate bandwidth
-// (3 words an element: s and t read, w written, the one-device call's
-// traffic) against P times the copy ceiling measured in the same run;
+// (the one-device call's traffic: linrec 3 words an element, s and t read
+// and w written; tridiag 5, a, b, c and d read and x written) against P
+// times the copy ceiling measured in the same run;
 // efficiency, weak: the one-rank time over the P-rank time, strong: the
 // one-rank time of the whole sequence over P times the P-rank time.
 //
 //   mpirun -np 4 build/bench/bench_dist --executor cuda --n 268435456 --out bench/results/h100x4-dist.json
+//   mpirun -np 4 build/bench/bench_dist --facility tridiag --n 16384 --count 4096
 //
 // Ranks sharing one GPU measure the algorithm's overheads, not scaling.
 #include <algorithm>
@@ -36,11 +41,13 @@
 
 #include <recur/dist.hpp>
 #include <recur/linrec.hpp>
+#include <recur/tridiag.hpp>
 
 namespace {
 
 struct options {
   bool gpu = true;
+  bool tridiag = false;  // --facility tridiag
   std::int64_t n = std::int64_t(1) << 24;
   std::int64_t count = 1;
   bool f64 = false;
@@ -127,20 +134,32 @@ std::vector<entry> run(options const& o, int rank, int size) {
   cudaStream_t stream = nullptr;
   if (o.gpu) check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   char const* type = sizeof(T) == 8 ? "f64" : "f32";
+  char const* facility = o.tridiag ? "tridiag" : "linrec";
+  double const words = o.tridiag ? 5.0 : 3.0;  // the one-device call's traffic an element
+  std::string const batch = o.count > 1 ? fmt::format("/count:{}", o.count) : std::string();
   std::vector<entry> out;
   double copy_bw = 0;  // bytes per second a rank
   for (bool weak : {true, false}) {
     std::int64_t const n_local = weak ? o.n : o.n / size + (rank < o.n % size ? 1 : 0);
     std::int64_t const n_one = o.n;  // the one-rank call: a rank's slice (weak), the whole sequence (strong)
     std::int64_t const elements = std::max(n_local, n_one) * o.count;
-    buffer<T> s(elements, o.gpu, T(0.999)), t(elements, o.gpu, T(1)), w(elements, o.gpu, T(0));
+    // linrec: s, t -> w; tridiag: a = c = -1, b = 4, d -> w.
+    buffer<T> s(elements, o.gpu, T(o.tridiag ? 1 : 0.999)), t(elements, o.gpu, T(1)), w(elements, o.gpu, T(0));
+    std::int64_t const coefficients = o.tridiag ? elements : 0;
+    buffer<T> a(coefficients, o.gpu, T(-1)), b(coefficients, o.gpu, T(4));
     auto call = [&](MPI_Comm comm, std::int64_t n) {
       recur::layout const lay = recur::layout::contiguous(n, o.count);
       recur::dist::communicator const c{comm};
+      auto on = [&](auto const& ex) {
+        if (o.tridiag)
+          recur::dist::solve_batched<T>(c, ex, a.p, b.p, a.p, s.p, w.p, lay);
+        else
+          recur::dist::linrec<T>(c, ex, s.p, t.p, w.p, lay);
+      };
       if (o.gpu)
-        recur::dist::linrec<T>(c, recur::cuda{stream}, s.p, t.p, w.p, lay);
+        on(recur::cuda{stream});
       else
-        recur::dist::linrec<T>(c, recur::host{}, s.p, t.p, w.p, lay);
+        on(recur::host{});
     };
     if (weak) {  // the copy ceiling: each rank copying its slice
       std::size_t const bytes = sizeof(T) * std::size_t(n_local * o.count);
@@ -151,7 +170,7 @@ std::vector<entry> run(options const& o, int rank, int size) {
           std::memcpy(w.p, s.p, bytes);
       });
       copy_bw = 2.0 * double(bytes) / tc;
-      out.push_back({fmt::format("dist_copy_{}/ranks:{}/n:{}", type, size, n_local), tc, 100.0, 1.0});
+      out.push_back({fmt::format("dist_copy_{}/ranks:{}/n:{}{}", type, size, n_local, batch), tc, 100.0, 1.0});
     }
     double const tp =
         median_time(MPI_COMM_WORLD, o.gpu, stream, o.reps, [&] { call(MPI_COMM_WORLD, n_local); });
@@ -161,12 +180,13 @@ std::vector<entry> run(options const& o, int rank, int size) {
       t1 = median_time(MPI_COMM_SELF, o.gpu, stream, o.reps, [&] { call(MPI_COMM_SELF, n_one); });
     MPI_Bcast(&t1, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     std::int64_t const total = (weak ? o.n * size : o.n) * o.count;
-    double const pct = 100.0 * 3.0 * sizeof(T) * double(total) / tp / (size * copy_bw);
+    double const pct = 100.0 * words * sizeof(T) * double(total) / tp / (size * copy_bw);
     double const eff = weak ? t1 / tp : t1 / (size * tp);
     char const* mode = weak ? "weak" : "strong";
-    out.push_back({fmt::format("dist_linrec_{}_{}/ranks:{}/n:{}", type, mode, size, o.n), tp, pct, eff});
-    double const pct1 = 100.0 * 3.0 * sizeof(T) * double(n_one * o.count) / t1 / copy_bw;
-    out.push_back({fmt::format("dist_linrec_{}_{}/ranks:1/n:{}", type, mode, n_one), t1, pct1, 1.0});
+    out.push_back(
+        {fmt::format("dist_{}_{}_{}/ranks:{}/n:{}{}", facility, type, mode, size, o.n, batch), tp, pct, eff});
+    double const pct1 = 100.0 * words * sizeof(T) * double(n_one * o.count) / t1 / copy_bw;
+    out.push_back({fmt::format("dist_{}_{}_{}/ranks:1/n:{}{}", facility, type, mode, n_one, batch), t1, pct1, 1.0});
   }
   if (o.gpu) cudaStreamDestroy(stream);
   return out;
@@ -184,6 +204,8 @@ int main(int argc, char** argv) {
     std::string const k = argv[i], v = argv[i + 1];
     if (k == "--executor")
       o.gpu = v == "cuda";
+    else if (k == "--facility")
+      o.tridiag = v == "tridiag";
     else if (k == "--n")
       o.n = std::stoll(v);
     else if (k == "--count")

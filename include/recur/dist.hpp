@@ -112,15 +112,19 @@ void linrec(communicator const& comm, Executor const& ex, operand<std::type_iden
 // values: info is the 1-based row over the whole system.
 //
 // Pivoting: the local solves and the reduced system follow opt.pivoting, so
-// each is as stable as its one-device solve; pivoting across a rank
-// boundary is not done. Under partial and automatic a system is reported
-// instead of solved (info > 0, x NaN) where a block's interior is singular
-// (info: its row) or its response to its boundary values, max over the
-// interior's two ends of |a_(f+1) u| + |c_(l-1) w|, exceeds Thomas's growth
-// bound of 16 (info: the block's first row). Diagonally dominant and
-// symmetric positive definite systems pass (the response is at most 1 on
-// dominant rows). With pivoting = none nothing is tested.
-//
+// each is as stable as its one-device solve; the block elimination between
+// them is stable where each block's interior responds boundedly to its
+// boundary values. Under partial and automatic a system is therefore
+// gathered onto rank 0 and solved there by the pivoted Thomas (opt's
+// pivoting, as one device solves it), its rows sent back, where the split
+// cannot vouch for it: a block's interior is singular, its response, max
+// over the interior's two ends of |a_(f+1) u| + |c_(l-1) w|, exceeds
+// Thomas's growth bound of 16, or the reduced system is singular.
+// Diagonally dominant and symmetric positive definite systems never are
+// (the response is at most 1 on dominant rows); the gathered solve moves
+// the system's rows through rank 0's host memory. With pivoting = none
+// nothing is tested and a breakdown is reported (info, x NaN).
+
 // Errors, state and streams as recur::dist::linrec (above): the ranks agree
 // before anything is written; with recur::cuda the stream is synchronised
 // once before the exchange and the finish is enqueued.
