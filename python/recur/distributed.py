@@ -11,6 +11,9 @@ Each process (rank) holds one slice of every sequence, in rank order along
     from mpi4py import MPI                     # NumPy (or CuPy) arrays
     w = recur.distributed.linrec(s, t, group=MPI.COMM_WORLD)
 
+``solve_tridiagonal`` solves tridiagonal systems whose rows are split the
+same way (recur::dist::solve_batched's partition method; below).
+
 The algorithm is recur::dist's (doc/distributed.md): each rank composes its
 slice into one map per sequence (recur.linrec_summary), the maps are
 all-gathered, each rank folds the maps of the ranks before it into its
@@ -39,10 +42,12 @@ maps' value, equal to the last rank's last w to rounding.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._call_linrec import adjoint
 from ._linrec import linrec as _linrec, linrec_summary
 
-__all__ = ["linrec"]
+__all__ = ["linrec", "solve_tridiagonal"]
 
 
 class _Torch:
@@ -97,19 +102,20 @@ def _group_of(group):
     return _Mpi(group) if hasattr(group, "Allgather") else _Torch(group)
 
 
-def _agree(g, fn, facts, error):
-    """Every rank's (facts, error) gathered; the same exception raised on
-    every rank where one failed (TypeError and ValueError as themselves,
-    anything else as RuntimeError) or the facts differ."""
-    everyone = g.objects((facts, None if error is None else (type(error).__name__, str(error))))
+def _agree(g, fn, facts, error, labels="(batch shape, dtype, reverse, requires grad)", extra=None):
+    """Every rank's (facts, error, extra) gathered; the same exception raised
+    on every rank where one failed (TypeError and ValueError as themselves,
+    anything else as RuntimeError) or the facts differ. Returns every rank's
+    extra, in rank order."""
+    everyone = g.objects((facts, None if error is None else (type(error).__name__, str(error)), extra))
     kinds = {"TypeError": TypeError, "ValueError": ValueError}
-    for r, (_, err) in enumerate(everyone):
+    for r, (_, err, _) in enumerate(everyone):
         if err is not None:
             raise kinds.get(err[0], RuntimeError)(f"{fn}: rank {r} of {g.size}: {err[0]}: {err[1]}")
-    for r, (f, _) in enumerate(everyone):
+    for r, (f, _, _) in enumerate(everyone):
         if f != everyone[0][0]:
-            raise ValueError(f"{fn}: the ranks disagree on (batch shape, dtype, reverse, requires grad): rank 0 "
-                             f"has {everyone[0][0]}, rank {r} has {f}")
+            raise ValueError(f"{fn}: the ranks disagree on {labels}: rank 0 has {everyone[0][0]}, rank {r} has {f}")
+    return [e[2] for e in everyone]
 
 
 def _xp(x):
@@ -237,3 +243,246 @@ def _backward(g, ctx, s, w, x_in, maps, gw, gfinal, axis, reverse):
     dt, ds, dinit = adjoint(s, w, gw, axis=axis, reverse=reverse, init=init_in, final_gradient=fg,
                             want_ds=want_ds, want_init_gradient=want_init)
     return ds if want_ds else None, dt if ctx.needs_input_grad[1] else None, dinit if want_init else None
+
+
+def _tridiag_local(dl, d, du, b, axis, pivoting):
+    """This rank's part of a split tridiagonal solve (recur::dist::solve_batched's
+    steps 1 and 3, lib/dist/tridiag_dist.cpp): the systems moved to the last
+    axis, the interior's solutions, and the rank's two reduced rows."""
+    from .linalg import solve_tridiagonal as solve
+
+    xp = _xp(d)
+    if any(getattr(v, "requires_grad", False) for v in (dl, d, du, b)):
+        raise TypeError("recur.distributed.solve_tridiagonal has no autograd: pass tensors that do not require grad")
+    if not (dl.shape == d.shape == du.shape):
+        raise ValueError(f"dl, d and du must have one shape (this rank's rows along axis), not {tuple(dl.shape)}, "
+                         f"{tuple(d.shape)} and {tuple(du.shape)}")
+    nd = len(d.shape)
+    if nd == 0:
+        raise ValueError("d must have at least one axis")
+    ax = axis % nd
+    rhs_axis = len(b.shape) == nd + 1
+    if tuple(b.shape[:nd]) != tuple(d.shape) or len(b.shape) not in (nd, nd + 1):
+        raise ValueError(f"b has shape {tuple(b.shape)}; d's shape {tuple(d.shape)} or that plus a trailing axis of "
+                         "right-hand sides was expected")
+    A, D, C = (xp.moveaxis(v, ax, -1) for v in (dl, d, du))
+    R = xp.moveaxis(b, ax, -2) if rhs_axis else xp.moveaxis(b, ax, -1)[..., None]
+    n, k = D.shape[-1], R.shape[-1]
+    batch = tuple(D.shape[:-1])
+    part = {"A": A, "D": D, "C": C, "R": R, "n": n, "k": k, "ax": ax, "rhs_axis": rhs_axis, "batch": batch}
+    rows = _zeros(batch + (2, 3 + k), D)
+    status = _zeros(batch + (2,), D)  # A_II's first breakdown row (1-based within the rank's rows), rho
+
+    def row(i, sub, diag, sup, rhs):
+        rows[..., i, 0], rows[..., i, 1], rows[..., i, 2] = sub, diag, sup
+        rows[..., i, 3:] = rhs
+
+    if n >= 3:
+        m = n - 2
+        e = _zeros(batch + (m, 2), D)
+        e[..., 0, 0] = 1
+        e[..., m - 1, 1] = 1
+        sol, info = solve(A[..., 1:-1], D[..., 1:-1], C[..., 1:-1], _cat([R[..., 1:-1, :], e], -1),
+                          pivoting=pivoting, return_info=True)
+        y, u, w = sol[..., :k], sol[..., k], sol[..., k + 1]
+        a1, cm = A[..., 1], C[..., n - 2]
+        part.update(y=y, u=u, w=w, a1=a1, cm=cm)
+        status[..., 0] = xp.where(_as(info, D) > 0, _as(info, D) + 1, 0 * D[..., 0])
+        rho = xp.maximum(abs(a1 * u[..., 0]) + abs(cm * w[..., 0]), abs(a1 * u[..., -1]) + abs(cm * w[..., -1]))
+        status[..., 1] = xp.where(rho == rho, rho, float("inf") + 0 * rho)
+        row(0, A[..., 0], D[..., 0] - C[..., 0] * a1 * u[..., 0], -C[..., 0] * cm * w[..., 0],
+            R[..., 0, :] - C[..., 0, None] * y[..., 0, :])
+        row(1, -A[..., -1] * a1 * u[..., -1], D[..., -1] - A[..., -1] * cm * w[..., -1], C[..., -1],
+            R[..., -1, :] - A[..., -1, None] * y[..., -1, :])
+    else:
+        for i in range(n):
+            row(i, A[..., i], D[..., i], C[..., i], R[..., i, :])
+    part["pack"] = _cat([rows.reshape(batch + (2 * (3 + k),)), status], -1)
+    return part
+
+
+def _zeros(shape, like):
+    xp = _xp(like)
+    if xp.__name__ == "torch":
+        return xp.zeros(shape, dtype=like.dtype, device=like.device)
+    return xp.zeros(shape, like.dtype)
+
+
+def _cat(arrays, axis):
+    xp = _xp(arrays[0])
+    return xp.cat(arrays, axis) if xp.__name__ == "torch" else xp.concatenate(arrays, axis)
+
+
+def _as(x, like):
+    """x in like's array module, dtype and device."""
+    xp = _xp(like)
+    if xp.__name__ == "torch":
+        return xp.as_tensor(x, device=like.device).to(like.dtype)
+    return xp.asarray(x).astype(like.dtype)
+
+
+def _numpy(x):
+    if hasattr(x, "detach"):
+        return x.detach().cpu().numpy()
+    return x.get() if hasattr(x, "get") and type(x).__module__.startswith("cupy") else np.asarray(x)
+
+
+def solve_tridiagonal(dl, d, du, b, *, group=None, axis=-1, pivoting="auto", periodic=False, return_info=False):
+    """recur.linalg.solve_tridiagonal over systems whose rows are split along
+    ``axis`` across the ranks of ``group`` (a torch.distributed ProcessGroup,
+    None for the default group, or an mpi4py communicator): rank r holds
+    rows [first_r, first_r + n_r) of every system, n_r >= 0. ``dl``, ``d``
+    and ``du`` have this rank's rows along ``axis`` (``dl`` of the first row
+    and ``du`` of the last row of the whole system are read only when
+    ``periodic``); ``b`` has d's shape or that plus a trailing axis of
+    right-hand sides. ``pivoting`` 'auto' (the default), 'partial' or
+    'none'; ``periodic`` closes each system's ring across the last and the
+    first rank (n >= 3 over all ranks).
+
+    The algorithm is recur::dist::solve_batched's (doc/distributed.md): each
+    rank solves its block's interior (recur.linalg.solve_tridiagonal, once,
+    for b and the two unit columns), its two boundary rows are all-gathered,
+    every rank solves the reduced systems and finishes its rows. Under
+    'auto' and 'partial' a system the split cannot vouch for is gathered
+    whole onto every rank and solved there with pivoting. Returns this
+    rank's x (b's shape); ``(x, info)`` with ``return_info`` (info the same
+    on every rank, rows 1-based over the whole system); without it a
+    breakdown raises numpy.linalg.LinAlgError on every rank. No autograd.
+
+    >>> # under torchrun --nproc-per-node 2, each rank holding 4 of 8 rows:
+    >>> # x = recur.distributed.solve_tridiagonal(-torch.ones(4), 4 * torch.ones(4), -torch.ones(4), torch.ones(4))
+    """
+    fn = "recur.distributed.solve_tridiagonal"
+    g = _group_of(group)
+    piv = {"automatic": "auto"}.get(pivoting, pivoting)
+    part = error = None
+    try:
+        if piv not in ("auto", "partial", "none"):
+            raise ValueError(f"pivoting must be 'auto', 'partial' or 'none', not {pivoting!r}")
+        if isinstance(g, _Torch) and type(d).__module__.split(".")[0] != "torch":
+            raise TypeError("a torch.distributed group takes PyTorch tensors")
+        part = _tridiag_local(dl, d, du, b, axis, piv)
+    except Exception as e:  # agreed on below, so that every rank raises
+        error = e
+    facts = None if part is None else (part["batch"], part["k"], str(d.dtype), piv, bool(periodic))
+    ns = _agree(g, fn, facts, error, "(batch shape, right-hand sides, dtype, pivoting, periodic)",
+                None if part is None else part["n"])
+    total = sum(ns)
+    if periodic and total < 3:
+        raise ValueError(f"{fn}: periodic needs n >= 3 over all ranks; the ranks hold {total} rows")
+    D, k, batch, n = part["D"], part["k"], part["batch"], part["n"]
+    xp = _xp(D)
+    everyone = g.arrays(part["pack"])  # (size,) + batch + (2 (3 + k) + 2,)
+    width = 3 + k
+    subs, diags, sups, rhss, row_of = [], [], [], [], []
+    breakdown = _zeros(batch, D)
+    flagged = breakdown != 0
+    first = mine = 0
+    for r, nr in enumerate(ns):
+        rec = everyone[r]
+        if nr >= 3:
+            bd = rec[..., 2 * width]
+            breakdown = xp.where((breakdown == 0) & (bd > 0), bd + first, breakdown)
+            if piv != "none":
+                flagged = flagged | (bd > 0) | ~(rec[..., 2 * width + 1] <= 16)
+        if r == g.rank:
+            mine = len(row_of)
+        for j in range(min(nr, 2)):
+            rw = rec[..., j * width:(j + 1) * width]
+            subs.append(rw[..., 0])
+            diags.append(rw[..., 1])
+            sups.append(rw[..., 2])
+            rhss.append(rw[..., 3:])
+            row_of.append(first if j == 0 else first + nr - 1)
+        first += nr
+    rows = len(row_of)
+    info = _zeros(batch, D)
+    pivoted = info != 0
+    x_red = None
+    if rows:
+        st = xp.stack
+        sub, diag, sup, rhs = st(subs, -1), st(diags, -1), st(sups, -1), st(rhss, -2)
+        per = bool(periodic)
+        if per and rows < 3:  # the corners fold into the other entries
+            if rows == 2:
+                sup[..., 0] = sup[..., 0] + sub[..., 0]
+                sub[..., 1] = sub[..., 1] + sup[..., 1]
+            else:
+                diag[..., 0] = diag[..., 0] + sub[..., 0] + sup[..., 0]
+            per = False
+        if not per:
+            sub[..., 0] = 0
+            sup[..., -1] = 0
+        from .linalg import solve_tridiagonal as solve
+
+        x_red, details = solve(sub, diag, sup, rhs, pivoting=piv, periodic=per, return_details=True)
+        red_info = _as(details.info, D)
+        pivoted = _as(details.pivoted, D) != 0
+        rows_global = _as(np.asarray(row_of, dtype=np.float64), D)
+        idx = xp.where(red_info > 0, red_info - 1, 0 * red_info)
+        idx = idx.long() if xp.__name__ == "torch" else idx.astype(np.int64)
+        mapped = rows_global[idx] + 1
+        info = xp.where(breakdown > 0, breakdown, xp.where(red_info > 0, mapped, info))
+        if piv != "none":
+            flagged = flagged | (red_info > 0)
+    # This rank's rows.
+    nan = float("nan")
+    if n == 0:
+        x = _zeros(batch + (0, k), D)
+    else:
+        xf = x_red[..., mine, :]
+        if n == 1:
+            x = xf[..., None, :]
+        else:
+            xl = x_red[..., mine + 1, :]
+            if n == 2:
+                x = xp.stack([xf, xl], -2)
+            else:
+                inner = (part["y"] - (part["a1"][..., None] * xf)[..., None, :] * part["u"][..., :, None]
+                         - (part["cm"][..., None] * xl)[..., None, :] * part["w"][..., :, None])
+                x = _cat([xf[..., None, :], inner, xl[..., None, :]], -2)
+        x = xp.where((info > 0)[..., None, None], nan + 0 * x, x)
+    if piv != "none" and bool(flagged.any()):
+        x, info, pivoted = _solve_gathered(g, part, ns, flagged, x, info, pivoted, piv, bool(periodic))
+    if part["rhs_axis"]:
+        x = xp.moveaxis(x, -2, part["ax"])
+    else:
+        x = xp.moveaxis(x[..., 0], -1, part["ax"])
+    info_int = info.to(dtype=__import__("torch").int32) if xp.__name__ == "torch" else info.astype(np.int32)
+    if return_info:
+        return x, info_int
+    bad = _numpy(info_int)
+    if bad.any():
+        where = [tuple(int(i) for i in w) for w in np.argwhere(bad)[:4]]
+        raise np.linalg.LinAlgError(f"{fn}: systems {where} broke down (info {bad[bad > 0][:4].tolist()})")
+    return x
+
+
+def _solve_gathered(g, part, ns, flagged, x, info, pivoted, piv, periodic):
+    """The flagged systems gathered whole onto every rank (every rank's rows,
+    as NumPy arrays through the group's object all-gather), solved there by
+    recur.linalg.solve_tridiagonal with pivoting, and this rank's rows of
+    each taken: the one-device answer, info and pivoted."""
+    from .linalg import solve_tridiagonal as solve
+
+    D = part["D"]
+    xp = _xp(D)
+    mask = _numpy(flagged).reshape(-1)
+    which = np.nonzero(mask)[0]
+    flat = (mask.size, part["n"])
+    mine = tuple(_numpy(v).reshape(flat if v is not part["R"] else flat + (part["k"],))[which]
+                 for v in (part["A"], part["D"], part["C"], part["R"]))
+    everyone = g.objects(mine)
+    whole = [np.concatenate([e[i] for e in everyone], axis=1) for i in range(4)]
+    xs, details = solve(*whole, pivoting=piv, periodic=periodic, return_details=True)
+    first = sum(ns[:g.rank])
+    n = part["n"]
+    xb = _numpy(x).reshape((mask.size, n, part["k"])).copy()
+    xb[which] = xs[:, first:first + n, :]
+    ib = _numpy(info).reshape(-1).copy()
+    pb = _numpy(pivoted).reshape(-1).copy()
+    ib[which] = details.info
+    pb[which] = details.pivoted != 0
+    batch = part["batch"]
+    return (_as(xb.reshape(batch + (n, part["k"])), D), _as(ib.reshape(batch), D),
+            _as(pb.reshape(batch), D) != 0)

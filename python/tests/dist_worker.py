@@ -5,7 +5,9 @@ rank builds the same global arrays from a fixed seed, takes its slice
 (uneven lengths, the second rank empty where there are three or more),
 and checks recur.distributed.linrec against recur.linrec on the whole
 arrays: values, the final value, and with PyTorch the gradients of s, t
-and init against autograd through the one-process call; then that a bad
+and init against autograd through the one-process call; and
+recur.distributed.solve_tridiagonal against recur.linalg.solve_tridiagonal;
+then that a bad
 argument on one rank (init included) raises the same error on every rank,
 as do ranks that disagree on the batch or on wanting gradients. Prints
 ``FAIL ...`` lines and exits 1 on a failure."""
@@ -89,6 +91,46 @@ def run_torch(group):
                 check(il.grad is None, f"{what}: init's gradient on a rank that does not read init")
 
 
+def run_tridiag(group, make, to_numpy):
+    """recur.distributed.solve_tridiagonal against recur.linalg.solve_tridiagonal
+    on the whole systems: dominant and random (not dominant: some gathered
+    whole), with and without a right-hand-side axis, periodic, and along
+    axis 0; info the one-process call's."""
+    rng = np.random.default_rng(5)
+    n = 41
+    for kind in ("dominant", "random"):
+        for periodic in (False, True):
+            for rhs in (None, 2):
+                dl, du = rng.uniform(-1, 1, (2, 3, n))
+                d = rng.uniform(-1, 1, (3, n)) + (3.0 if kind == "dominant" else 0.0)
+                b = rng.uniform(-1, 1, (3, n) + ((rhs,) if rhs else ()))
+                want = recur.linalg.solve_tridiagonal(dl, d, du, b, periodic=periodic)
+                lo, hi = slices(n, SIZE)[RANK]
+                part = (v[:, lo:hi] for v in (dl, d, du, b))
+                x, info = rd.solve_tridiagonal(*(make(v) for v in part), group=group, periodic=periodic,
+                                               return_info=True)
+                what = f"tridiag {kind} periodic={periodic} rhs={rhs}"
+                scale = np.abs(want).max()
+                check(np.allclose(to_numpy(x), want[:, lo:hi], rtol=1e-8, atol=1e-8 * scale), f"{what}: x")
+                check(not to_numpy(info).any(), f"{what}: info {to_numpy(info)}")
+    # Along axis 0, one right-hand side.
+    dl, du, b = rng.uniform(-1, 1, (3, n, 2))
+    d = rng.uniform(3, 4, (n, 2))
+    want = recur.linalg.solve_tridiagonal(dl, d, du, b, axis=0)
+    lo, hi = slices(n, SIZE)[RANK]
+    x = rd.solve_tridiagonal(*(make(v[lo:hi]) for v in (dl, d, du, b)), group=group, axis=0)
+    check(np.allclose(to_numpy(x), want[lo:hi], rtol=1e-10, atol=1e-12), "tridiag axis 0")
+    # A bad pivoting name on the last rank: every rank raises the same ValueError.
+    message = None
+    try:
+        rd.solve_tridiagonal(*(make(v[lo:hi]) for v in (dl, d, du, b)), group=group, axis=0,
+                             pivoting="sometimes" if RANK == SIZE - 1 else "auto")
+    except ValueError as e:
+        message = str(e)
+    check(message is not None and f"rank {SIZE - 1} of {SIZE}" in message and "pivoting" in message,
+          f"tridiag bad pivoting: {message!r}")
+
+
 def run_errors(group, make):
     """A bad axis on the last rank: every rank raises the same ValueError."""
     s = make(np.ones((2, 10)))
@@ -129,6 +171,7 @@ if __name__ == "__main__":
         comm = MPI.COMM_WORLD
         RANK, SIZE = comm.Get_rank(), comm.Get_size()
         run_numpy(comm)
+        run_tridiag(comm, np.asarray, np.asarray)
         run_errors(comm, np.asarray)
         bad = comm.allreduce(len(FAILURES))
     else:
@@ -138,6 +181,7 @@ if __name__ == "__main__":
         dist.init_process_group("gloo")
         RANK, SIZE = dist.get_rank(), dist.get_world_size()
         run_torch(None)
+        run_tridiag(None, torch.tensor, lambda v: v.numpy())
         run_errors(None, torch.tensor)
         count = torch.tensor([len(FAILURES)])
         dist.all_reduce(count)
