@@ -6,8 +6,11 @@
 // elements in all (strong):
 //
 //   dist_<facility>_<type>_<weak|strong>/ranks:P/n:N   the split call on every rank
-//   dist_<facility>_<type>_<weak|strong>/ranks:1/n:N   the same call on rank 0 alone
-//                                                       (MPI_COMM_SELF), the others idle
+//   dist_<facility>_<type>_<weak|strong>/ranks:1/n:N   the one-device call (recur::linrec,
+//                                                       recur::solve_batched) on rank 0 alone,
+//                                                       the others idle
+//   dist_<facility>_<type>_split/ranks:1/n:N           the split call on rank 0 alone
+//                                                       (MPI_COMM_SELF): the split's own cost
 //   dist_copy_<type>/ranks:P/n:N                        each rank copying its slice
 //                                                       (the copy ceiling a rank)
 // (each name followed by /count:C where --count is above 1).
@@ -147,14 +150,19 @@ std::vector<entry> run(options const& o, int rank, int size) {
     buffer<T> s(elements, o.gpu, T(o.tridiag ? 1 : 0.999)), t(elements, o.gpu, T(1)), w(elements, o.gpu, T(0));
     std::int64_t const coefficients = o.tridiag ? elements : 0;
     buffer<T> a(coefficients, o.gpu, T(-1)), b(coefficients, o.gpu, T(4));
+    // comm null: the one-device call.
     auto call = [&](MPI_Comm comm, std::int64_t n) {
       recur::layout const lay = recur::layout::contiguous(n, o.count);
       recur::dist::communicator const c{comm};
       auto on = [&](auto const& ex) {
-        if (o.tridiag)
+        if (o.tridiag && comm != MPI_COMM_NULL)
           recur::dist::solve_batched<T>(c, ex, a.p, b.p, a.p, s.p, w.p, lay);
-        else
+        else if (o.tridiag)
+          recur::solve_batched<T>(ex, a.p, b.p, a.p, s.p, w.p, lay);
+        else if (comm != MPI_COMM_NULL)
           recur::dist::linrec<T>(c, ex, s.p, t.p, w.p, lay);
+        else
+          recur::linrec<T>(ex, s.p, t.p, w.p, lay);
       };
       if (o.gpu)
         on(recur::cuda{stream});
@@ -174,11 +182,17 @@ std::vector<entry> run(options const& o, int rank, int size) {
     }
     double const tp =
         median_time(MPI_COMM_WORLD, o.gpu, stream, o.reps, [&] { call(MPI_COMM_WORLD, n_local); });
-    // Rank 0 alone on MPI_COMM_SELF; the other ranks wait at the barriers.
-    double t1 = 0;
-    if (rank == 0)
-      t1 = median_time(MPI_COMM_SELF, o.gpu, stream, o.reps, [&] { call(MPI_COMM_SELF, n_one); });
-    MPI_Bcast(&t1, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    // Rank 0 alone (the one-device call, then in weak mode the split call
+    // on MPI_COMM_SELF); the other ranks wait in the MPI_Bcast.
+    double t1 = 0, ts = 0;
+    if (rank == 0) {
+      t1 = median_time(MPI_COMM_SELF, o.gpu, stream, o.reps, [&] { call(MPI_COMM_NULL, n_one); });
+      if (weak) ts = median_time(MPI_COMM_SELF, o.gpu, stream, o.reps, [&] { call(MPI_COMM_SELF, n_one); });
+    }
+    double both[2] = {t1, ts};
+    MPI_Bcast(both, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    t1 = both[0];
+    ts = both[1];
     std::int64_t const total = (weak ? o.n * size : o.n) * o.count;
     double const pct = 100.0 * words * sizeof(T) * double(total) / tp / (size * copy_bw);
     double const eff = weak ? t1 / tp : t1 / (size * tp);
@@ -187,6 +201,9 @@ std::vector<entry> run(options const& o, int rank, int size) {
         {fmt::format("dist_{}_{}_{}/ranks:{}/n:{}{}", facility, type, mode, size, o.n, batch), tp, pct, eff});
     double const pct1 = 100.0 * words * sizeof(T) * double(n_one * o.count) / t1 / copy_bw;
     out.push_back({fmt::format("dist_{}_{}_{}/ranks:1/n:{}{}", facility, type, mode, n_one, batch), t1, pct1, 1.0});
+    if (weak)
+      out.push_back({fmt::format("dist_{}_{}_split/ranks:1/n:{}{}", facility, type, n_one, batch), ts,
+                     100.0 * words * sizeof(T) * double(n_one * o.count) / ts / copy_bw, t1 / ts});
   }
   if (o.gpu) cudaStreamDestroy(stream);
   return out;
