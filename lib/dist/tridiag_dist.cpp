@@ -43,6 +43,7 @@
 #include <vector>
 
 #include <mpi.h>
+#include <omp.h>
 
 #include <fmt/format.h>
 
@@ -426,16 +427,17 @@ void run(communicator const& c, Executor const& ex, T const* a, T const* b, T co
   std::vector<T> xf(cnt * nrhs), xl(cnt * nrhs), alpha(cnt * nrhs), beta(cnt * nrhs);
   std::vector<std::int32_t> info(cnt), pivoted(cnt), zeros(cnt, 0);
   std::vector<std::int64_t> again;  // systems for step 4
+  std::vector<reduced_outcome> outcome(cnt);
+  // The reduced systems are independent: over the host's threads (each
+  // system's arithmetic is the same whatever the thread count).
+  int threads = 1;
+  if constexpr (std::is_same_v<Executor, host>) threads = ex.threads;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads > 0 ? threads : omp_get_max_threads())
   for (std::int64_t k = 0; k < count; ++k) {
     std::vector<T> f(nrhs), l(nrhs);
-    reduced_outcome const o = total > 0 && nrhs > 0 ? solve_reduced<T>(all, per_rank, me.size, me.rank, k,
-                                                                       shape, opt, f.data(), l.data())
-                                                    : reduced_outcome{};
-    info[k] =
-        static_cast<std::int32_t>(std::min<std::int64_t>(o.info, std::numeric_limits<std::int32_t>::max()));
-    pivoted[k] = o.pivoted ? 1 : 0;
-    // Rows beyond one MPI count stay reported.
-    if (o.again && total <= std::numeric_limits<int>::max()) again.push_back(k);
+    outcome[k] = total > 0 && nrhs > 0
+                     ? solve_reduced<T>(all, per_rank, me.size, me.rank, k, shape, opt, f.data(), l.data())
+                     : reduced_outcome{};
     for (std::int64_t r = 0; r < nrhs; ++r) {
       xf[r * count + k] = f[r];
       xl[r * count + k] = l[r];
@@ -444,6 +446,14 @@ void run(communicator const& c, Executor const& ex, T const* a, T const* b, T co
         beta[k * nrhs + r] = part.cm[k] * l[r];
       }
     }
+  }
+  for (std::int64_t k = 0; k < count; ++k) {
+    reduced_outcome const& o = outcome[k];
+    info[k] =
+        static_cast<std::int32_t>(std::min<std::int64_t>(o.info, std::numeric_limits<std::int32_t>::max()));
+    pivoted[k] = o.pivoted ? 1 : 0;
+    // Rows beyond one MPI count stay reported.
+    if (o.again && total <= std::numeric_limits<int>::max()) again.push_back(k);
   }
   // Step 3's writes: the interior, then rows f and l, then the outputs.
   if (n >= 3 && nrhs > 0) {
