@@ -1,7 +1,9 @@
 // recur::cuda's side of a solve split across processes (lib/split_memory.hpp):
 // stream-ordered device memory from recur's pool, columns moved through one
 // staging buffer each way, and split_combine as one grid-stride kernel.
+#include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "../split_memory.hpp"
@@ -65,10 +67,72 @@ std::shared_ptr<void> device_storage(cudaStream_t stream, std::size_t bytes) {
   });
 }
 
+// Scratch kept between calls: a split solve's scratch (about 3 values an
+// unknown) is far above the temporary pool's keep, so the pool would give
+// it back to the driver at every synchronisation and map it again at the
+// next call (bench_dist: several ms for 2^26 unknowns). Buffers are kept
+// per device, grown, never shrunk, and reused in stream order: a handle's
+// release records an event on its stream, and the next user waits for it
+// on its own stream before touching the memory.
+struct kept_buffer {
+  int device = 0;
+  void* p = nullptr;
+  std::size_t bytes = 0;
+  cudaEvent_t released = nullptr;
+};
+
+std::mutex kept_mutex;
+std::vector<kept_buffer*>& kept_free() {
+  static std::vector<kept_buffer*> free;  // never destroyed: the driver frees at exit
+  return free;
+}
+
+std::shared_ptr<void> kept_storage(cudaStream_t stream, std::size_t bytes) {
+  int dev = 0;
+  cuda_check(cudaGetDevice(&dev), "cudaGetDevice");
+  kept_buffer* b = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(kept_mutex);
+    auto& free = kept_free();
+    // The largest free buffer of this device (grown below if too small).
+    for (kept_buffer* k : free)
+      if (k->device == dev && (!b || k->bytes > b->bytes)) b = k;
+    if (b) free.erase(std::find(free.begin(), free.end(), b));
+  }
+  if (!b) {
+    b = new kept_buffer;
+    b->device = dev;
+    if (cudaError_t e = cudaEventCreateWithFlags(&b->released, cudaEventDisableTiming); e != cudaSuccess) {
+      delete b;
+      cuda_check(e, "cudaEventCreateWithFlags");
+    }
+  }
+  auto give_back = [](kept_buffer* k) {
+    std::lock_guard<std::mutex> lock(kept_mutex);
+    kept_free().push_back(k);
+  };
+  cudaError_t e = cudaStreamWaitEvent(stream, b->released, 0);  // the last user's work is done
+  if (e == cudaSuccess && b->bytes < bytes) {
+    if (b->p) e = cudaFreeAsync(b->p, stream);
+    b->p = nullptr;
+    b->bytes = 0;
+    if (e == cudaSuccess) e = cudaMallocAsync(&b->p, bytes, stream);
+    if (e == cudaSuccess) b->bytes = bytes;
+  }
+  if (e != cudaSuccess) {
+    give_back(b);
+    cuda_check(e, "scratch allocation");
+  }
+  return std::shared_ptr<void>(b->p, [b, stream, give_back](void*) {
+    cudaEventRecord(b->released, stream);
+    give_back(b);
+  });
+}
+
 }  // namespace
 
 std::shared_ptr<void> split_alloc(cuda const& ex, std::size_t bytes) {
-  return device_storage(ex.stream, bytes);
+  return kept_storage(ex.stream, bytes);
 }
 
 template <class T>

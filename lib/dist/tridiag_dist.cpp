@@ -430,7 +430,7 @@ void run(communicator const& c, Executor const& ex, T const* a, T const* b, T co
   std::vector<reduced_outcome> outcome(cnt);
   // The reduced systems are independent: over the host's threads (each
   // system's arithmetic is the same whatever the thread count).
-  int threads = 1;
+  int threads = 0;  // recur::cuda: every host thread
   if constexpr (std::is_same_v<Executor, host>) threads = ex.threads;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads > 0 ? threads : omp_get_max_threads())
   for (std::int64_t k = 0; k < count; ++k) {
