@@ -370,7 +370,32 @@ def solve_tridiagonal(dl, d, du, b, *, group=None, axis=-1, pivoting="auto", per
     total = sum(ns)
     if periodic and total < 3:
         raise ValueError(f"{fn}: periodic needs n >= 3 over all ranks; the ranks hold {total} rows")
-    D, k, batch, n = part["D"], part["k"], part["batch"], part["n"]
+    x_red, mine, info, pivoted, flagged = _solve_reduced(g, part, ns, piv, bool(periodic))
+    x = _finish(part, x_red, mine, info)
+    xp = _xp(x)
+    if piv != "none" and bool(flagged.any()):
+        x, info, pivoted = _solve_gathered(g, part, ns, flagged, x, info, pivoted, piv, bool(periodic))
+    if part["rhs_axis"]:
+        x = xp.moveaxis(x, -2, part["ax"])
+    else:
+        x = xp.moveaxis(x[..., 0], -1, part["ax"])
+    info_int = info.to(dtype=__import__("torch").int32) if xp.__name__ == "torch" else info.astype(np.int32)
+    if return_info:
+        return x, info_int
+    bad = _numpy(info_int)
+    if bad.any():
+        where = [tuple(int(i) for i in w) for w in np.argwhere(bad)[:4]]
+        raise np.linalg.LinAlgError(f"{fn}: systems {where} broke down (info {bad[bad > 0][:4].tolist()})")
+    return x
+
+
+def _solve_reduced(g, part, ns, piv, periodic):
+    """Steps 2 and 3 of the split: every rank's rows all-gathered, ordered
+    f_0, l_0, f_1, l_1, ..., and the reduced systems solved in one batched
+    call. Returns the reduced solutions, where this rank's rows start in
+    them, info (global 1-based rows), pivoted, and the systems the split
+    cannot vouch for (pivoting 'auto' and 'partial': gathered whole later)."""
+    D, k, batch = part["D"], part["k"], part["batch"]
     xp = _xp(D)
     everyone = g.arrays(part["pack"])  # (size,) + batch + (2 (3 + k) + 2,)
     width = 3 + k
@@ -402,7 +427,7 @@ def solve_tridiagonal(dl, d, du, b, *, group=None, axis=-1, pivoting="auto", per
     if rows:
         st = xp.stack
         sub, diag, sup, rhs = st(subs, -1), st(diags, -1), st(sups, -1), st(rhss, -2)
-        per = bool(periodic)
+        per = periodic
         if per and rows < 3:  # the corners fold into the other entries
             if rows == 2:
                 sup[..., 0] = sup[..., 0] + sub[..., 0]
@@ -425,7 +450,14 @@ def solve_tridiagonal(dl, d, du, b, *, group=None, axis=-1, pivoting="auto", per
         info = xp.where(breakdown > 0, breakdown, xp.where(red_info > 0, mapped, info))
         if piv != "none":
             flagged = flagged | (red_info > 0)
-    # This rank's rows.
+    return x_red, mine, info, pivoted, flagged
+
+
+def _finish(part, x_red, mine, info):
+    """This rank's rows of x (batch + (n, k)): x_f and x_l from the reduced
+    solutions, the interior as y - alpha u - beta w; NaN where info > 0."""
+    D, k, batch, n = part["D"], part["k"], part["batch"], part["n"]
+    xp = _xp(D)
     nan = float("nan")
     if n == 0:
         x = _zeros(batch + (0, k), D)
@@ -442,19 +474,6 @@ def solve_tridiagonal(dl, d, du, b, *, group=None, axis=-1, pivoting="auto", per
                          - (part["cm"][..., None] * xl)[..., None, :] * part["w"][..., :, None])
                 x = _cat([xf[..., None, :], inner, xl[..., None, :]], -2)
         x = xp.where((info > 0)[..., None, None], nan + 0 * x, x)
-    if piv != "none" and bool(flagged.any()):
-        x, info, pivoted = _solve_gathered(g, part, ns, flagged, x, info, pivoted, piv, bool(periodic))
-    if part["rhs_axis"]:
-        x = xp.moveaxis(x, -2, part["ax"])
-    else:
-        x = xp.moveaxis(x[..., 0], -1, part["ax"])
-    info_int = info.to(dtype=__import__("torch").int32) if xp.__name__ == "torch" else info.astype(np.int32)
-    if return_info:
-        return x, info_int
-    bad = _numpy(info_int)
-    if bad.any():
-        where = [tuple(int(i) for i in w) for w in np.argwhere(bad)[:4]]
-        raise np.linalg.LinAlgError(f"{fn}: systems {where} broke down (info {bad[bad > 0][:4].tolist()})")
     return x
 
 
