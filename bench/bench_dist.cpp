@@ -147,7 +147,8 @@ std::vector<entry> run(options const& o, int rank, int size) {
     std::int64_t const n_one = o.n;  // the one-rank call: a rank's slice (weak), the whole sequence (strong)
     std::int64_t const elements = std::max(n_local, n_one) * o.count;
     // linrec: s, t -> w; tridiag: a = c = -1, b = 4, d -> w.
-    buffer<T> s(elements, o.gpu, T(o.tridiag ? 1 : 0.999)), t(elements, o.gpu, T(1)), w(elements, o.gpu, T(0));
+    buffer<T> s(elements, o.gpu, T(o.tridiag ? 1 : 0.999)), t(elements, o.gpu, T(1)),
+        w(elements, o.gpu, T(0));
     std::int64_t const coefficients = o.tridiag ? elements : 0;
     buffer<T> a(coefficients, o.gpu, T(-1)), b(coefficients, o.gpu, T(4));
     // comm null: the one-device call.
@@ -178,7 +179,8 @@ std::vector<entry> run(options const& o, int rank, int size) {
           std::memcpy(w.p, s.p, bytes);
       });
       copy_bw = 2.0 * double(bytes) / tc;
-      out.push_back({fmt::format("dist_copy_{}/ranks:{}/n:{}{}", type, size, n_local, batch), tc, 100.0, 1.0});
+      out.push_back(
+          {fmt::format("dist_copy_{}/ranks:{}/n:{}{}", type, size, n_local, batch), tc, 100.0, 1.0});
     }
     double const tp =
         median_time(MPI_COMM_WORLD, o.gpu, stream, o.reps, [&] { call(MPI_COMM_WORLD, n_local); });
@@ -200,7 +202,8 @@ std::vector<entry> run(options const& o, int rank, int size) {
     out.push_back(
         {fmt::format("dist_{}_{}_{}/ranks:{}/n:{}{}", facility, type, mode, size, o.n, batch), tp, pct, eff});
     double const pct1 = 100.0 * words * sizeof(T) * double(n_one * o.count) / t1 / copy_bw;
-    out.push_back({fmt::format("dist_{}_{}_{}/ranks:1/n:{}{}", facility, type, mode, n_one, batch), t1, pct1, 1.0});
+    out.push_back(
+        {fmt::format("dist_{}_{}_{}/ranks:1/n:{}{}", facility, type, mode, n_one, batch), t1, pct1, 1.0});
     if (weak)
       out.push_back({fmt::format("dist_{}_{}_split/ranks:1/n:{}{}", facility, type, n_one, batch), ts,
                      100.0 * words * sizeof(T) * double(n_one * o.count) / ts / copy_bw, t1 / ts});

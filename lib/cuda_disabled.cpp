@@ -46,9 +46,11 @@ template <class T>
 void linrec_summary_cuda_store(linrec_problem<T> const&, CUstream_st*, T*, T*) {
   no_cuda();
 }
-#define RECUR_LINREC_SPLIT(T)                                                                                \
-  template void linrec_summary_cuda<T>(linrec_problem<T> const&, CUstream_st*, ops::affine<compute_t<T>>*, T*);      \
-  template void linrec_cuda_from_host<T>(linrec_problem<T>, CUstream_st*, linrec_variant, T const*, T const*); \
+#define RECUR_LINREC_SPLIT(T)                                                                              \
+  template void linrec_summary_cuda<T>(linrec_problem<T> const&, CUstream_st*, ops::affine<compute_t<T>>*, \
+                                       T*);                                                                \
+  template void linrec_cuda_from_host<T>(linrec_problem<T>, CUstream_st*, linrec_variant, T const*,        \
+                                         T const*);                                                        \
   template void linrec_summary_cuda_store<T>(linrec_problem<T> const&, CUstream_st*, T*, T*);
 RECUR_LINREC_SPLIT(float)
 RECUR_LINREC_SPLIT(double)
@@ -73,9 +75,11 @@ template <class T>
 void split_combine(cuda const&, split_combine_args<T> const&) {
   no_cuda();
 }
-#define RECUR_SPLIT_MOVES(T)                                                                               \
-  template void split_gather<T>(cuda const&, split_column<T> const*, std::size_t, std::int64_t, std::int64_t); \
-  template void split_scatter<T>(cuda const&, split_column<T> const*, std::size_t, std::int64_t, std::int64_t);
+#define RECUR_SPLIT_MOVES(T)                                                                     \
+  template void split_gather<T>(cuda const&, split_column<T> const*, std::size_t, std::int64_t,  \
+                                std::int64_t);                                                   \
+  template void split_scatter<T>(cuda const&, split_column<T> const*, std::size_t, std::int64_t, \
+                                 std::int64_t);
 RECUR_SPLIT_MOVES(float)
 RECUR_SPLIT_MOVES(double)
 RECUR_SPLIT_MOVES(std::int32_t)

@@ -353,17 +353,21 @@ tridiag_algorithm resolve_tridiag_algorithm(cuda const&, layout const& lay, trid
 }
 
 template detail::tridiag_problem<float> detail::tridiag_checked(char const*, host const&, float const*,
-                                                               float const*, float const*, float const*,
-                                                               float*, layout const&, tridiag_options const&);
+                                                                float const*, float const*, float const*,
+                                                                float*, layout const&,
+                                                                tridiag_options const&);
 template detail::tridiag_problem<double> detail::tridiag_checked(char const*, host const&, double const*,
-                                                                double const*, double const*, double const*,
-                                                                double*, layout const&, tridiag_options const&);
+                                                                 double const*, double const*, double const*,
+                                                                 double*, layout const&,
+                                                                 tridiag_options const&);
 template detail::tridiag_problem<float> detail::tridiag_checked(char const*, cuda const&, float const*,
-                                                               float const*, float const*, float const*,
-                                                               float*, layout const&, tridiag_options const&);
+                                                                float const*, float const*, float const*,
+                                                                float*, layout const&,
+                                                                tridiag_options const&);
 template detail::tridiag_problem<double> detail::tridiag_checked(char const*, cuda const&, double const*,
-                                                                double const*, double const*, double const*,
-                                                                double*, layout const&, tridiag_options const&);
+                                                                 double const*, double const*, double const*,
+                                                                 double*, layout const&,
+                                                                 tridiag_options const&);
 
 template tridiag_algorithm resolve_tridiag_algorithm<float>(host const&, layout const&, tridiag_algorithm);
 template tridiag_algorithm resolve_tridiag_algorithm<double>(host const&, layout const&, tridiag_algorithm);

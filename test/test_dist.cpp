@@ -77,8 +77,8 @@ void check_linrec(linrec_case const& c, M& mem) {
   for (std::size_t i = 0; i < s.size(); ++i) sv[i] = recur::to_compute(s[i]), tv[i] = recur::to_compute(t[i]);
   for (std::size_t i = 0; i < init.size(); ++i) iv[i] = recur::to_compute(init[i]);
   recur::reference::linrec<V>(c.scalar_s ? nullptr : sv.data(), recur::to_compute(s_scalar), tv.data(), V(0),
-                              ref.data(), global, c.init_array ? iv.data() : nullptr, recur::to_compute(init_value),
-                              ref_final.data(), c.dir == direction::reverse);
+                              ref.data(), global, c.init_array ? iv.data() : nullptr,
+                              recur::to_compute(init_value), ref_final.data(), c.dir == direction::reverse);
 
   auto const len = lengths(c.how, c.n, me.size);
   std::int64_t first = 0;
@@ -100,8 +100,8 @@ void check_linrec(linrec_case const& c, M& mem) {
   opt.init_value = init_value;
   opt.final_state = mem.ptr(dfinal);
   recur::operand<T> const so = c.scalar_s ? recur::operand<T>(s_scalar) : recur::operand<T>(mem.cptr(ds));
-  recur::dist::linrec<T>(recur::dist::communicator{MPI_COMM_WORLD}, mem.executor(), so, mem.cptr(dt), mem.ptr(dw),
-                         lay, opt);
+  recur::dist::linrec<T>(recur::dist::communicator{MPI_COMM_WORLD}, mem.executor(), so, mem.cptr(dt),
+                         mem.ptr(dw), lay, opt);
   auto const w = mem.download(dw, n * c.count);
   auto const fin = mem.download(dfinal, c.count);
 
@@ -112,8 +112,8 @@ void check_linrec(linrec_case const& c, M& mem) {
       double const want = ref[global.offset(first + i, k)];
       double const got = recur::to_compute(w[lay.offset(i, k)]);
       if (!(std::abs(got - want) <= tol * (1 + std::abs(want)))) {
-        bad = "w[" + std::to_string(first + i) + "] of sequence " + std::to_string(k) + ": " + std::to_string(got) +
-              " against " + std::to_string(want);
+        bad = "w[" + std::to_string(first + i) + "] of sequence " + std::to_string(k) + ": " +
+              std::to_string(got) + " against " + std::to_string(want);
         break;
       }
     }
@@ -125,8 +125,8 @@ void check_linrec(linrec_case const& c, M& mem) {
   BOOST_TEST(bad.empty(), "rank " << me.rank << "/" << me.size << " n=" << c.n << " count=" << c.count << " "
                                   << name(c.how) << (c.interleaved ? " interleaved" : " contiguous")
                                   << (c.dir == direction::reverse ? " reverse" : " forward")
-                                  << (c.scalar_s ? " scalar s" : "") << (c.in_place ? " in place" : "") << ": "
-                                  << bad);
+                                  << (c.scalar_s ? " scalar s" : "") << (c.in_place ? " in place" : "")
+                                  << ": " << bad);
 }
 
 template <class M, class T>
@@ -134,8 +134,12 @@ void sweep() {
   M mem;
   for (split how : {split::even, split::uneven, split::empty_ranks})
     for (direction dir : {direction::forward, direction::reverse})
-      for (auto [n, count, inter] : {std::tuple{std::int64_t(1), std::int64_t(1), false}, {7, 3, false},
-                                     {1000, 1, false}, {300001, 1, false}, {5000, 40, true}, {4096, 300, false},
+      for (auto [n, count, inter] : {std::tuple{std::int64_t(1), std::int64_t(1), false},
+                                     {7, 3, false},
+                                     {1000, 1, false},
+                                     {300001, 1, false},
+                                     {5000, 40, true},
+                                     {4096, 300, false},
                                      {2000, 17, true}})
         for (bool init_array : {false, true})
           check_linrec<M, T>({n, count, how, inter, dir, init_array, n == 7, init_array && count == 40}, mem);
@@ -174,16 +178,16 @@ void errors() {
         [&] {
           recur::linrec_options<float> opt;
           opt.dir = me.rank == 0 ? direction::reverse : direction::forward;
-          recur::dist::linrec<float>(comm, mem.executor(), 0.5f, mem.cptr(dt), mem.ptr(dw), layout::contiguous(n, 2),
-                                     opt);
+          recur::dist::linrec<float>(comm, mem.executor(), 0.5f, mem.cptr(dt), mem.ptr(dw),
+                                     layout::contiguous(n, 2), opt);
         },
         "disagree on opt.dir");
     untouched();
   }
   expect_same_error<recur::invalid_argument>(
       [&] {
-        recur::dist::linrec<float>(recur::dist::communicator{}, mem.executor(), 0.5f, mem.cptr(dt), mem.ptr(dw),
-                                   layout::contiguous(n, 2));
+        recur::dist::linrec<float>(recur::dist::communicator{}, mem.executor(), 0.5f, mem.cptr(dt),
+                                   mem.ptr(dw), layout::contiguous(n, 2));
       },
       "MPI_COMM_NULL");
   untouched();
@@ -203,8 +207,10 @@ void reproducible_and_empty_case() {
   recur::dist::linrec<double>(comm, mem.executor(), mem.cptr(ds), mem.cptr(dt), mem.ptr(w1), n);
   recur::dist::linrec<double>(comm, mem.executor(), mem.cptr(ds), mem.cptr(dt), mem.ptr(w2), n);
   BOOST_TEST((mem.download(w1, n) == mem.download(w2, n)), "rank " << me.rank << ": two calls differ");
-  recur::dist::linrec<double>(comm, mem.executor(), mem.cptr(ds), mem.cptr(dt), mem.ptr(w1), layout::contiguous(n, 0));
-  recur::dist::linrec<double>(comm, mem.executor(), mem.cptr(ds), mem.cptr(dt), nullptr, layout::contiguous(0, 3));
+  recur::dist::linrec<double>(comm, mem.executor(), mem.cptr(ds), mem.cptr(dt), mem.ptr(w1),
+                              layout::contiguous(n, 0));
+  recur::dist::linrec<double>(comm, mem.executor(), mem.cptr(ds), mem.cptr(dt), nullptr,
+                              layout::contiguous(0, 3));
 }
 
 }  // namespace

@@ -131,11 +131,13 @@ void linrec(communicator const& comm, Executor const& ex, operand<std::type_iden
 template <real_value T>
 void solve_batched(communicator const& comm, host const& ex, std::type_identity_t<T> const* a,
                    std::type_identity_t<T> const* b, std::type_identity_t<T> const* c,
-                   std::type_identity_t<T> const* d, T* x, layout const& lay, tridiag_options const& opt = {});
+                   std::type_identity_t<T> const* d, T* x, layout const& lay,
+                   tridiag_options const& opt = {});
 template <real_value T>
 void solve_batched(communicator const& comm, cuda const& ex, std::type_identity_t<T> const* a,
                    std::type_identity_t<T> const* b, std::type_identity_t<T> const* c,
-                   std::type_identity_t<T> const* d, T* x, layout const& lay, tridiag_options const& opt = {});
+                   std::type_identity_t<T> const* d, T* x, layout const& lay,
+                   tridiag_options const& opt = {});
 
 // One system of n rows on this rank.
 template <real_value T, class Executor>

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <mpi.h>
@@ -19,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <recur/error.hpp>
+#include <recur/storage.hpp>
 
 namespace recur::dist::detail {
 
@@ -30,6 +32,15 @@ struct call_facts {
   std::int64_t value[fields] = {};
   char const* names[fields] = {};
 };
+
+// The value type as one of call_facts' values, the same code in every call.
+template <class T>
+constexpr std::int64_t type_tag() {
+  if constexpr (std::is_same_v<T, float>) return 1;
+  if constexpr (std::is_same_v<T, double>) return 2;
+  if constexpr (std::is_same_v<T, bfloat16>) return 3;
+  return 4;  // float16
+}
 
 // The communicator's size and this process's rank; throws invalid_argument
 // (on this rank alone: no collective runs) where MPI is not initialised or

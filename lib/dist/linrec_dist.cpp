@@ -30,14 +30,6 @@ namespace {
 
 constexpr char const* fn = "recur::dist::linrec";
 
-template <class T>
-constexpr std::int64_t type_tag() {
-  if constexpr (std::is_same_v<T, float>) return 1;
-  if constexpr (std::is_same_v<T, double>) return 2;
-  if constexpr (std::is_same_v<T, bfloat16>) return 3;
-  return 4;  // float16
-}
-
 // The state after map m from x, as a step of the recurrence (a == 0
 // forgets x): the constant map x composed with m, the one-device rule.
 template <class V>
@@ -63,7 +55,7 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
   detail::call_facts facts;
   facts.value[0] = lay.count;
   facts.names[0] = "the number of sequences (lay.count)";
-  facts.value[1] = type_tag<T>();
+  facts.value[1] = detail::type_tag<T>();
   facts.names[1] = "the value type";
   facts.value[2] = static_cast<std::int64_t>(opt.dir);
   facts.names[2] = "opt.dir";

@@ -88,11 +88,6 @@ struct local_part {
   std::vector<T> a1, cm;  // a_(f+1) and c_(l-1) per system
 };
 
-template <class T>
-constexpr std::int64_t type_tag() {
-  return std::is_same_v<T, float> ? 1 : 2;
-}
-
 // Step 1 on this rank.
 template <class Executor, class T>
 void reduce(Executor const& ex, local_part<T>& part, tridiag_options const& opt, record_shape const& shape) {
@@ -374,7 +369,7 @@ void run(communicator const& c, Executor const& ex, T const* a, T const* b, T co
   std::int64_t const per_rank = 1 + count * shape.width();
   detail::call_facts facts;
   std::int64_t const values[] = {lay.count,
-                                 type_tag<T>(),
+                                 detail::type_tag<T>(),
                                  std::is_same_v<Executor, cuda> ? 1 : 0,
                                  opt.nrhs,
                                  static_cast<std::int64_t>(opt.algorithm),

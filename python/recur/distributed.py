@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._arrays import backend_of
 from ._call_linrec import adjoint
 from ._linrec import linrec as _linrec, linrec_summary
 
@@ -322,9 +323,7 @@ def _as(x, like):
 
 
 def _numpy(x):
-    if hasattr(x, "detach"):
-        return x.detach().cpu().numpy()
-    return x.get() if hasattr(x, "get") and type(x).__module__.startswith("cupy") else np.asarray(x)
+    return backend_of(x).to_host(x)
 
 
 def solve_tridiagonal(dl, d, du, b, *, group=None, axis=-1, pivoting="auto", periodic=False, return_info=False):
