@@ -83,6 +83,8 @@ void split_combine(cuda const&, split_combine_args<T> const&) {
 RECUR_SPLIT_MOVES(float)
 RECUR_SPLIT_MOVES(double)
 RECUR_SPLIT_MOVES(std::int32_t)
+RECUR_SPLIT_MOVES(std::int16_t)
+RECUR_SPLIT_MOVES(std::uint8_t)
 #undef RECUR_SPLIT_MOVES
 template void split_unit_columns<float>(cuda const&, float*, layout const&, std::int64_t);
 template void split_unit_columns<double>(cuda const&, double*, layout const&, std::int64_t);

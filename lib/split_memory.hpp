@@ -5,7 +5,8 @@
 // makes. recur::host's in lib/cpu/split_memory_cpu.cpp, recur::cuda's in
 // lib/cuda/split_memory.cu (device memory, work on the executor's stream),
 // not_compiled stubs without CUDA. Defined for T = float, double and
-// (gather, scatter) std::int32_t.
+// (gather, scatter) the integer samples std::int32_t, std::int16_t and
+// std::uint8_t.
 
 #include <cstddef>
 #include <cstdint>

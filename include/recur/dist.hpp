@@ -54,6 +54,8 @@
 
 #include <mpi.h>
 
+#include <span>
+
 #include <recur/executor.hpp>
 #include <recur/layout/layout.hpp>
 #include <recur/types.hpp>
@@ -146,5 +148,74 @@ void solve_batched(communicator const& comm, Executor const& ex, std::type_ident
                    std::type_identity_t<T> const* d, T* x, std::int64_t n, tridiag_options const& opt = {}) {
   solve_batched(comm, ex, a, b, c, d, x, layout::contiguous(n, 1), opt);
 }
+
+// --- Linear time-invariant filters and codecs ------------------------------
+//
+// The filters of include/recur/filter.hpp and chain.hpp whose state passes
+// linearly from one sample to the next, split along their length
+// (lib/dist/lti_dist.cpp): lfilter, sosfilt (forward and reverse),
+// linrec_order_k, and the DPCM codecs (floating point; integer decoding
+// with shift 0, linear modulo 2^bits; integer encoding, a stencil). The same
+// arguments as the one-device call, semantics and results as the one-device
+// call on the concatenated sequences, to rounding for floating point and
+// bitwise for integers.
+//
+// State, as for linrec: opt.init enters at the first rank in the call's
+// direction (the last in reverse) and is ignored elsewhere; opt.final_state,
+// on every rank that passes it, receives the state after the whole
+// sequences (the same values on every rank). The DPCM codecs carry their k
+// previous samples across the ranks, so a rank shorter than k still sees
+// the samples of the ranks before it.
+//
+// The algorithm: each rank runs its slice from a zero state (the entering
+// rank from opt.init) into scratch, its final state c being the slice's
+// state map's constant part; the map's linear part is A^n_r, A the step's
+// state matrix (the same on every rank: A is taken from one step of the
+// host filter from each unit state, so it is the arithmetic the filter
+// does). One MPI_Allgather of (1 + count * k) values a rank exchanges n_r
+// and c (k the state size); every rank folds z <- A^n_r z + c in rank order
+// (long double for double data, double for float; uint64 wrap-around for
+// integer samples), and runs its slice again from its incoming state into
+// the output. A rank reads its slice twice and writes it twice (one
+// scratch slice of the layout's extent on the executor), against the
+// one-device call's one read and one write.
+//
+// Errors as for linrec: every rank checks its arguments (the first run
+// makes the one-device call's checks on x, the coefficients and the state;
+// y and final_state are checked beside it), the ranks agree, and only then
+// is anything written. The ranks must pass the same coefficients: a hash of
+// them is part of the agreement. recur::cuda: the limits of the one-device
+// call (orders 0-8 but sosfilt); integer DPCM decoding with shift > 0 is an
+// invalid_argument (its floor is not linear). Defined for Executor =
+// recur::host and recur::cuda, T = float and double, S = int16_t, int32_t
+// and uint8_t.
+template <real_value T, class Executor>
+void lfilter(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> b,
+             std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+             layout const& lay, filter_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T, class Executor>
+void sosfilt(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> sos,
+             std::type_identity_t<T> const* x, T* y, layout const& lay,
+             filter_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T, class Executor>
+void linrec_order_k(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> a,
+                    std::type_identity_t<T> const* x, T* y, layout const& lay,
+                    chain_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T, class Executor>
+void dpcm_encode(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> c,
+                 std::type_identity_t<T> const* x, T* e, layout const& lay,
+                 dpcm_options<std::type_identity_t<T>> const& opt = {});
+template <real_value T, class Executor>
+void dpcm_decode(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> c,
+                 std::type_identity_t<T> const* e, T* x, layout const& lay,
+                 dpcm_options<std::type_identity_t<T>> const& opt = {});
+template <dpcm_sample S, class Executor>
+void dpcm_encode(communicator const& comm, Executor const& ex, std::span<std::int64_t const> c, int shift,
+                 std::type_identity_t<S> const* x, S* e, layout const& lay,
+                 dpcm_options<std::type_identity_t<S>> const& opt = {});
+template <dpcm_sample S, class Executor>
+void dpcm_decode(communicator const& comm, Executor const& ex, std::span<std::int64_t const> c, int shift,
+                 std::type_identity_t<S> const* e, S* x, layout const& lay,
+                 dpcm_options<std::type_identity_t<S>> const& opt = {});
 
 }  // namespace recur::dist

@@ -73,6 +73,8 @@ void split_combine(host const& ex, split_combine_args<T> const& g) {
 RECUR_SPLIT_MOVES(float)
 RECUR_SPLIT_MOVES(double)
 RECUR_SPLIT_MOVES(std::int32_t)
+RECUR_SPLIT_MOVES(std::int16_t)
+RECUR_SPLIT_MOVES(std::uint8_t)
 #undef RECUR_SPLIT_MOVES
 template void split_unit_columns<float>(host const&, float*, layout const&, std::int64_t);
 template void split_unit_columns<double>(host const&, double*, layout const&, std::int64_t);

@@ -39,7 +39,10 @@ constexpr std::int64_t type_tag() {
   if constexpr (std::is_same_v<T, float>) return 1;
   if constexpr (std::is_same_v<T, double>) return 2;
   if constexpr (std::is_same_v<T, bfloat16>) return 3;
-  return 4;  // float16
+  if constexpr (std::is_same_v<T, float16>) return 4;
+  if constexpr (std::is_same_v<T, std::int16_t>) return 5;
+  if constexpr (std::is_same_v<T, std::int32_t>) return 6;
+  if constexpr (std::is_same_v<T, std::uint8_t>) return 7;
 }
 
 // The communicator's size and this process's rank; throws invalid_argument
