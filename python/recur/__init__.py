@@ -21,12 +21,14 @@ below it (tests/test_layers.py checks this against _LAYERS):
 
     distributed                     calls split across processes: the
                                     functions below, and a collective
+    _dist_lti                       the filters split across processes
     signal, linalg, dpcm, _linrec   the scipy-named functions: options checked,
                                     the plain-array fast path, a tensor that
                                     needs gradients sent to recur.torch,
                                     every other call to the layer of C++ calls
                                     (dpcm and the filters' steady states, with
-                                    no gradient path, call _arrays and _recur)
+                                    no gradient path, call _arrays and _recur);
+    _dist_common                    and the groups of the split calls
     torch                           the differentiable functions: recur's
                                     arguments turned into the custom ops'
     _autograd                       the custom ops (torch.library) and their
@@ -53,7 +55,8 @@ __all__ = ["linrec", "linrec_summary", "signal", "linalg", "dpcm", "cuda_availab
 # The layers of the docstring, top first.
 _LAYERS = (
     ("distributed",),
-    ("signal", "linalg", "dpcm", "_linrec"),
+    ("_dist_lti",),
+    ("signal", "linalg", "dpcm", "_linrec", "_dist_common"),
     ("torch",),
     ("_autograd",),
     ("_call_linrec", "_call_signal", "_call_tridiag"),

@@ -7,11 +7,12 @@ and checks recur.distributed.linrec against recur.linrec on the whole
 arrays: values, the final value, and with PyTorch the gradients of s, t
 and init against autograd through the one-process call; and
 recur.distributed.solve_tridiagonal against recur.linalg.solve_tridiagonal;
-then that a bad
+recur.distributed.lfilter and sosfilt against recur.signal's; then that a bad
 argument on one rank (init included) raises the same error on every rank,
 as do ranks that disagree on the batch or on wanting gradients. Prints
 ``FAIL ...`` lines and exits 1 on a failure."""
 
+import itertools
 import os
 import sys
 
@@ -131,6 +132,41 @@ def run_tridiag(group, make, to_numpy):
           f"tridiag bad pivoting: {message!r}")
 
 
+def run_filters(group, make, to_numpy):
+    """recur.distributed.lfilter and sosfilt against recur.signal's on the
+    whole signals: zi on rank 0, the final state on every rank, along the
+    last axis and axis 0, float64 and float32; a different filter on one
+    rank raises the same ValueError on every rank."""
+    import scipy.signal
+
+    rng = np.random.default_rng(9)
+    b, a = scipy.signal.butter(4, 0.05)
+    sos = scipy.signal.butter(6, 0.1, output="sos")
+    for n, (dtype, tol) in itertools.product((41, 3001), ((np.float64, 1e-9), (np.float32, 2e-4))):
+        x = rng.uniform(-1, 1, (3, n)).astype(dtype)
+        lo, hi = slices(n, SIZE)[RANK]
+        zi = rng.uniform(-1, 1, (3, 4)).astype(dtype)
+        want, want_zf = recur.signal.lfilter(b, a, x, zi=zi)
+        y, zf = rd.lfilter(b, a, make(x[:, lo:hi]), group=group, zi=make(zi), return_final=True)
+        what = f"lfilter n={n} {np.dtype(dtype).name}"
+        check(np.allclose(to_numpy(y), want[:, lo:hi], rtol=tol, atol=tol), f"{what}: y")
+        check(np.allclose(to_numpy(zf), want_zf, rtol=tol, atol=tol), f"{what}: zf")
+        zs = rng.uniform(-1, 1, (3, 2, 3)).astype(dtype)
+        xs = rng.uniform(-1, 1, (n, 3)).astype(dtype)
+        want, want_zf = recur.signal.sosfilt(sos, xs, axis=0, zi=zs)
+        y, zf = rd.sosfilt(sos, make(xs[lo:hi]), group=group, axis=0, zi=make(zs), return_final=True)
+        what = f"sosfilt axis 0 n={n} {np.dtype(dtype).name}"
+        check(np.allclose(to_numpy(y), want[lo:hi], rtol=tol, atol=tol), f"{what}: y")
+        check(np.allclose(to_numpy(zf), want_zf, rtol=tol, atol=tol), f"{what}: zf")
+    if SIZE > 1:
+        message = None
+        try:
+            rd.lfilter(b, a if RANK == 0 else a * 2, make(x[:, lo:hi]), group=group)
+        except ValueError as e:
+            message = str(e)
+        check(message is not None and "disagree" in message, f"lfilter coefficient mismatch: {message!r}")
+
+
 def run_errors(group, make):
     """A bad axis on the last rank: every rank raises the same ValueError."""
     s = make(np.ones((2, 10)))
@@ -172,6 +208,7 @@ if __name__ == "__main__":
         RANK, SIZE = comm.Get_rank(), comm.Get_size()
         run_numpy(comm)
         run_tridiag(comm, np.asarray, np.asarray)
+        run_filters(comm, np.asarray, np.asarray)
         run_errors(comm, np.asarray)
         bad = comm.allreduce(len(FAILURES))
     else:
@@ -182,6 +219,7 @@ if __name__ == "__main__":
         RANK, SIZE = dist.get_rank(), dist.get_world_size()
         run_torch(None)
         run_tridiag(None, torch.tensor, lambda v: v.numpy())
+        run_filters(None, torch.tensor, lambda v: v.numpy())
         run_errors(None, torch.tensor)
         count = torch.tensor([len(FAILURES)])
         dist.all_reduce(count)
