@@ -142,22 +142,26 @@ def run_filters(group, make, to_numpy):
     rng = np.random.default_rng(9)
     b, a = scipy.signal.butter(4, 0.05)
     sos = scipy.signal.butter(6, 0.1, output="sos")
-    for n, (dtype, tol) in itertools.product((41, 3001), ((np.float64, 1e-9), (np.float32, 2e-4))):
+    def close(got, want, tol, whole):  # tol relative to the whole's scale: a narrow filter's state is ill-conditioned
+        return np.allclose(to_numpy(got), want, rtol=0, atol=tol * max(1.0, np.abs(whole).max()))
+
+    # Against the float64 filter of the same values: float32's own rounding is within tol.
+    for n, (dtype, tol) in itertools.product((41, 3001), ((np.float64, 1e-9), (np.float32, 1e-3))):
         x = rng.uniform(-1, 1, (3, n)).astype(dtype)
         lo, hi = slices(n, SIZE)[RANK]
         zi = rng.uniform(-1, 1, (3, 4)).astype(dtype)
-        want, want_zf = recur.signal.lfilter(b, a, x, zi=zi)
+        want, want_zf = recur.signal.lfilter(b, a, x.astype(np.float64), zi=zi.astype(np.float64))
         y, zf = rd.lfilter(b, a, make(x[:, lo:hi]), group=group, zi=make(zi), return_final=True)
         what = f"lfilter n={n} {np.dtype(dtype).name}"
-        check(np.allclose(to_numpy(y), want[:, lo:hi], rtol=tol, atol=tol), f"{what}: y")
-        check(np.allclose(to_numpy(zf), want_zf, rtol=tol, atol=tol), f"{what}: zf")
+        check(close(y, want[:, lo:hi], tol, want), f"{what}: y")
+        check(close(zf, want_zf, tol, want_zf), f"{what}: zf")
         zs = rng.uniform(-1, 1, (3, 2, 3)).astype(dtype)
         xs = rng.uniform(-1, 1, (n, 3)).astype(dtype)
-        want, want_zf = recur.signal.sosfilt(sos, xs, axis=0, zi=zs)
+        want, want_zf = recur.signal.sosfilt(sos, xs.astype(np.float64), axis=0, zi=zs.astype(np.float64))
         y, zf = rd.sosfilt(sos, make(xs[lo:hi]), group=group, axis=0, zi=make(zs), return_final=True)
         what = f"sosfilt axis 0 n={n} {np.dtype(dtype).name}"
-        check(np.allclose(to_numpy(y), want[lo:hi], rtol=tol, atol=tol), f"{what}: y")
-        check(np.allclose(to_numpy(zf), want_zf, rtol=tol, atol=tol), f"{what}: zf")
+        check(close(y, want[lo:hi], tol, want), f"{what}: y")
+        check(close(zf, want_zf, tol, want_zf), f"{what}: zf")
     if SIZE > 1:
         message = None
         try:
