@@ -21,6 +21,7 @@
 #include "detail/arg_check.hpp"
 #include "detail/cuda_support.hpp"
 #include "filter_backends.hpp"
+#include "filtfilt_edge.hpp"
 
 namespace recur {
 namespace {
@@ -253,34 +254,6 @@ std::vector<T> sections_steady_state(char const* fn, std::span<T const> sos) {
   return zi;
 }
 
-// The samples filtfilt adds at each end (scipy's _validate_pad): 0 for
-// padtype none, else padlen or 3 * ntaps; n must exceed it.
-std::int64_t filtfilt_edge(char const* fn, filtfilt_options const& opt, std::int64_t ntaps, std::int64_t n) {
-  if (opt.padtype != filtfilt_pad::odd && opt.padtype != filtfilt_pad::even &&
-      opt.padtype != filtfilt_pad::constant && opt.padtype != filtfilt_pad::none)
-    detail::bad_argument(
-        fn, fmt::format("opt.padtype = {} is not a filtfilt_pad", static_cast<int>(opt.padtype)));
-  if (opt.padlen && *opt.padlen < 0)
-    detail::bad_argument(fn, fmt::format("opt.padlen = {} is negative", *opt.padlen));
-  std::int64_t const edge = opt.padtype == filtfilt_pad::none ? 0 : opt.padlen.value_or(3 * ntaps);
-  if (n <= edge)
-    detail::bad_argument(fn, fmt::format("layout.n = {} must be greater than padlen, which is {}", n, edge));
-  return edge;
-}
-
-// sosfiltfilt's ntaps, as scipy counts it: 2 n_sections + 1, less the
-// smaller of the numbers of zero b2 and zero a2.
-template <class T>
-std::int64_t sections_ntaps(std::span<T const> sos) {
-  std::int64_t const ns = static_cast<std::int64_t>(sos.size() / 6);
-  std::int64_t zb = 0, za = 0;
-  for (std::int64_t j = 0; j < ns; ++j) {
-    zb += sos[6 * j + 2] == T(0);
-    za += sos[6 * j + 5] == T(0);
-  }
-  return 2 * ns + 1 - std::min(zb, za);
-}
-
 // ------------------------------------------------------------------ calls --
 
 constexpr char const* lfilter_fn = "recur::lfilter";
@@ -459,7 +432,7 @@ void filtfilt(host const& ex, std::span<std::type_identity_t<T> const> b,
   constexpr char const* fn = "recur::filtfilt";
   detail::check_threads(fn, ex);
   auto const f = checked_filter<T>(fn, b, a);
-  std::int64_t const edge = filtfilt_edge(fn, opt, f.order() + 1, lay.n);
+  std::int64_t const edge = detail::filtfilt_edge(fn, opt, f.order() + 1, lay.n);
   check_filter_call<T>(fn, x, y, lay, {}, f.order(), lfilter_what, {{b, "b"}, {a, "a"}});
   auto const zi = steady_state<T>(fn, "", b, a);
   if (lay.count == 0) return;
@@ -478,7 +451,7 @@ void filtfilt(cuda const& ex, std::span<std::type_identity_t<T> const> b,
   auto const f = checked_filter<T>(fn, b, a);
   std::int64_t const m = f.order();
   detail::check_lti_cuda_order(fn, m, "max(len(a), len(b)) - 1");
-  std::int64_t const edge = filtfilt_edge(fn, opt, m + 1, lay.n);
+  std::int64_t const edge = detail::filtfilt_edge(fn, opt, m + 1, lay.n);
   check_filter_call<T>(fn, x, y, lay, {}, m, lfilter_what, {{b, "b"}, {a, "a"}});
   check_device_arrays<T>(fn, x, y, lay, nullptr, nullptr, 0);
   auto const zi = steady_state<T>(fn, "", b, a);
@@ -498,7 +471,7 @@ void sosfiltfilt(host const& ex, std::span<std::type_identity_t<T> const> sos,
   constexpr char const* fn = "recur::sosfiltfilt";
   detail::check_threads(fn, ex);
   auto const s = checked_sections<T>(fn, sos);
-  std::int64_t const edge = filtfilt_edge(fn, opt, sections_ntaps(sos), lay.n);
+  std::int64_t const edge = detail::filtfilt_edge(fn, opt, detail::sections_ntaps(sos), lay.n);
   check_filter_call<T>(fn, x, y, lay, {}, 2 * s.count(), sosfilt_what, {{sos, "sos"}});
   auto const zi = sections_steady_state<T>(fn, sos);
   if (lay.count == 0) return;
@@ -513,7 +486,7 @@ void sosfiltfilt(cuda const& ex, std::span<std::type_identity_t<T> const> sos,
   detail::require_cuda(fn);
   if (!sos.empty()) detail::check_host_pointer(fn, sos.data(), "sos");
   auto const s = checked_sections<T>(fn, sos);
-  std::int64_t const edge = filtfilt_edge(fn, opt, sections_ntaps(sos), lay.n);
+  std::int64_t const edge = detail::filtfilt_edge(fn, opt, detail::sections_ntaps(sos), lay.n);
   check_filter_call<T>(fn, x, y, lay, {}, 2 * s.count(), sosfilt_what, {{sos, "sos"}});
   check_device_arrays<T>(fn, x, y, lay, nullptr, nullptr, 0);
   auto const zi = sections_steady_state<T>(fn, sos);

@@ -1,7 +1,7 @@
 // recur::dist's linear time-invariant filters and codecs under MPI (part
 // of test_dist, run with 1 to 4 ranks): lfilter (IIR, FIR, a[0] != 1),
 // sosfilt, linrec_order_k and the DPCM codecs (floating point, and integer
-// samples bitwise). Every rank builds the same global sequences from a fixed
+// samples bitwise), filtfilt and sosfiltfilt. Every rank builds the same global sequences from a fixed
 // seed, takes its slice (splits even, uneven, with empty ranks; slices
 // shorter than the state), calls the split function and compares with the
 // one-device host call over the whole sequences (itself bitwise the
@@ -219,6 +219,76 @@ void sweep_integer() {
   sweep_facilities<M, S>(integer_facilities<S, decltype(M{}.executor())>());
 }
 
+// filtfilt and sosfiltfilt: every padtype, the default and a given padlen,
+// in place, against the one-device host call on the whole sequences; end
+// ranks shorter than padlen are an error on every rank, nothing written.
+template <class M, class T>
+void forward_backward() {
+  world const me;
+  M mem;
+  std::vector<T> const b = {T(0.05), T(0.1), T(0.05)}, a = {T(1), T(-1.6), T(0.7)};
+  std::vector<T> const sos = {T(0.1), T(0.2),  T(0.1), T(1), T(-1.2), T(0.5),
+                              T(1),   T(-0.3), T(0.2), T(2), T(-1.0), T(0.4)};
+  double const tol = std::is_same_v<T, double> ? 1e-10 : 2e-4;
+  std::int64_t const n = 300, count = 3;
+  std::mt19937 gen(3);
+  std::vector<T> x(n * count);
+  for (auto& v : x) v = draw<T>(gen);
+  layout const global = layout::contiguous(n, count);
+  for (bool sections : {false, true})
+    for (split how : {split::even, split::uneven})
+      for (auto pad : {recur::filtfilt_pad::odd, recur::filtfilt_pad::even, recur::filtfilt_pad::constant,
+                       recur::filtfilt_pad::none})
+        for (int padlen : {-1, 5}) {
+          recur::filtfilt_options opt;
+          opt.padtype = pad;
+          if (padlen >= 0) opt.padlen = padlen;
+          std::vector<T> ref(x.size());
+          if (sections)
+            recur::sosfiltfilt<T>(recur::host{}, sos, x.data(), ref.data(), global, opt);
+          else
+            recur::filtfilt<T>(recur::host{}, b, a, x.data(), ref.data(), global, opt);
+          auto const len = lengths(how, n, me.size);
+          std::int64_t first = 0;
+          for (int r = 0; r < me.rank; ++r) first += len[r];
+          std::int64_t const nr = len[me.rank];
+          layout const lay = layout::interleaved(nr, count);
+          std::vector<T> lx(nr * count);
+          for (std::int64_t k = 0; k < count; ++k)
+            for (std::int64_t i = 0; i < nr; ++i) lx[lay.offset(i, k)] = x[global.offset(first + i, k)];
+          auto dx = mem.upload(lx);
+          bool const in_place = padlen < 0;
+          auto dy = in_place ? dx : mem.upload(std::vector<T>(lx.size(), T(77)));
+          if (sections)
+            recur::dist::sosfiltfilt<T>(world_comm(), mem.executor(), sos, mem.cptr(dx), mem.ptr(dy), lay,
+                                        opt);
+          else
+            recur::dist::filtfilt<T>(world_comm(), mem.executor(), b, a, mem.cptr(dx), mem.ptr(dy), lay, opt);
+          auto const y = mem.download(dy, nr * count);
+          double worst = 0;
+          for (std::int64_t k = 0; k < count; ++k)
+            for (std::int64_t i = 0; i < nr; ++i) {
+              double const want = ref[global.offset(first + i, k)];
+              worst = std::max(worst, std::abs(double(y[lay.offset(i, k)]) - want) / (1 + std::abs(want)));
+            }
+          BOOST_TEST(worst <= tol, (sections ? "sosfiltfilt" : "filtfilt")
+                                       << " rank " << me.rank << "/" << me.size << " " << name(how) << " pad "
+                                       << int(pad) << " padlen " << padlen << ": error " << worst);
+        }
+  // End ranks that hold padlen samples or fewer.
+  std::int64_t const nr = me.rank == 0 ? 9 : 100;
+  auto dx = mem.upload(std::vector<T>(nr, T(1)));
+  auto dy = mem.upload(std::vector<T>(nr, T(-7)));
+  expect_same_error<recur::invalid_argument>(
+      [&] {
+        recur::dist::filtfilt<T>(world_comm(), mem.executor(), b, a, mem.cptr(dx), mem.ptr(dy),
+                                 layout::contiguous(nr, 1));
+      },
+      "rank 0 of " + std::to_string(me.size) + ": recur::dist::filtfilt: this rank holds 9 samples");
+  auto const y = mem.download(dy, nr);
+  BOOST_TEST(std::all_of(y.begin(), y.end(), [](T v) { return v == T(-7); }));
+}
+
 template <class M>
 void errors() {
   world const me;
@@ -294,6 +364,8 @@ BOOST_AUTO_TEST_CASE(filters_f64) { sweep_real<dist_host, double>(); }
 BOOST_AUTO_TEST_CASE(dpcm_int16) { sweep_integer<dist_host, std::int16_t>(); }
 BOOST_AUTO_TEST_CASE(dpcm_int32) { sweep_integer<dist_host, std::int32_t>(); }
 BOOST_AUTO_TEST_CASE(dpcm_uint8) { sweep_integer<dist_host, std::uint8_t>(); }
+BOOST_AUTO_TEST_CASE(filtfilt_f32) { forward_backward<dist_host, float>(); }
+BOOST_AUTO_TEST_CASE(filtfilt_f64) { forward_backward<dist_host, double>(); }
 BOOST_AUTO_TEST_CASE(errors_on_every_rank) { errors<dist_host>(); }
 BOOST_AUTO_TEST_SUITE_END()
 
@@ -304,6 +376,8 @@ BOOST_AUTO_TEST_CASE(filters_f64) { sweep_real<recur_test::dist_cuda, double>();
 BOOST_AUTO_TEST_CASE(dpcm_int16) { sweep_integer<recur_test::dist_cuda, std::int16_t>(); }
 BOOST_AUTO_TEST_CASE(dpcm_int32) { sweep_integer<recur_test::dist_cuda, std::int32_t>(); }
 BOOST_AUTO_TEST_CASE(dpcm_uint8) { sweep_integer<recur_test::dist_cuda, std::uint8_t>(); }
+BOOST_AUTO_TEST_CASE(filtfilt_f32) { forward_backward<recur_test::dist_cuda, float>(); }
+BOOST_AUTO_TEST_CASE(filtfilt_f64) { forward_backward<recur_test::dist_cuda, double>(); }
 BOOST_AUTO_TEST_CASE(errors_on_every_rank) { errors<recur_test::dist_cuda>(); }
 BOOST_AUTO_TEST_SUITE_END()
 #endif

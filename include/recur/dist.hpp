@@ -218,4 +218,21 @@ void dpcm_decode(communicator const& comm, Executor const& ex, std::span<std::in
                  std::type_identity_t<S> const* e, S* x, layout const& lay,
                  dpcm_options<std::type_identity_t<S>> const& opt = {});
 
+// filtfilt and sosfiltfilt (include/recur/filter.hpp) over sequences split
+// along their length (lib/dist/filtfilt_dist.cpp): the forward and the
+// backward pass are each a split filter (above), their initial states made
+// from the extensions at the two ends (scipy's method 'pad'), which rank 0
+// and the last rank filter on the host. The extensions mirror the end
+// ranks' samples, so the first and the last rank must each hold more than
+// padlen samples (an invalid_argument otherwise; with one rank, scipy's own
+// rule). Results agree with the one-device call on the whole sequences to
+// rounding; y may be x. A rank reads and writes its slice four times each.
+template <real_value T, class Executor>
+void filtfilt(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> b,
+              std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
+              layout const& lay, filtfilt_options const& opt = {});
+template <real_value T, class Executor>
+void sosfiltfilt(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> sos,
+                 std::type_identity_t<T> const* x, T* y, layout const& lay, filtfilt_options const& opt = {});
+
 }  // namespace recur::dist

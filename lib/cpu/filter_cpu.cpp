@@ -90,22 +90,8 @@ void filtfilt_sequence(T const* b, T const* a, std::int64_t sections, std::int64
   auto start = [&](T v) {
     for (std::int64_t j = 0; j < per; ++j) z[j] = zi[j] * v;
   };
-  // Sample j of the extension, -edge <= j < n + edge (scipy's odd_ext,
-  // even_ext, const_ext: the same arithmetic).
-  T const first = xs[0], last = xs[(n - 1) * es];
-  auto extended = [&](std::int64_t j) -> T {
-    bool const left = j < 0;
-    std::int64_t const m = left ? -j : 2 * (n - 1) - j;  // the mirrored index
-    T const end = left ? first : last;
-    switch (pad) {
-      case filtfilt_pad::odd:
-        return T(2) * end - xs[m * es];
-      case filtfilt_pad::even:
-        return xs[m * es];
-      default:
-        return end;
-    }
-  };
+  T const first = xs[0];
+  auto extended = [&](std::int64_t j) { return reference::detail::filtfilt_extended(pad, xs, n, es, j); };
   for (std::int64_t j = 0; j < edge; ++j) rp[j] = extended(n + j);
   start(edge > 0 ? extended(-edge) : first);
   for (std::int64_t j = -edge; j < 0; ++j) step(extended(j));

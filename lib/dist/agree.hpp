@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -43,6 +44,16 @@ constexpr std::int64_t type_tag() {
   if constexpr (std::is_same_v<T, std::int16_t>) return 5;
   if constexpr (std::is_same_v<T, std::int32_t>) return 6;
   if constexpr (std::is_same_v<T, std::uint8_t>) return 7;
+}
+
+// FNV-1a of coefficients' bytes (and `extra`), a call_facts value: ranks
+// passing different coefficients disagree.
+template <class C>
+std::int64_t coefficient_hash(std::span<C const> c, std::int64_t extra = 0) {
+  std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(extra);
+  auto const* p = reinterpret_cast<unsigned char const*>(c.data());
+  for (std::size_t i = 0; i < c.size_bytes(); ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return static_cast<std::int64_t>(h >> 1);
 }
 
 // The communicator's size and this process's rank; throws invalid_argument

@@ -103,16 +103,6 @@ struct lti_call {
   S* final_state = nullptr;
 };
 
-// FNV-1a of the coefficients' bytes: ranks with different coefficients
-// disagree.
-template <class C>
-std::int64_t hash_of(std::span<C const> c, std::int64_t extra = 0) {
-  std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(extra);
-  auto const* p = reinterpret_cast<unsigned char const*>(c.data());
-  for (std::size_t i = 0; i < c.size_bytes(); ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return static_cast<std::int64_t>(h >> 1);
-}
-
 // The output's and the final state's checks, which the first run (into
 // scratch) does not make: pointers, overlaps, device memory.
 template <class Executor, class S>
@@ -307,7 +297,8 @@ void lfilter(communicator const& comm, Executor const& ex, std::span<std::type_i
   c.k = b.empty() || a.empty() ? 0 : lfilter_order(std::int64_t(b.size()), std::int64_t(a.size()));
   c.in = x, c.out = y, c.lay = lay, c.dir = opt.dir, c.init = opt.init, c.final_state = opt.final_state;
   split_lti(
-      comm, ex, c, facts_of<Executor, T>(lay, opt.dir, hash_of(b, hash_of(a))),
+      comm, ex, c,
+      facts_of<Executor, T>(lay, opt.dir, detail::coefficient_hash(b, detail::coefficient_hash(a))),
       [&] {
         return step_from<T>(c.k, [&](T const* z, T* o, layout const& l, T const* i, T* f) {
           recur::lfilter<T>(one_thread(), b, a, z, o, l, {i, f});
@@ -326,7 +317,8 @@ void sosfilt(communicator const& comm, Executor const& ex, std::span<std::type_i
   c.k = 2 * std::int64_t(sos.size() / 6);
   c.in = x, c.out = y, c.lay = lay, c.dir = opt.dir, c.init = opt.init, c.final_state = opt.final_state;
   split_lti(
-      comm, ex, c, facts_of<Executor, T>(lay, opt.dir, hash_of(sos, std::int64_t(sos.size()))),
+      comm, ex, c,
+      facts_of<Executor, T>(lay, opt.dir, detail::coefficient_hash(sos, std::int64_t(sos.size()))),
       [&] {
         if (sos.size() % 6 != 0 || sos.empty())  // the facility's message
           recur::sosfilt<T>(one_thread(), sos, nullptr, nullptr, layout::contiguous(0, 0));
@@ -347,7 +339,7 @@ void linrec_order_k(communicator const& comm, Executor const& ex, std::span<std:
   c.k = std::int64_t(a.size());
   c.in = x, c.out = y, c.lay = lay, c.init = opt.init, c.final_state = opt.final_state;
   split_lti(
-      comm, ex, c, facts_of<Executor, T>(lay, direction::forward, hash_of(a)),
+      comm, ex, c, facts_of<Executor, T>(lay, direction::forward, detail::coefficient_hash(a)),
       [&] {
         return step_from<T>(c.k, [&](T const* z, T* o, layout const& l, T const* i, T* f) {
           recur::linrec_order_k<T>(one_thread(), a, z, o, l, {i, f});
@@ -374,7 +366,7 @@ void split_dpcm(communicator const& comm, Executor const& ex, bool encode, std::
   c.out_name = encode ? "e" : "x";
   c.in = in, c.out = out, c.lay = lay, c.init = init;
   split_lti(
-      comm, ex, c, facts_of<Executor, S>(lay, direction::forward, hash_of(coef, extra)),
+      comm, ex, c, facts_of<Executor, S>(lay, direction::forward, detail::coefficient_hash(coef, extra)),
       [&] {
         std::vector<C> const zero(coef.size(), C(0));
         return encode ? companion<S>(std::span<C const>(zero)) : companion<S>(coef);

@@ -31,6 +31,7 @@
 
 #include <recur/layout/layout.hpp>
 #include <recur/reference/arguments.hpp>
+#include <recur/types.hpp>
 
 namespace recur::reference {
 
@@ -65,6 +66,24 @@ T df2t_step(T const* b, T const* a, std::int64_t order, T* z, T x) {
   for (std::int64_t j = 0; j + 1 < order; ++j) z[j] = z[j + 1] + x * b[j + 1] - y * a[j + 1];
   z[order - 1] = x * b[order] - y * a[order];
   return y;
+}
+
+// Sample j, -edge <= j < n + edge, of filtfilt's extension of the n
+// samples xs[0], xs[es], ... (scipy's odd_ext, even_ext, const_ext): the
+// samples mirrored about the first (j < 0) or the last (j >= n).
+template <class T>
+T filtfilt_extended(filtfilt_pad pad, T const* xs, std::int64_t n, std::int64_t es, std::int64_t j) {
+  bool const left = j < 0;
+  std::int64_t const m = left ? -j : 2 * (n - 1) - j;  // the mirrored index
+  T const end = left ? xs[0] : xs[(n - 1) * es];
+  switch (pad) {
+    case filtfilt_pad::odd:
+      return T(2) * end - xs[m * es];
+    case filtfilt_pad::even:
+      return xs[m * es];
+    default:
+      return end;
+  }
 }
 
 }  // namespace detail
