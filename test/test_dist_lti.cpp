@@ -1,10 +1,9 @@
 // recur::dist's linear time-invariant filters and codecs under MPI (part
 // of test_dist, run with 1 to 4 ranks): lfilter (IIR, FIR, a[0] != 1),
 // sosfilt, linrec_order_k and the DPCM codecs (floating point, and integer
-// samples bitwise), filtfilt and sosfiltfilt. Every rank builds the same global sequences from a fixed
-// seed, takes its slice (splits even, uneven, with empty ranks; slices
-// shorter than the state), calls the split function and compares with the
-// one-device host call over the whole sequences (itself bitwise the
+// samples bitwise), matrix chains, filtfilt and sosfiltfilt. Every rank builds the same global sequences from
+// a fixed seed, takes its slice (splits even, uneven, with empty ranks; slices shorter than the state), calls
+// the split function and compares with the one-device host call over the whole sequences (itself bitwise the
 // sequential reference), state in (opt.init) and out (opt.final_state)
 // included. Errors: the same exception on every rank, the output not
 // written. The cuda suite runs the same cases on device memory.
@@ -289,6 +288,63 @@ void forward_backward() {
   BOOST_TEST(std::all_of(y.begin(), y.end(), [](T v) { return v == T(-7); }));
 }
 
+// matrix_chain<3>: M_i near 0.6 I, every layout and split, init and
+// final_state, in place (x == u), against the one-device host call.
+template <class M, class T>
+void chains() {
+  constexpr int K = 3;
+  world const me;
+  M mem;
+  double const tol = std::is_same_v<T, double> ? 1e-10 : 2e-4;
+  for (split how : {split::even, split::uneven, split::empty_ranks})
+    for (auto [n, count, inter] :
+         {std::tuple{std::int64_t(5), std::int64_t(2), false}, {1000, 3, true}, {4000, 1, false}})
+      for (bool init : {false, true}) {
+        std::mt19937 gen(static_cast<unsigned>(n + count + int(how)));
+        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        layout const global = layout::contiguous(n, count);
+        std::vector<T> mg(n * count * K * K), ug(n * count * K), ig(count * K), ref(ug.size()), rf(ig.size());
+        for (std::size_t e = 0; e < mg.size(); ++e)
+          mg[e] = T((e % (K * K)) % (K + 1) == 0 ? 0.6 : 0.15 * u(gen));
+        for (auto& v : ug) v = T(u(gen));
+        for (auto& v : ig) v = T(u(gen));
+        recur::matrix_chain<K, T>(recur::host{}, mg.data(), ug.data(), ref.data(), global,
+                                  {init ? ig.data() : nullptr, rf.data()});
+        auto const len = lengths(how, n, me.size);
+        std::int64_t first = 0;
+        for (int r = 0; r < me.rank; ++r) first += len[r];
+        std::int64_t const nr = len[me.rank];
+        layout const lay = inter ? layout::interleaved(nr, count) : layout::contiguous(nr, count);
+        std::vector<T> lm(nr * count * K * K), lu(nr * count * K);
+        for (std::int64_t k = 0; k < count; ++k)
+          for (std::int64_t i = 0; i < nr; ++i) {
+            std::int64_t const o = lay.offset(i, k), g = global.offset(first + i, k);
+            std::copy_n(mg.begin() + g * K * K, K * K, lm.begin() + o * K * K);
+            std::copy_n(ug.begin() + g * K, K, lu.begin() + o * K);
+          }
+        auto dm = mem.upload(lm), du = mem.upload(lu), di = mem.upload(ig);
+        auto dx = init ? du : mem.upload(std::vector<T>(lu.size(), T(77)));  // in place with init
+        auto df = mem.upload(std::vector<T>(ig.size(), T(77)));
+        recur::dist::matrix_chain<K, T>(world_comm(), mem.executor(), mem.cptr(dm), mem.cptr(du), mem.ptr(dx),
+                                        lay, {init ? mem.cptr(di) : nullptr, mem.ptr(df)});
+        auto const x = mem.download(dx, std::int64_t(lu.size()));
+        auto const fin = mem.download(df, std::int64_t(ig.size()));
+        double worst = 0;
+        for (std::int64_t k = 0; k < count; ++k)
+          for (std::int64_t i = 0; i < nr; ++i)
+            for (int c = 0; c < K; ++c) {
+              double const want = ref[global.offset(first + i, k) * K + c];
+              worst = std::max(worst,
+                               std::abs(double(x[lay.offset(i, k) * K + c]) - want) / (1 + std::abs(want)));
+            }
+        for (std::size_t q = 0; q < rf.size(); ++q)
+          worst = std::max(worst, std::abs(double(fin[q]) - double(rf[q])) / (1 + std::abs(double(rf[q]))));
+        BOOST_TEST(worst <= tol, "matrix_chain rank " << me.rank << "/" << me.size << " n=" << n << " "
+                                                      << name(how) << (init ? " init, in place" : "")
+                                                      << ": error " << worst);
+      }
+}
+
 template <class M>
 void errors() {
   world const me;
@@ -364,6 +420,8 @@ BOOST_AUTO_TEST_CASE(filters_f64) { sweep_real<dist_host, double>(); }
 BOOST_AUTO_TEST_CASE(dpcm_int16) { sweep_integer<dist_host, std::int16_t>(); }
 BOOST_AUTO_TEST_CASE(dpcm_int32) { sweep_integer<dist_host, std::int32_t>(); }
 BOOST_AUTO_TEST_CASE(dpcm_uint8) { sweep_integer<dist_host, std::uint8_t>(); }
+BOOST_AUTO_TEST_CASE(chains_f32) { chains<dist_host, float>(); }
+BOOST_AUTO_TEST_CASE(chains_f64) { chains<dist_host, double>(); }
 BOOST_AUTO_TEST_CASE(filtfilt_f32) { forward_backward<dist_host, float>(); }
 BOOST_AUTO_TEST_CASE(filtfilt_f64) { forward_backward<dist_host, double>(); }
 BOOST_AUTO_TEST_CASE(errors_on_every_rank) { errors<dist_host>(); }
@@ -376,6 +434,8 @@ BOOST_AUTO_TEST_CASE(filters_f64) { sweep_real<recur_test::dist_cuda, double>();
 BOOST_AUTO_TEST_CASE(dpcm_int16) { sweep_integer<recur_test::dist_cuda, std::int16_t>(); }
 BOOST_AUTO_TEST_CASE(dpcm_int32) { sweep_integer<recur_test::dist_cuda, std::int32_t>(); }
 BOOST_AUTO_TEST_CASE(dpcm_uint8) { sweep_integer<recur_test::dist_cuda, std::uint8_t>(); }
+BOOST_AUTO_TEST_CASE(chains_f32) { chains<recur_test::dist_cuda, float>(); }
+BOOST_AUTO_TEST_CASE(chains_f64) { chains<recur_test::dist_cuda, double>(); }
 BOOST_AUTO_TEST_CASE(filtfilt_f32) { forward_backward<recur_test::dist_cuda, float>(); }
 BOOST_AUTO_TEST_CASE(filtfilt_f64) { forward_backward<recur_test::dist_cuda, double>(); }
 BOOST_AUTO_TEST_CASE(errors_on_every_rank) { errors<recur_test::dist_cuda>(); }

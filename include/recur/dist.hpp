@@ -218,6 +218,20 @@ void dpcm_decode(communicator const& comm, Executor const& ex, std::span<std::in
                  std::type_identity_t<S> const* e, S* x, layout const& lay,
                  dpcm_options<std::type_identity_t<S>> const& opt = {});
 
+// recur::matrix_chain split along its length (include/recur/chain.hpp; the
+// same lti_dist.cpp routine): x_i = M_i x_(i-1) + u_i, whose map over a
+// slice is x -> P x + c with P = M_(n-1) ... M_0 varying from sequence to
+// sequence. A rank past the first gets each sequence's P from K more runs
+// of its slice from the unit states with u = 0 (K + 2 runs in all), and
+// the all-gather carries P too (1 + count (K + K^2) values a rank). State
+// and errors as above (init at rank 0, final_state on every rank). Defined
+// for K = 2..8, T = float and double, host and cuda.
+template <int K, real_value T, class Executor>
+requires(K >= 2 && K <= 8) void matrix_chain(communicator const& comm, Executor const& ex,
+                                             std::type_identity_t<T> const* M,
+                                             std::type_identity_t<T> const* u, T* x, layout const& lay,
+                                             chain_options<std::type_identity_t<T>> const& opt = {});
+
 // filtfilt and sosfiltfilt (include/recur/filter.hpp) over sequences split
 // along their length (lib/dist/filtfilt_dist.cpp): the forward and the
 // backward pass are each a split filter (above), their initial states made

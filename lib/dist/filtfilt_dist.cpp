@@ -51,10 +51,10 @@ namespace {
 template <class T>
 struct forward_backward {
   using run = std::function<void(T const* x, T* y, layout const&, T const* init, T* final_state, direction)>;
-  char const* fn;
+  char const* fn = nullptr;
   std::int64_t k = 0, ntaps = 0, coefficients = 0;
-  std::function<std::vector<T>()> steady;  // zi, checking the coefficients
-  run on_host, split;
+  std::function<std::vector<T>()> steady{};  // zi, checking the coefficients
+  run on_host{}, split{};
 };
 
 // Columns j0 .. j0 + m - 1 of the layout (every sequence's element j) to
@@ -190,7 +190,7 @@ template <real_value T, class Executor>
 void filtfilt(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> b,
               std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
               layout const& lay, filtfilt_options const& opt) {
-  forward_backward<T> f{"recur::dist::filtfilt"};
+  forward_backward<T> f{.fn = "recur::dist::filtfilt"};
   f.k = b.empty() || a.empty() ? 0 : lfilter_order(std::int64_t(b.size()), std::int64_t(a.size()));
   f.ntaps = f.k + 1;
   f.coefficients = detail::coefficient_hash(b, detail::coefficient_hash(a));
@@ -207,7 +207,7 @@ void filtfilt(communicator const& comm, Executor const& ex, std::span<std::type_
 template <real_value T, class Executor>
 void sosfiltfilt(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> sos,
                  std::type_identity_t<T> const* x, T* y, layout const& lay, filtfilt_options const& opt) {
-  forward_backward<T> f{"recur::dist::sosfiltfilt"};
+  forward_backward<T> f{.fn = "recur::dist::sosfiltfilt"};
   f.k = 2 * std::int64_t(sos.size() / 6);
   f.ntaps = recur::detail::sections_ntaps(sos);
   f.coefficients = detail::coefficient_hash(sos, std::int64_t(sos.size()));

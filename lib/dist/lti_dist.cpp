@@ -23,6 +23,7 @@
 // is that of the samples modulo 2^bits.
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <span>
@@ -89,18 +90,25 @@ enum class state_source { final_state, output_tail, input_tail };
 // user's arrays (executor memory).
 template <class S>
 struct lti_call {
-  char const* fn;
-  std::int64_t k = 0;   // state values per sequence
-  std::vector<S> step;  // A, k x k row-major (set inside the agreement: it may throw)
+  char const* fn = nullptr;
+  std::int64_t k = 0;     // state values per sequence
+  std::vector<S> step{};  // A, k x k row-major (set inside the agreement: it may throw)
   state_source source = state_source::final_state;
   char const* in_name = "x";
   char const* out_name = "y";
   S const* in = nullptr;
   S* out = nullptr;
-  layout lay;
+  layout lay{};
   direction dir = direction::forward;
   S const* init = nullptr;
   S* final_state = nullptr;
+  std::int64_t elem = 1;  // values an element of in and out (matrix chains: K)
+  // Where the map's linear part varies along the sequence (matrix chains):
+  // each sequence's, count x k x k row-major, from products(scratch,
+  // entering) after the first run (the entering rank's is not needed);
+  // otherwise A^n.
+  std::function<std::vector<S>(S* scratch, bool entering)> products{};
+  S const* matrices = nullptr;  // an input the output must not overlap (the chain's M), elem * elem a element
 };
 
 // The output's and the final state's checks, which the first run (into
@@ -112,13 +120,18 @@ void check_outputs(lti_call<S> const& c) {
   recur::detail::check_pointer(c.fn, c.out, c.out_name, work);
   recur::detail::check_pointer(c.fn, c.final_state, "opt.final_state", false);
   std::int64_t const values = recur::detail::state_size(c.fn, lay.count, c.k, "the state size", sizeof(S));
-  auto const sx = recur::detail::span_of(c.in, lay), sy = recur::detail::span_of<S>(c.out, lay);
+  std::int64_t const extent = work ? recur::detail::layout_extent(lay) : 0;
+  auto span = [&](S const* p, std::int64_t per) {  // the bytes of per values an element
+    return per == 1 ? recur::detail::span_of(p, lay) : recur::detail::span_of(p, extent * per);
+  };
+  auto const sx = span(c.in, c.elem), sy = span(c.out, c.elem);
   auto const si = recur::detail::span_of(c.init, values),
              sf = recur::detail::span_of<S>(c.final_state, values);
   recur::detail::overlap_check const o{c.fn};
   o.in_place(c.out, sy, c.out_name, c.in, sx, c.in_name);
   o.state(sy, c.out_name, c.init, si, c.final_state, sf);
   o.disjoint(sf, "final_state", sx, c.in_name);
+  if (c.matrices) o.disjoint(sy, c.out_name, span(c.matrices, c.elem * c.elem), "M");
   if constexpr (std::is_same_v<Executor, cuda>) {
     if (work && c.out != c.in) recur::detail::check_device_pointer(c.fn, c.out, c.out_name);
     if (c.final_state && c.final_state != c.init && lay.count > 0)
@@ -179,7 +192,8 @@ void split_lti(communicator const& comm, Executor const& ex, lti_call<S>& c, det
     S* first = nullptr;
     if (c.lay.n > 0 && count > 0) {  // the layout is checked by the run below before it is used
       recur::detail::check_layout(c.fn, c.lay, sizeof(S));
-      scratch = recur::detail::split_alloc(ex, sizeof(S) * std::size_t(recur::detail::layout_extent(c.lay)));
+      scratch = recur::detail::split_alloc(
+          ex, sizeof(S) * std::size_t(recur::detail::layout_extent(c.lay) * c.elem));
       first = static_cast<S*>(scratch.get());
     }
     if (c.source == state_source::final_state && count > 0 && k > 0)
@@ -187,8 +201,8 @@ void split_lti(communicator const& comm, Executor const& ex, lti_call<S>& c, det
     S* const zfp = static_cast<S*>(zf.get());
     run(entering ? c.init : nullptr, zfp, first);
     check_outputs<Executor>(c);
-    if ((1 + std::uint64_t(count) * std::uint64_t(k)) * sizeof(V) >
-        std::uint64_t(std::numeric_limits<int>::max()))
+    std::uint64_t const per = std::uint64_t(k) * (c.products ? std::uint64_t(k) + 1 : 1);
+    if ((1 + std::uint64_t(count) * per) * sizeof(V) > std::uint64_t(std::numeric_limits<int>::max()))
       throw invalid_argument(
           fmt::format("{}: lay.count = {} sequences of {} state values are more than one "
                       "MPI_Allgather carries",
@@ -197,10 +211,12 @@ void split_lti(communicator const& comm, Executor const& ex, lti_call<S>& c, det
                                          entering ? c.init : nullptr);
     mine.assign(1, V(c.lay.n > 0 ? c.lay.n : 0));
     for (S v : z) mine.push_back(to_fold<V>(v));
+    if (c.products)
+      for (S v : c.products(first, entering)) mine.push_back(to_fold<V>(v));
     all.resize(mine.size() * std::size_t(me.size));
   });
   if (count == 0) return;
-  std::int64_t const k = c.k, width = 1 + count * k;
+  std::int64_t const k = c.k, width = 1 + count * k * (c.products ? k + 1 : 1);
   int const bytes = static_cast<int>(sizeof(V) * std::size_t(width));
   MPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, comm.comm);
 
@@ -212,14 +228,15 @@ void split_lti(communicator const& comm, Executor const& ex, lti_call<S>& c, det
     V const* rec = all.data() + std::size_t(r) * std::size_t(width);
     if (r == me.rank) in = z;
     if (r == entry) {
-      z.assign(rec + 1, rec + width);
+      z.assign(rec + 1, rec + 1 + count * k);
       continue;
     }
     std::int64_t const n_r = static_cast<std::int64_t>(rec[0]);
     if (n_r == 0) continue;  // A^0 z + 0
-    std::vector<V> const p = power(A, n_r, k);
+    std::vector<V> const power_n = c.products ? std::vector<V>{} : power(A, n_r, k);
     for (std::int64_t q = 0; q < count; ++q) {
       V* const zq = z.data() + q * k;
+      V const* const p = c.products ? rec + 1 + count * k + q * k * k : power_n.data();
       for (std::int64_t i = 0; i < k; ++i) {
         V acc = rec[1 + q * k + i];
         for (std::int64_t j = 0; j < k; ++j) acc += p[i * k + j] * zq[j];
@@ -293,7 +310,7 @@ template <real_value T, class Executor>
 void lfilter(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> b,
              std::span<std::type_identity_t<T> const> a, std::type_identity_t<T> const* x, T* y,
              layout const& lay, filter_options<std::type_identity_t<T>> const& opt) {
-  lti_call<T> c{"recur::dist::lfilter"};
+  lti_call<T> c{.fn = "recur::dist::lfilter"};
   c.k = b.empty() || a.empty() ? 0 : lfilter_order(std::int64_t(b.size()), std::int64_t(a.size()));
   c.in = x, c.out = y, c.lay = lay, c.dir = opt.dir, c.init = opt.init, c.final_state = opt.final_state;
   split_lti(
@@ -313,7 +330,7 @@ template <real_value T, class Executor>
 void sosfilt(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> sos,
              std::type_identity_t<T> const* x, T* y, layout const& lay,
              filter_options<std::type_identity_t<T>> const& opt) {
-  lti_call<T> c{"recur::dist::sosfilt"};
+  lti_call<T> c{.fn = "recur::dist::sosfilt"};
   c.k = 2 * std::int64_t(sos.size() / 6);
   c.in = x, c.out = y, c.lay = lay, c.dir = opt.dir, c.init = opt.init, c.final_state = opt.final_state;
   split_lti(
@@ -335,7 +352,7 @@ template <real_value T, class Executor>
 void linrec_order_k(communicator const& comm, Executor const& ex, std::span<std::type_identity_t<T> const> a,
                     std::type_identity_t<T> const* x, T* y, layout const& lay,
                     chain_options<std::type_identity_t<T>> const& opt) {
-  lti_call<T> c{"recur::dist::linrec_order_k"};
+  lti_call<T> c{.fn = "recur::dist::linrec_order_k"};
   c.k = std::int64_t(a.size());
   c.in = x, c.out = y, c.lay = lay, c.init = opt.init, c.final_state = opt.final_state;
   split_lti(
@@ -350,6 +367,45 @@ void linrec_order_k(communicator const& comm, Executor const& ex, std::span<std:
       });
 }
 
+template <int K, real_value T, class Executor>
+requires(K >= 2 && K <= 8) void matrix_chain(communicator const& comm, Executor const& ex,
+                                             std::type_identity_t<T> const* M,
+                                             std::type_identity_t<T> const* u, T* x, layout const& lay,
+                                             chain_options<std::type_identity_t<T>> const& opt) {
+  lti_call<T> c{.fn = "recur::dist::matrix_chain"};
+  c.k = K, c.elem = K, c.matrices = M;
+  c.in = u, c.in_name = "u", c.out = x, c.out_name = "x";
+  c.lay = lay, c.init = opt.init, c.final_state = opt.final_state;
+  // Each sequence's product M_(n-1) ... M_0: its column j the final state
+  // from e_j with u = 0, one run of the chain a column.
+  c.products = [&](T* scratch, bool entering) {
+    std::int64_t const count = lay.count;
+    std::vector<T> p(static_cast<std::size_t>(count * K * K), T(0)),
+        unit(static_cast<std::size_t>(count * K));
+    if (entering || count == 0) return p;
+    auto const from = recur::detail::split_alloc(ex, sizeof(T) * unit.size());
+    auto const to = recur::detail::split_alloc(ex, sizeof(T) * unit.size());
+    T* const f = static_cast<T*>(from.get());
+    T* const t = static_cast<T*>(to.get());
+    for (int j = 0; j < K; ++j) {
+      for (std::int64_t q = 0; q < count; ++q)
+        for (int i = 0; i < K; ++i) unit[q * K + i] = T(i == j ? 1 : 0);
+      recur::detail::split_column<T> in{f, unit.data()}, out{t, unit.data()};
+      recur::detail::split_scatter(ex, &in, 1, 1, count * K);
+      recur::matrix_chain<K, T>(ex, M, nullptr, scratch, lay, {f, t});
+      recur::detail::split_gather(ex, &out, 1, 1, count * K);
+      for (std::int64_t q = 0; q < count; ++q)
+        for (int i = 0; i < K; ++i) p[(q * K + i) * K + j] = unit[q * K + i];
+    }
+    return p;
+  };
+  split_lti(
+      comm, ex, c, facts_of<Executor, T>(lay, direction::forward, K), [] { return std::vector<T>{}; },
+      [&](T const* init, T* zf, T* out) {
+        recur::matrix_chain<K, T>(ex, M, u, out, lay, {init, zf});
+      });
+}
+
 namespace {
 
 // The DPCM codecs: the state is the k samples before, newest first, read
@@ -359,7 +415,7 @@ namespace {
 template <class S, class C, class Executor, class One>
 void split_dpcm(communicator const& comm, Executor const& ex, bool encode, std::span<C const> coef,
                 std::int64_t extra, S const* in, S* out, layout const& lay, S const* init, One&& one) {
-  lti_call<S> c{encode ? "recur::dist::dpcm_encode" : "recur::dist::dpcm_decode"};
+  lti_call<S> c{.fn = encode ? "recur::dist::dpcm_encode" : "recur::dist::dpcm_decode"};
   c.k = std::int64_t(coef.size());
   c.source = encode ? state_source::input_tail : state_source::output_tail;
   c.in_name = encode ? "x" : "e";
@@ -437,6 +493,23 @@ RECUR_DIST_DPCM_INT(host, std::uint8_t)
 RECUR_DIST_DPCM_INT(cuda, std::int16_t)
 RECUR_DIST_DPCM_INT(cuda, std::int32_t)
 RECUR_DIST_DPCM_INT(cuda, std::uint8_t)
+#define RECUR_DIST_CHAIN(E, K, T)                                                                           \
+  template void matrix_chain<K, T, E>(communicator const&, E const&, T const*, T const*, T*, layout const&, \
+                                      chain_options<T> const&);
+#define RECUR_DIST_CHAINS(E, T) \
+  RECUR_DIST_CHAIN(E, 2, T)     \
+  RECUR_DIST_CHAIN(E, 3, T)     \
+  RECUR_DIST_CHAIN(E, 4, T)     \
+  RECUR_DIST_CHAIN(E, 5, T)     \
+  RECUR_DIST_CHAIN(E, 6, T)     \
+  RECUR_DIST_CHAIN(E, 7, T)     \
+  RECUR_DIST_CHAIN(E, 8, T)
+RECUR_DIST_CHAINS(host, float)
+RECUR_DIST_CHAINS(host, double)
+RECUR_DIST_CHAINS(cuda, float)
+RECUR_DIST_CHAINS(cuda, double)
+#undef RECUR_DIST_CHAINS
+#undef RECUR_DIST_CHAIN
 #undef RECUR_DIST_LTI
 #undef RECUR_DIST_DPCM_INT
 
