@@ -34,7 +34,10 @@
 //   rho = max over the interior's two ends of |a_(f+1) u| + |c_(l-1) w|
 // (at most 1 for diagonally dominant rows), must pass Thomas's growth bound
 // (reference/tridiag_pivot.hpp, 16); a system where it does not on some
-// rank, or whose A_II is singular, is reported (info, x NaN), not solved.
+// rank, whose A_II is singular or whose reduced system is singular is
+// gathered onto rank 0 and solved there by the pivoted Thomas
+// (solve_gathered), as one device solves it. With pivoting none nothing is
+// tested and a breakdown is reported (info, x NaN).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
