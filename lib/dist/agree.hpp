@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <recur/error.hpp>
+#include <recur/executor.hpp>
 #include <recur/storage.hpp>
 
 namespace recur::dist::detail {
@@ -32,6 +33,10 @@ struct call_facts {
   static constexpr int fields = 8;
   std::int64_t value[fields] = {};
   char const* names[fields] = {};
+  void set(int i, std::int64_t v, char const* name) {
+    value[i] = v;
+    names[i] = name;
+  }
 };
 
 // The value type as one of call_facts' values, the same code in every call.
@@ -44,6 +49,18 @@ constexpr std::int64_t type_tag() {
   if constexpr (std::is_same_v<T, std::int16_t>) return 5;
   if constexpr (std::is_same_v<T, std::int32_t>) return 6;
   if constexpr (std::is_same_v<T, std::uint8_t>) return 7;
+}
+
+// The facts every split call starts with, fields 0-2: the batch's count
+// (`what` names it), the value type and the executor; the call sets the
+// fields from 3 on.
+template <class T, class Executor>
+call_facts batch_facts(std::int64_t count, char const* what = "the number of sequences (lay.count)") {
+  call_facts f;
+  f.set(0, count, what);
+  f.set(1, type_tag<T>(), "the value type");
+  f.set(2, std::is_same_v<Executor, cuda> ? 1 : 0, "the executor (0 host, 1 cuda)");
+  return f;
 }
 
 // FNV-1a of coefficients' bytes (and `extra`), a call_facts value: ranks

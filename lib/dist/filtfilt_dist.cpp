@@ -101,19 +101,10 @@ void split_filtfilt(communicator const& comm, Executor const& ex, forward_backwa
   std::int64_t const count = given.count > 0 ? given.count : 0, n = given.n, k = f.k;
   std::int64_t edge = 0;
   std::vector<T> zi, entering, tail;  // entering: rank 0's state before x; tail: the last rank's last samples
-  detail::call_facts facts;
-  facts.value[0] = given.count;
-  facts.names[0] = "the number of sequences (lay.count)";
-  facts.value[1] = detail::type_tag<T>();
-  facts.names[1] = "the value type";
-  facts.value[2] = static_cast<std::int64_t>(opt.padtype);
-  facts.names[2] = "opt.padtype";
-  facts.value[3] = opt.padlen.value_or(-1);
-  facts.names[3] = "opt.padlen";
-  facts.value[4] = f.coefficients;
-  facts.names[4] = "the coefficients";
-  facts.value[5] = std::is_same_v<Executor, cuda> ? 1 : 0;
-  facts.names[5] = "the executor (0 host, 1 cuda)";
+  auto facts = detail::batch_facts<T, Executor>(given.count);
+  facts.set(3, static_cast<std::int64_t>(opt.padtype), "opt.padtype");
+  facts.set(4, opt.padlen.value_or(-1), "opt.padlen");
+  facts.set(5, f.coefficients, "the coefficients");
   detail::agree_after(f.fn, comm.comm, me, facts, [&] {
     zi = f.steady();
     edge = recur::detail::filtfilt_edge(f.fn, opt, f.ntaps, std::numeric_limits<std::int64_t>::max());

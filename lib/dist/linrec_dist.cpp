@@ -52,17 +52,9 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
   std::int64_t const count = lay.count > 0 ? lay.count : 0;
   std::vector<map> mine, all;
   std::vector<T> init;
-  detail::call_facts facts;
-  facts.value[0] = lay.count;
-  facts.names[0] = "the number of sequences (lay.count)";
-  facts.value[1] = detail::type_tag<T>();
-  facts.names[1] = "the value type";
-  facts.value[2] = static_cast<std::int64_t>(opt.dir);
-  facts.names[2] = "opt.dir";
-  facts.value[3] = static_cast<std::int64_t>(opt.variant);
-  facts.names[3] = "opt.variant";
-  facts.value[4] = std::is_same_v<Executor, cuda> ? 1 : 0;
-  facts.names[4] = "the executor (0 host, 1 cuda)";
+  auto facts = detail::batch_facts<T, Executor>(lay.count);
+  facts.set(3, static_cast<std::int64_t>(opt.dir), "opt.dir");
+  facts.set(4, static_cast<std::int64_t>(opt.variant), "opt.variant");
   // Everything that can fail on one rank alone (the checks, the buffers,
   // the summary) runs before the agreement.
   detail::agree_after(fn, c.comm, me, facts, [&] {

@@ -183,8 +183,7 @@ void split_lti(communicator const& comm, Executor const& ex, lti_call<S>& c, det
   bool const entering = me.rank == entry;
   std::int64_t const count = c.lay.count > 0 ? c.lay.count : 0;
   std::vector<V> mine, all;
-  facts.value[6] = c.k;
-  facts.names[6] = "the state size";
+  facts.set(6, c.k, "the state size");
   detail::agree_after(c.fn, comm.comm, me, facts, [&] {
     c.step = step();  // checks the coefficients as the facility does
     std::int64_t const k = c.k;
@@ -263,17 +262,9 @@ void split_lti(communicator const& comm, Executor const& ex, lti_call<S>& c, det
 
 template <class Executor, class S>
 detail::call_facts facts_of(layout const& lay, direction dir, std::int64_t coefficients) {
-  detail::call_facts f;
-  f.value[0] = lay.count;
-  f.names[0] = "the number of sequences (lay.count)";
-  f.value[1] = detail::type_tag<S>();
-  f.names[1] = "the value type";
-  f.value[2] = static_cast<std::int64_t>(dir);
-  f.names[2] = "opt.dir";
-  f.value[3] = std::is_same_v<Executor, cuda> ? 1 : 0;
-  f.names[3] = "the executor (0 host, 1 cuda)";
-  f.value[4] = coefficients;
-  f.names[4] = "the coefficients";
+  auto f = detail::batch_facts<S, Executor>(lay.count);
+  f.set(3, static_cast<std::int64_t>(dir), "opt.dir");
+  f.set(4, coefficients, "the coefficients");
   return f;
 }
 

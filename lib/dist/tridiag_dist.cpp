@@ -370,28 +370,12 @@ void run(communicator const& c, Executor const& ex, T const* a, T const* b, T co
   local_part<T> part;
   std::vector<double> all;
   std::int64_t const per_rank = 1 + count * shape.width();
-  detail::call_facts facts;
-  std::int64_t const values[] = {lay.count,
-                                 detail::type_tag<T>(),
-                                 std::is_same_v<Executor, cuda> ? 1 : 0,
-                                 opt.nrhs,
-                                 static_cast<std::int64_t>(opt.algorithm),
-                                 static_cast<std::int64_t>(opt.pivoting),
-                                 opt.periodic ? 1 : 0,
-                                 static_cast<std::int64_t>(opt.refinement)};
-  char const* const names[] = {"the number of systems (lay.count)",
-                               "the value type",
-                               "the executor (0 host, 1 cuda)",
-                               "opt.nrhs",
-                               "opt.algorithm",
-                               "opt.pivoting",
-                               "opt.periodic",
-                               "opt.refinement"};
-  static_assert(std::size(values) == detail::call_facts::fields);
-  for (int i = 0; i < detail::call_facts::fields; ++i) {
-    facts.value[i] = values[i];
-    facts.names[i] = names[i];
-  }
+  auto facts = detail::batch_facts<T, Executor>(lay.count, "the number of systems (lay.count)");
+  facts.set(3, opt.nrhs, "opt.nrhs");
+  facts.set(4, static_cast<std::int64_t>(opt.algorithm), "opt.algorithm");
+  facts.set(5, static_cast<std::int64_t>(opt.pivoting), "opt.pivoting");
+  facts.set(6, opt.periodic ? 1 : 0, "opt.periodic");
+  facts.set(7, static_cast<std::int64_t>(opt.refinement), "opt.refinement");
   // Everything that can fail on one rank alone runs before the agreement;
   // nothing the caller passed is written.
   detail::agree_after(fn, c.comm, me, facts, [&] {
