@@ -1,14 +1,15 @@
 // recur::dist's scaling, run under mpirun (one rank per GPU, or ranks on
 // the CPU with --executor host), written by rank 0 as Google-Benchmark-style
-// JSON. For --facility linrec (recur::dist::linrec) or tridiag
-// (recur::dist::solve_batched, diagonally dominant systems) on one sequence
+// JSON. For --facility linrec (recur::dist::linrec), tridiag
+// (recur::dist::solve_batched, diagonally dominant systems) or lfilter
+// (recur::dist::lfilter, a second-order low-pass) on one sequence
 // or system (or --count of them) of --n elements a rank (weak) and of --n
 // elements in all (strong):
 //
 //   dist_<facility>_<type>_<weak|strong>/ranks:P/n:N   the split call on every rank
 //   dist_<facility>_<type>_<weak|strong>/ranks:1/n:N   the one-device call (recur::linrec,
-//                                                       recur::solve_batched) on rank 0 alone,
-//                                                       the others idle
+//                                                       recur::solve_batched, recur::lfilter) on rank 0
+//                                                       alone, the others idle
 //   dist_<facility>_<type>_split/ranks:1/n:N           the split call on rank 0 alone
 //                                                       (MPI_COMM_SELF): the split's own cost
 //   dist_copy_<type>/ranks:P/n:N                        each rank copying its slice
@@ -19,7 +20,8 @@
 // before each repetition, after warm-up; CUDA events on the GPU, the
 // stream synchronised). Counters: pct_of_copy, the aggregate bandwidth
 // (the one-device call's traffic: linrec 3 words an element, s and t read
-// and w written; tridiag 5, a, b, c and d read and x written) against P
+// and w written; tridiag 5, a, b, c and d read and x written; lfilter 2, x
+// read and y written) against P
 // times the copy ceiling measured in the same run;
 // efficiency, weak: the one-rank time over the P-rank time, strong: the
 // one-rank time of the whole sequence over P times the P-rank time.
@@ -43,6 +45,7 @@
 #include <fmt/format.h>
 
 #include <recur/dist.hpp>
+#include <recur/filter.hpp>
 #include <recur/linrec.hpp>
 #include <recur/tridiag.hpp>
 
@@ -50,7 +53,7 @@ namespace {
 
 struct options {
   bool gpu = true;
-  bool tridiag = false;  // --facility tridiag
+  std::string facility = "linrec";  // --facility linrec, tridiag or lfilter
   std::int64_t n = std::int64_t(1) << 24;
   std::int64_t count = 1;
   bool f64 = false;
@@ -137,8 +140,10 @@ std::vector<entry> run(options const& o, int rank, int size) {
   cudaStream_t stream = nullptr;
   if (o.gpu) check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   char const* type = sizeof(T) == 8 ? "f64" : "f32";
-  char const* facility = o.tridiag ? "tridiag" : "linrec";
-  double const words = o.tridiag ? 5.0 : 3.0;  // the one-device call's traffic an element
+  bool const tridiag = o.facility == "tridiag", lfilter = o.facility == "lfilter";
+  char const* facility = o.facility.c_str();
+  double const words = tridiag ? 5.0 : lfilter ? 2.0 : 3.0;  // the one-device call's traffic an element
+  std::vector<T> const fb = {T(0.05), T(0.1), T(0.05)}, fa = {T(1), T(-1.6), T(0.7)};
   std::string const batch = o.count > 1 ? fmt::format("/count:{}", o.count) : std::string();
   std::vector<entry> out;
   double copy_bw = 0;  // bytes per second a rank
@@ -147,18 +152,21 @@ std::vector<entry> run(options const& o, int rank, int size) {
     std::int64_t const n_one = o.n;  // the one-rank call: a rank's slice (weak), the whole sequence (strong)
     std::int64_t const elements = std::max(n_local, n_one) * o.count;
     // linrec: s, t -> w; tridiag: a = c = -1, b = 4, d -> w.
-    buffer<T> s(elements, o.gpu, T(o.tridiag ? 1 : 0.999)), t(elements, o.gpu, T(1)),
-        w(elements, o.gpu, T(0));
-    std::int64_t const coefficients = o.tridiag ? elements : 0;
+    buffer<T> s(elements, o.gpu, T(tridiag ? 1 : 0.999)), t(elements, o.gpu, T(1)), w(elements, o.gpu, T(0));
+    std::int64_t const coefficients = tridiag ? elements : 0;
     buffer<T> a(coefficients, o.gpu, T(-1)), b(coefficients, o.gpu, T(4));
     // comm null: the one-device call.
     auto call = [&](MPI_Comm comm, std::int64_t n) {
       recur::layout const lay = recur::layout::contiguous(n, o.count);
       recur::dist::communicator const c{comm};
       auto on = [&](auto const& ex) {
-        if (o.tridiag && comm != MPI_COMM_NULL)
+        if (lfilter && comm != MPI_COMM_NULL)
+          recur::dist::lfilter<T>(c, ex, fb, fa, s.p, w.p, lay);
+        else if (lfilter)
+          recur::lfilter<T>(ex, fb, fa, s.p, w.p, lay);
+        else if (tridiag && comm != MPI_COMM_NULL)
           recur::dist::solve_batched<T>(c, ex, a.p, b.p, a.p, s.p, w.p, lay);
-        else if (o.tridiag)
+        else if (tridiag)
           recur::solve_batched<T>(ex, a.p, b.p, a.p, s.p, w.p, lay);
         else if (comm != MPI_COMM_NULL)
           recur::dist::linrec<T>(c, ex, s.p, t.p, w.p, lay);
@@ -225,7 +233,7 @@ int main(int argc, char** argv) {
     if (k == "--executor")
       o.gpu = v == "cuda";
     else if (k == "--facility")
-      o.tridiag = v == "tridiag";
+      o.facility = v;
     else if (k == "--n")
       o.n = std::stoll(v);
     else if (k == "--count")
@@ -236,6 +244,13 @@ int main(int argc, char** argv) {
       o.reps = std::stoi(v);
     else if (k == "--out")
       o.out = v;
+  }
+  if (o.facility != "linrec" && o.facility != "tridiag" && o.facility != "lfilter") {
+    if (rank == 0)
+      std::fprintf(stderr, "bench_dist: --facility %s is not linrec, tridiag or lfilter\n",
+                   o.facility.c_str());
+    MPI_Finalize();
+    return 2;
   }
   if (o.gpu) {  // ranks on one host: one GPU each, round robin
     int devices = 0;
