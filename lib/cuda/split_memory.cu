@@ -94,9 +94,14 @@ std::shared_ptr<void> kept_storage(cudaStream_t stream, std::size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(kept_mutex);
     auto& free = kept_free();
-    // The largest free buffer of this device (grown below if too small).
-    for (kept_buffer* k : free)
-      if (k->device == dev && (!b || k->bytes > b->bytes)) b = k;
+    // The smallest free buffer of this device that fits, else the largest
+    // (grown below): small requests do not take the large buffers.
+    for (kept_buffer* k : free) {
+      if (k->device != dev) continue;
+      bool const fits = k->bytes >= bytes, best_fits = b && b->bytes >= bytes;
+      if (!b || (fits && (!best_fits || k->bytes < b->bytes)) || (!fits && !best_fits && k->bytes > b->bytes))
+        b = k;
+    }
     if (b) free.erase(std::find(free.begin(), free.end(), b));
   }
   if (!b) {

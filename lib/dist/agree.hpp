@@ -23,6 +23,7 @@
 #include <recur/error.hpp>
 #include <recur/executor.hpp>
 #include <recur/storage.hpp>
+#include "../detail/cuda_support.hpp"
 
 namespace recur::dist::detail {
 
@@ -49,6 +50,7 @@ constexpr std::int64_t type_tag() {
   if constexpr (std::is_same_v<T, std::int16_t>) return 5;
   if constexpr (std::is_same_v<T, std::int32_t>) return 6;
   if constexpr (std::is_same_v<T, std::uint8_t>) return 7;
+  return 0;  // any other type: not one the split calls take
 }
 
 // The facts every split call starts with, fields 0-2: the batch's count
@@ -64,9 +66,18 @@ call_facts batch_facts(std::int64_t count, char const* what = "the number of seq
 }
 
 // FNV-1a of coefficients' bytes (and `extra`), a call_facts value: ranks
-// passing different coefficients disagree.
-template <class C>
-std::int64_t coefficient_hash(std::span<C const> c, std::int64_t extra = 0) {
+// passing different coefficients disagree. With recur::cuda, coefficients
+// the host cannot read hash to 0 unread; the split call's first run (the
+// one-device call's checks, inside the agreement) refuses them.
+template <class Executor, class C>
+std::int64_t coefficient_hash(char const* fn, std::span<C const> c, std::int64_t extra = 0) {
+  if constexpr (std::is_same_v<Executor, cuda>) {
+    try {
+      if (!c.empty()) recur::detail::check_host_pointer(fn, c.data(), "the coefficients");
+    } catch (std::exception const&) {
+      return 0;
+    }
+  }
   std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(extra);
   auto const* p = reinterpret_cast<unsigned char const*>(c.data());
   for (std::size_t i = 0; i < c.size_bytes(); ++i) h = (h ^ p[i]) * 1099511628211ull;

@@ -21,10 +21,14 @@
 //   4. the backward pass: the split filter of y in place, in reverse, from
 //      that state.
 // Each pass is one split filter (two runs of the slice), so a rank reads
-// and writes its slice four times each.
+// and writes its slice four times each. Three agreements guard the call:
+// the first (above) before anything is written; a failure in the forward
+// pass (memory, CUDA) or between the passes is raised on every rank, y then
+// holding the forward pass where it was written.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <span>
@@ -38,6 +42,7 @@
 #include <recur/filter.hpp>
 #include <recur/reference/lfilter.hpp>
 #include "../detail/arg_check.hpp"
+#include "../detail/cuda_support.hpp"
 #include "../filtfilt_edge.hpp"
 #include "../split_memory.hpp"
 #include "agree.hpp"
@@ -101,6 +106,7 @@ void split_filtfilt(communicator const& comm, Executor const& ex, forward_backwa
   std::int64_t const count = given.count > 0 ? given.count : 0, n = given.n, k = f.k;
   std::int64_t edge = 0;
   std::vector<T> zi, entering, tail;  // entering: rank 0's state before x; tail: the last rank's last samples
+  std::shared_ptr<void> in, fin;      // executor memory: the entering state (rank 0), the final (last rank)
   auto facts = detail::batch_facts<T, Executor>(given.count);
   facts.set(3, static_cast<std::int64_t>(opt.padtype), "opt.padtype");
   facts.set(4, opt.padlen.value_or(-1), "opt.padlen");
@@ -115,9 +121,14 @@ void split_filtfilt(communicator const& comm, Executor const& ex, forward_backwa
                       f.fn, n, edge));
     recur::detail::check_layout(f.fn, given, sizeof(T));
     recur::detail::check_pointer(f.fn, x, "x", n > 0 && count > 0);
+    if constexpr (std::is_same_v<Executor, cuda>)
+      if (n > 0 && count > 0) recur::detail::check_device_pointer(f.fn, x, "x");
     if (count == 0) return;
     std::int64_t const m = edge + 1;
-    if (last) tail = columns(ex, x, lay, n - m, m);
+    if (last) {
+      tail = columns(ex, x, lay, n - m, m);
+      if (k > 0) fin = recur::detail::split_alloc(ex, sizeof(T) * std::size_t(count * k));
+    }
     if (!first) return;
     std::vector<T> const head = columns(ex, x, lay, 0, m);
     std::vector<T> pad(static_cast<std::size_t>(edge * count)), start(static_cast<std::size_t>(count));
@@ -133,18 +144,22 @@ void split_filtfilt(communicator const& comm, Executor const& ex, forward_backwa
       f.on_host(pad.data(), out.data(), layout::contiguous(edge, count), entering.data(), entering.data(),
                 direction::forward);
     }
+    in = to_executor(ex, entering);
   });
   if (count == 0) return;
 
-  // The forward pass, its final state to the last rank.
-  auto const in = to_executor(ex, entering);
-  std::shared_ptr<void> fin = last && k > 0 ? recur::detail::split_alloc(ex, sizeof(T) * count * k) : nullptr;
-  f.split(x, y, given, static_cast<T const*>(in.get()), static_cast<T*>(fin.get()), direction::forward);
-
-  // The back extension on the last rank: forward from the final state, then
-  // backward from zi * its last value.
+  // The forward pass, its final state to the last rank; the back extension
+  // on the last rank: forward from the final state, then backward from
+  // zi * its last value.
+  // Both run inside an agreement, so that a failure there (memory, CUDA)
+  // is raised on every rank before the backward pass rather than leaving
+  // the others waiting in it.
   std::vector<T> back;
-  if (last) {
+  std::shared_ptr<void> b;
+  detail::agree_after(f.fn, comm.comm, me, facts, [&] {
+    // The forward pass, its final state to the last rank.
+    f.split(x, y, given, static_cast<T const*>(in.get()), static_cast<T*>(fin.get()), direction::forward);
+    if (!last) return;
     std::vector<T> state(static_cast<std::size_t>(count * k));
     if (k > 0) {
       recur::detail::split_column<T> col{static_cast<T*>(fin.get()), state.data()};
@@ -168,12 +183,21 @@ void split_filtfilt(communicator const& comm, Executor const& ex, forward_backwa
     if (edge > 0)
       f.on_host(out.data(), pad.data(), layout::contiguous(edge, count), back.data(), back.data(),
                 direction::reverse);
-  }
-  auto const b = to_executor(ex, back);
+    b = to_executor(ex, back);
+  });
   f.split(y, y, given, static_cast<T const*>(b.get()), nullptr, direction::reverse);
 }
 
 host one_thread() { return host{1}; }
+
+// With recur::cuda the coefficients must be host memory (the one-device
+// call's rule), checked before the steady state reads them.
+template <class Executor, class T>
+void host_coefficients(char const* fn, std::initializer_list<std::span<T const>> spans) {
+  if constexpr (std::is_same_v<Executor, cuda>)
+    for (auto const& c : spans)
+      if (!c.empty()) recur::detail::check_host_pointer(fn, c.data(), "the coefficients");
+}
 
 }  // namespace
 
@@ -184,8 +208,11 @@ void filtfilt(communicator const& comm, Executor const& ex, std::span<std::type_
   forward_backward<T> f{.fn = "recur::dist::filtfilt"};
   f.k = b.empty() || a.empty() ? 0 : lfilter_order(std::int64_t(b.size()), std::int64_t(a.size()));
   f.ntaps = f.k + 1;
-  f.coefficients = detail::coefficient_hash(b, detail::coefficient_hash(a));
-  f.steady = [&] { return lfilter_zi<T>(b, a); };
+  f.coefficients = detail::coefficient_hash<Executor>(f.fn, b, detail::coefficient_hash<Executor>(f.fn, a));
+  f.steady = [&] {
+    host_coefficients<Executor>(f.fn, {b, a});
+    return lfilter_zi<T>(b, a);
+  };
   f.on_host = [&](T const* u, T* v, layout const& l, T const* i, T* z, direction d) {
     recur::lfilter<T>(one_thread(), b, a, u, v, l, {i, z, d});
   };
@@ -201,8 +228,11 @@ void sosfiltfilt(communicator const& comm, Executor const& ex, std::span<std::ty
   forward_backward<T> f{.fn = "recur::dist::sosfiltfilt"};
   f.k = 2 * std::int64_t(sos.size() / 6);
   f.ntaps = recur::detail::sections_ntaps(sos);
-  f.coefficients = detail::coefficient_hash(sos, std::int64_t(sos.size()));
-  f.steady = [&] { return sosfilt_zi<T>(sos); };
+  f.coefficients = detail::coefficient_hash<Executor>(f.fn, sos, std::int64_t(sos.size()));
+  f.steady = [&] {
+    host_coefficients<Executor>(f.fn, {sos});
+    return sosfilt_zi<T>(sos);
+  };
   f.on_host = [&](T const* u, T* v, layout const& l, T const* i, T* z, direction d) {
     recur::sosfilt<T>(one_thread(), sos, u, v, l, {i, z, d});
   };

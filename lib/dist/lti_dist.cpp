@@ -114,7 +114,7 @@ struct lti_call {
 // The output's and the final state's checks, which the first run (into
 // scratch) does not make: pointers, overlaps, device memory.
 template <class Executor, class S>
-void check_outputs(lti_call<S> const& c) {
+void check_outputs(lti_call<S> const& c, bool entering) {
   layout const& lay = c.lay;
   bool const work = lay.n > 0 && lay.count > 0;
   recur::detail::check_pointer(c.fn, c.out, c.out_name, work);
@@ -131,11 +131,16 @@ void check_outputs(lti_call<S> const& c) {
   o.in_place(c.out, sy, c.out_name, c.in, sx, c.in_name);
   o.state(sy, c.out_name, c.init, si, c.final_state, sf);
   o.disjoint(sf, "final_state", sx, c.in_name);
-  if (c.matrices) o.disjoint(sy, c.out_name, span(c.matrices, c.elem * c.elem), "M");
+  if (c.matrices) {
+    o.disjoint(sy, c.out_name, span(c.matrices, c.elem * c.elem), "M");
+    o.disjoint(sf, "final_state", span(c.matrices, c.elem * c.elem), "M");
+  }
   if constexpr (std::is_same_v<Executor, cuda>) {
     if (work && c.out != c.in) recur::detail::check_device_pointer(c.fn, c.out, c.out_name);
-    if (c.final_state && c.final_state != c.init && lay.count > 0)
+    if (c.final_state && lay.count > 0 && c.k > 0)
       recur::detail::check_device_pointer(c.fn, c.final_state, "opt.final_state");
+    if (entering && c.init && lay.count > 0 && c.k > 0)  // read by the tail (DPCM) even when n == 0
+      recur::detail::check_device_pointer(c.fn, c.init, "opt.init");
   }
 }
 
@@ -185,7 +190,6 @@ void split_lti(communicator const& comm, Executor const& ex, lti_call<S>& c, det
   std::vector<V> mine, all;
   facts.set(6, c.k, "the state size");
   detail::agree_after(c.fn, comm.comm, me, facts, [&] {
-    c.step = step();  // checks the coefficients as the facility does
     std::int64_t const k = c.k;
     std::shared_ptr<void> scratch, zf;
     S* first = nullptr;
@@ -198,8 +202,9 @@ void split_lti(communicator const& comm, Executor const& ex, lti_call<S>& c, det
     if (c.source == state_source::final_state && count > 0 && k > 0)
       zf = recur::detail::split_alloc(ex, sizeof(S) * std::size_t(count * k));
     S* const zfp = static_cast<S*>(zf.get());
-    run(entering ? c.init : nullptr, zfp, first);
-    check_outputs<Executor>(c);
+    run(entering ? c.init : nullptr, zfp, first);  // the one-device call's checks
+    c.step = step();                               // reads the coefficients, checked above
+    check_outputs<Executor>(c, entering);
     std::uint64_t const per = std::uint64_t(k) * (c.products ? std::uint64_t(k) + 1 : 1);
     if ((1 + std::uint64_t(count) * per) * sizeof(V) > std::uint64_t(std::numeric_limits<int>::max()))
       throw invalid_argument(
@@ -306,7 +311,9 @@ void lfilter(communicator const& comm, Executor const& ex, std::span<std::type_i
   c.in = x, c.out = y, c.lay = lay, c.dir = opt.dir, c.init = opt.init, c.final_state = opt.final_state;
   split_lti(
       comm, ex, c,
-      facts_of<Executor, T>(lay, opt.dir, detail::coefficient_hash(b, detail::coefficient_hash(a))),
+      facts_of<Executor, T>(
+          lay, opt.dir,
+          detail::coefficient_hash<Executor>(c.fn, b, detail::coefficient_hash<Executor>(c.fn, a))),
       [&] {
         return step_from<T>(c.k, [&](T const* z, T* o, layout const& l, T const* i, T* f) {
           recur::lfilter<T>(one_thread(), b, a, z, o, l, {i, f});
@@ -326,7 +333,8 @@ void sosfilt(communicator const& comm, Executor const& ex, std::span<std::type_i
   c.in = x, c.out = y, c.lay = lay, c.dir = opt.dir, c.init = opt.init, c.final_state = opt.final_state;
   split_lti(
       comm, ex, c,
-      facts_of<Executor, T>(lay, opt.dir, detail::coefficient_hash(sos, std::int64_t(sos.size()))),
+      facts_of<Executor, T>(lay, opt.dir,
+                            detail::coefficient_hash<Executor>(c.fn, sos, std::int64_t(sos.size()))),
       [&] {
         if (sos.size() % 6 != 0 || sos.empty())  // the facility's message
           recur::sosfilt<T>(one_thread(), sos, nullptr, nullptr, layout::contiguous(0, 0));
@@ -347,7 +355,8 @@ void linrec_order_k(communicator const& comm, Executor const& ex, std::span<std:
   c.k = std::int64_t(a.size());
   c.in = x, c.out = y, c.lay = lay, c.init = opt.init, c.final_state = opt.final_state;
   split_lti(
-      comm, ex, c, facts_of<Executor, T>(lay, direction::forward, detail::coefficient_hash(a)),
+      comm, ex, c,
+      facts_of<Executor, T>(lay, direction::forward, detail::coefficient_hash<Executor>(c.fn, a)),
       [&] {
         return step_from<T>(c.k, [&](T const* z, T* o, layout const& l, T const* i, T* f) {
           recur::linrec_order_k<T>(one_thread(), a, z, o, l, {i, f});
@@ -413,7 +422,8 @@ void split_dpcm(communicator const& comm, Executor const& ex, bool encode, std::
   c.out_name = encode ? "e" : "x";
   c.in = in, c.out = out, c.lay = lay, c.init = init;
   split_lti(
-      comm, ex, c, facts_of<Executor, S>(lay, direction::forward, detail::coefficient_hash(coef, extra)),
+      comm, ex, c,
+      facts_of<Executor, S>(lay, direction::forward, detail::coefficient_hash<Executor>(c.fn, coef, extra)),
       [&] {
         std::vector<C> const zero(coef.size(), C(0));
         return encode ? companion<S>(std::span<C const>(zero)) : companion<S>(coef);
@@ -449,7 +459,7 @@ void dpcm_decode(communicator const& comm, Executor const& ex, std::span<std::in
                  std::type_identity_t<S> const* e, S* x, layout const& lay,
                  dpcm_options<std::type_identity_t<S>> const& opt) {
   split_dpcm<S>(comm, ex, false, c, shift, e, x, lay, opt.init, [&](S* o, S const* i) {
-    if (shift != 0)  // after the codec's own checks, which the first run makes
+    if (shift != 0)  // in the first run, inside the agreement
       throw invalid_argument(
           fmt::format("recur::dist::dpcm_decode: shift = {}: decoding with a shift is not "
                       "linear (its floor), so it cannot be split across ranks; use shift 0",

@@ -99,12 +99,14 @@ def _cat(arrays, axis):
     return xp.cat(arrays, axis) if xp.__name__ == "torch" else xp.concatenate(arrays, axis)
 
 
-def _as(x, like):
-    """x in like's array module, dtype and device."""
+def _as(x, like, keep_dtype=False):
+    """x in like's array module and device, and in like's dtype unless
+    keep_dtype (then x's own)."""
     xp = _xp(like)
     if xp.__name__ == "torch":
-        return xp.as_tensor(x, device=like.device).to(like.dtype)
-    return xp.asarray(x).astype(like.dtype)
+        t = xp.as_tensor(x, device=like.device)
+        return t if keep_dtype else t.to(like.dtype)
+    return xp.asarray(x) if keep_dtype else xp.asarray(x).astype(like.dtype)
 
 
 def _numpy(x):

@@ -26,10 +26,12 @@ def _moveaxis(x, src, dst):
 
 
 def _key(*coefficients):
-    """The coefficients' values, hashed alike on every process."""
+    """The coefficients' values and shapes, hashed alike on every process."""
     h = hashlib.sha256()
     for c in coefficients:
-        h.update(np.ascontiguousarray(_numpy(c) if hasattr(c, "shape") else np.asarray(c)).tobytes())
+        v = np.ascontiguousarray(_numpy(c) if hasattr(c, "shape") else np.asarray(c))
+        h.update(repr((v.shape, v.dtype.str)).encode())
+        h.update(v.tobytes())
     return h.hexdigest()[:16]
 
 
@@ -53,6 +55,9 @@ def _split(g, fn, x, zi, f, key, return_final):
     try:
         if getattr(x, "requires_grad", False) or getattr(zi, "requires_grad", False):
             raise TypeError("recur.distributed's filters have no autograd: pass tensors that do not require grad")
+        ndim = getattr(x, "ndim", 0)
+        if not -ndim <= f.given_axis < ndim:
+            raise ValueError(f"axis {f.given_axis} is out of range for an array of {ndim} dimensions")
         n = int(x.shape[f.axis])
         _, zf = f.run(zi if g.rank == 0 else None)
         c = f.flat(zf)
@@ -86,7 +91,7 @@ def lfilter(b, a, x, *, group=None, axis=-1, zi=None, return_final=False):
     """
     g = _group_of(group)
     k = max(len(b), len(a)) - 1
-    ax = axis % x.ndim if hasattr(x, "ndim") else axis
+    ax = _axis(x, axis)
     shape = tuple(x.shape[:ax]) + (k,) + tuple(x.shape[ax + 1 :]) if hasattr(x, "shape") else ()
 
     def run(state):
@@ -95,8 +100,8 @@ def lfilter(b, a, x, *, group=None, axis=-1, zi=None, return_final=False):
     def unit_step(xs, eye):
         return _signal.lfilter(_host(b, xs), _host(a, xs), xs, axis=-1, zi=eye)[1]
 
-    f = _Filter(k, run, lambda zf: _moveaxis(zf, ax, -1), lambda z: _as(np.moveaxis(z, -1, ax), x), unit_step)
-    f.axis = ax
+    f = _Filter(k, run, lambda zf: _moveaxis(zf, ax, -1), lambda z: _as(np.moveaxis(z, -1, ax), x, True), unit_step)
+    f.axis, f.given_axis = ax, axis
     return _split(g, "recur.distributed.lfilter", x, zi, f, _key(b, a), return_final)
 
 
@@ -109,7 +114,7 @@ def sosfilt(sos, x, *, group=None, axis=-1, zi=None, return_final=False):
     g = _group_of(group)
     sections = int(np.shape(_numpy(sos) if hasattr(sos, "shape") else np.asarray(sos))[0])
     k = 2 * sections
-    ax = axis % x.ndim if hasattr(x, "ndim") else axis
+    ax = _axis(x, axis)
     shape = (sections,) + tuple(x.shape[:ax]) + (2,) + tuple(x.shape[ax + 1 :]) if hasattr(x, "shape") else ()
 
     def run(state):
@@ -121,7 +126,7 @@ def sosfilt(sos, x, *, group=None, axis=-1, zi=None, return_final=False):
 
     def unflat(z):
         z = np.moveaxis(np.moveaxis(z.reshape(z.shape[:-1] + (sections, 2)), -2, 0), -1, ax + 1)
-        return _as(z, x)
+        return _as(z, x, True)
 
     def unit_step(xs, eye):
         zi0 = eye.reshape(k, sections, 2).transpose(1, 0, 2)
@@ -129,8 +134,15 @@ def sosfilt(sos, x, *, group=None, axis=-1, zi=None, return_final=False):
         return zf.transpose(1, 0, 2).reshape(k, k)
 
     f = _Filter(k, run, flat, unflat, unit_step)
-    f.axis = ax
+    f.axis, f.given_axis = ax, axis
     return _split(g, "recur.distributed.sosfilt", x, zi, f, _key(sos), return_final)
+
+
+def _axis(x, axis):
+    """axis counted from the front where it is in range (else 0: _split
+    raises on every rank)."""
+    ndim = getattr(x, "ndim", 0)
+    return axis % ndim if -ndim <= axis < ndim else 0
 
 
 def _host(c, like):
