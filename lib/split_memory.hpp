@@ -49,6 +49,17 @@ template <class T>
 void split_scatter(cuda const& ex, split_column<T> const* columns, std::size_t n, std::int64_t stride,
                    std::int64_t count);
 
+// n host values in fresh executor memory, kept by the handle (null where
+// n == 0); recur::cuda returns with the copy enqueued, host reusable.
+template <class Executor, class T>
+std::shared_ptr<void> split_upload(Executor const& ex, T const* host, std::size_t n) {
+  if (n == 0) return nullptr;
+  auto h = split_alloc(ex, sizeof(T) * n);
+  split_column<T> const col{static_cast<T*>(h.get()), const_cast<T*>(host)};  // only read
+  split_scatter(ex, &col, 1, 1, static_cast<std::int64_t>(n));
+  return h;
+}
+
 // Two right-hand-side sets of the layout, set_stride apart from z: zero
 // except element 0 (set 0) and element n-1 (set 1) of every system, which
 // are 1: the columns e_0 and e_(n-1) of each system.

@@ -77,16 +77,6 @@ std::vector<T> columns(Executor const& ex, T const* x, layout const& lay, std::i
   return out;
 }
 
-// Host values to a fresh executor array (kept alive by the handle).
-template <class Executor, class T>
-std::shared_ptr<void> to_executor(Executor const& ex, std::vector<T>& v) {
-  if (v.empty()) return nullptr;
-  auto h = recur::detail::split_alloc(ex, sizeof(T) * v.size());
-  recur::detail::split_column<T> col{static_cast<T*>(h.get()), v.data()};
-  recur::detail::split_scatter(ex, &col, 1, 1, std::int64_t(v.size()));
-  return h;
-}
-
 // The states start(v) = zi * v per sequence.
 template <class T>
 std::vector<T> started(std::vector<T> const& zi, std::vector<T> const& v) {
@@ -144,7 +134,7 @@ void split_filtfilt(communicator const& comm, Executor const& ex, forward_backwa
       f.on_host(pad.data(), out.data(), layout::contiguous(edge, count), entering.data(), entering.data(),
                 direction::forward);
     }
-    in = to_executor(ex, entering);
+    in = recur::detail::split_upload(ex, entering.data(), entering.size());
   });
   if (count == 0) return;
 
@@ -183,7 +173,7 @@ void split_filtfilt(communicator const& comm, Executor const& ex, forward_backwa
     if (edge > 0)
       f.on_host(out.data(), pad.data(), layout::contiguous(edge, count), back.data(), back.data(),
                 direction::reverse);
-    b = to_executor(ex, back);
+    b = recur::detail::split_upload(ex, back.data(), back.size());
   });
   f.split(y, y, given, static_cast<T const*>(b.get()), nullptr, direction::reverse);
 }

@@ -252,12 +252,7 @@ void split_lti(communicator const& comm, Executor const& ex, lti_call<S>& c, det
   std::vector<S> in_s(in.size()), final_s(z.size());
   for (std::size_t i = 0; i < in.size(); ++i) in_s[i] = from_fold<S>(in[i]);
   for (std::size_t i = 0; i < z.size(); ++i) final_s[i] = from_fold<S>(z[i]);
-  std::shared_ptr<void> incoming;
-  if (!entering && k > 0) {
-    incoming = recur::detail::split_alloc(ex, sizeof(S) * std::size_t(count * k));
-    recur::detail::split_column<S> col{static_cast<S*>(incoming.get()), in_s.data()};
-    recur::detail::split_scatter(ex, &col, 1, 1, count * k);
-  }
+  auto const incoming = entering ? nullptr : recur::detail::split_upload(ex, in_s.data(), in_s.size());
   run(entering ? c.init : static_cast<S const*>(incoming.get()), nullptr, c.out);
   if (c.final_state && k > 0) {  // after the run, which may read init == final_state
     recur::detail::split_column<S> col{c.final_state, final_s.data()};
@@ -379,24 +374,22 @@ requires(K >= 2 && K <= 8) void matrix_chain(communicator const& comm, Executor 
   // Each sequence's product M_(n-1) ... M_0: its column j the final state
   // from e_j with u = 0, one run of the chain a column.
   c.products = [&](T* scratch, bool entering) {
-    std::int64_t const count = lay.count;
-    std::vector<T> p(static_cast<std::size_t>(count * K * K), T(0)),
-        unit(static_cast<std::size_t>(count * K));
+    std::int64_t const count = lay.count, set = count * K;  // one set: every sequence's K-vector
+    std::vector<T> p(static_cast<std::size_t>(set * K), T(0)), units(p.size(), T(0));
     if (entering || count == 0) return p;
-    auto const from = recur::detail::split_alloc(ex, sizeof(T) * unit.size());
-    auto const to = recur::detail::split_alloc(ex, sizeof(T) * unit.size());
+    for (int j = 0; j < K; ++j)  // set j: e_j for every sequence
+      for (std::int64_t q = 0; q < count; ++q) units[(j * count + q) * K + j] = T(1);
+    auto const from = recur::detail::split_upload(ex, units.data(), units.size());
+    auto const to = recur::detail::split_alloc(ex, sizeof(T) * units.size());
     T* const f = static_cast<T*>(from.get());
     T* const t = static_cast<T*>(to.get());
-    for (int j = 0; j < K; ++j) {
+    for (int j = 0; j < K; ++j)
+      recur::matrix_chain<K, T>(ex, M, nullptr, scratch, lay, {f + j * set, t + j * set});
+    recur::detail::split_column<T> out{t, units.data()};
+    recur::detail::split_gather(ex, &out, 1, 1, set * K);  // one wait for the K runs
+    for (int j = 0; j < K; ++j)
       for (std::int64_t q = 0; q < count; ++q)
-        for (int i = 0; i < K; ++i) unit[q * K + i] = T(i == j ? 1 : 0);
-      recur::detail::split_column<T> in{f, unit.data()}, out{t, unit.data()};
-      recur::detail::split_scatter(ex, &in, 1, 1, count * K);
-      recur::matrix_chain<K, T>(ex, M, nullptr, scratch, lay, {f, t});
-      recur::detail::split_gather(ex, &out, 1, 1, count * K);
-      for (std::int64_t q = 0; q < count; ++q)
-        for (int i = 0; i < K; ++i) p[(q * K + i) * K + j] = unit[q * K + i];
-    }
+        for (int i = 0; i < K; ++i) p[(q * K + i) * K + j] = units[(j * count + q) * K + i];
     return p;
   };
   split_lti(
