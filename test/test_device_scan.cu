@@ -267,6 +267,61 @@ BOOST_AUTO_TEST_CASE(in_place) {
   check_exact<std::uint32_t>(layout::contiguous(5000, 300), plus_u32{}, {true, true, 2u}, true);
 }
 
+// One initial value per sequence (device memory), and the reduction.
+BOOST_AUTO_TEST_CASE(per_sequence_inits_and_reduce) {
+  for (layout lay : {layout::contiguous(4097, 9), layout::interleaved(33, 77), layout::contiguous(100003, 1),
+                     layout::strided(5000, 3, 2, 10007)}) {
+    std::mt19937 g(static_cast<unsigned>(lay.n + lay.count));
+    std::vector<affine_u32> in(static_cast<std::size_t>(extent(lay))), inits(lay.count);
+    for (auto& x : in) x = random_value<affine_u32>(g);
+    for (auto& x : inits) x = random_value<affine_u32>(g);
+    affine_u32* d_inits = nullptr;
+    RECUR_TEST_CUDA_OK(cudaMalloc(&d_inits, inits.size() * sizeof(affine_u32)));
+    RECUR_TEST_CUDA_OK(
+        cudaMemcpy(d_inits, inits.data(), inits.size() * sizeof(affine_u32), cudaMemcpyHostToDevice));
+    for (bool exclusive : {false, true}) {
+      // The reference from a sequence-by-sequence fold with each initial value.
+      std::vector<affine_u32> want = in;
+      for (std::int64_t k = 0; k < lay.count; ++k) {
+        std::vector<affine_u32> one(lay.n);
+        for (std::int64_t i = 0; i < lay.n; ++i) one[i] = in[lay.offset(i, k)];
+        auto const r = reference(one, layout::contiguous(lay.n), compose_u32{},
+                                 scan_options<affine_u32>{exclusive, true, inits[k]});
+        for (std::int64_t i = 0; i < lay.n; ++i) want[lay.offset(i, k)] = r[i];
+      }
+      auto const got =
+          run_scan(in, lay, compose_u32{}, scan_options<affine_u32>{exclusive, true, {}, d_inits});
+      std::int64_t bad = 0;
+      for (std::int64_t k = 0; k < lay.count; ++k)
+        for (std::int64_t i = 0; i < lay.n; ++i) bad += !(got[lay.offset(i, k)] == want[lay.offset(i, k)]);
+      BOOST_TEST(bad == 0, "inits: n " << lay.n << " count " << lay.count << (exclusive ? " exclusive" : "")
+                                       << ": " << bad << " wrong");
+    }
+    RECUR_TEST_CUDA_OK(cudaFree(d_inits));
+    // reduce: each sequence's total, against the inclusive reference's last element.
+    auto const incl = reference(in, lay, compose_u32{}, scan_options<affine_u32>{});
+    affine_u32* d_in = nullptr;
+    affine_u32* d_tot = nullptr;
+    RECUR_TEST_CUDA_OK(cudaMalloc(&d_in, in.size() * sizeof(affine_u32)));
+    RECUR_TEST_CUDA_OK(cudaMalloc(&d_tot, lay.count * sizeof(affine_u32)));
+    RECUR_TEST_CUDA_OK(cudaMemcpy(d_in, in.data(), in.size() * sizeof(affine_u32), cudaMemcpyHostToDevice));
+    std::size_t bytes = 0;
+    RECUR_TEST_CUDA_OK(recur::device::reduce(nullptr, bytes, d_in, d_tot, lay, compose_u32{}));
+    void* temp = nullptr;
+    RECUR_TEST_CUDA_OK(cudaMalloc(&temp, bytes));
+    RECUR_TEST_CUDA_OK(recur::device::reduce(temp, bytes, d_in, d_tot, lay, compose_u32{}));
+    std::vector<affine_u32> tot(lay.count);
+    RECUR_TEST_CUDA_OK(
+        cudaMemcpy(tot.data(), d_tot, tot.size() * sizeof(affine_u32), cudaMemcpyDeviceToHost));
+    std::int64_t bad = 0;
+    for (std::int64_t k = 0; k < lay.count; ++k) bad += !(tot[k] == incl[lay.offset(lay.n - 1, k)]);
+    BOOST_TEST(bad == 0, "reduce: n " << lay.n << " count " << lay.count << ": " << bad << " wrong");
+    RECUR_TEST_CUDA_OK(cudaFree(temp));
+    RECUR_TEST_CUDA_OK(cudaFree(d_in));
+    RECUR_TEST_CUDA_OK(cudaFree(d_tot));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(float_sum_reproducible_and_accurate) {
   std::int64_t const n = (std::int64_t{1} << 24) + 3;
   std::mt19937 g(5);

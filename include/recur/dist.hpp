@@ -49,6 +49,9 @@
 // needs no CUDA awareness. Batches split along the batch axis need no
 // communication at all: each rank calls recur::linrec on its sequences.
 //
+// The generic scan over a user operator, split the same way, is
+// header-only: recur::dist::scan in <recur/dist_scan.hpp>.
+//
 // Built where CMake finds MPI (RECUR_ENABLE_MPI), as the library
 // recur::dist (librecur_dist), which links MPI; this header includes mpi.h.
 

@@ -1,6 +1,6 @@
 #pragma once
 // Every public header of recur: the host API (executors, layouts, linrec,
-// chains, filters, tridiagonal solvers, .npy I/O), the algebra of
+// generic scans, chains, filters, tridiagonal solvers, .npy I/O), the algebra of
 // include/recur/ops/ and the sequential references of
 // include/recur/reference/, all but tridiag_bondeli.hpp (include it on its
 // own). Including it needs no CUDA headers. The device-level headers
@@ -22,6 +22,7 @@
 #include <recur/chain.hpp>
 #include <recur/filter.hpp>
 #include <recur/linrec.hpp>
+#include <recur/scan.hpp>
 #include <recur/tridiag.hpp>
 
 #include <recur/io/npy.hpp>

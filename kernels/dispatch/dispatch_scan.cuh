@@ -11,11 +11,16 @@
 // sequences each scanned on its own, contiguous, interleaved or strided);
 // out may equal in. The operator must be associative; it need not commute
 // (op(l, r) means "l first, then r", the convention of recur::ops). Inclusive
-// or exclusive, with an optional initial value per sequence (required for
-// exclusive scans). One pass over memory; results are bitwise reproducible
+// or exclusive, with an optional initial value, one for all sequences or one
+// per sequence (required for exclusive scans). One pass over memory; results are bitwise reproducible
 // run to run for any operator, floating-point sums included (the look-back
 // folds in value space, lookback.cuh). Nothing is synchronised or
 // allocated here; every launch is graph-capturable.
+//
+// recur::device::reduce(temp, bytes, in, totals, lay, op, stream) gives each
+// sequence's x_0 op x_1 op ... op x_(n-1) under the same operators (it need
+// not commute either): the scan agent with nothing written but the totals,
+// so one read of the data.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,17 +29,16 @@
 #include <cuda_runtime.h>
 
 #include <recur/layout/layout.hpp>
+#include <recur/scan.hpp>
 #include "../agent/agent_scan.cuh"
 #include "../tuning/tuning_scan.cuh"
 
 namespace recur::device {
 
+// The options of recur::scan (include/recur/scan.hpp); inits, where given,
+// is device memory.
 template <class T>
-struct scan_options {
-  bool exclusive = false;  // out_i = init op x_0 op ... op x_(i-1); out_0 = init
-  bool has_init = false;   // an initial value; required when exclusive
-  T init{};
-};
+using scan_options = recur::scan_options<T>;
 
 }  // namespace recur::device
 
@@ -73,20 +77,22 @@ struct scan_access {
   bool exclusive;
   bool has_init;
   T init;
+  T const* inits;  // per sequence, in place of init where given
 
+  __device__ __forceinline__ T init_of(std::int64_t seq) const { return inits ? inits[seq] : init; }
   __device__ __forceinline__ value_type load(std::int64_t seq, std::int64_t i) const {
     T x = in[lay.offset(i, seq)];
-    if (i == 0 && has_init) x = op(init, x);
+    if (i == 0 && has_init) x = op(init_of(seq), x);
     if constexpr (Segmented)
       return {x, i == 0 ? 1u : 0u};
     else
       return x;
   }
-  __device__ __forceinline__ value_type start_value(std::int64_t) const {
+  __device__ __forceinline__ value_type start_value(std::int64_t seq) const {
     if constexpr (Segmented)
-      return {init, 1u};
+      return {init_of(seq), 1u};
     else
-      return init;
+      return init_of(seq);
   }
   __device__ __forceinline__ void store(std::int64_t seq, std::int64_t i, value_type const& v) const {
     if constexpr (Segmented)
@@ -147,15 +153,49 @@ cudaError_t dispatch_scan(void* d_temp, std::size_t& temp_bytes, T const* in, T*
                                   policy::lookback_words, policy::min_blocks>;
     auto const aligned = [](void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
     if constexpr (flat_agent::vector_path) {
-      if (lay.count == 1 && (lay.element_stride == 1 || lay.n <= 1) && aligned(in) && aligned(out))
+      if (lay.count == 1 && (opt.inits == nullptr || !opt.has_init) &&
+          (lay.element_stride == 1 || lay.n <= 1) && aligned(in) && aligned(out))
         return launch_scan<V, vop, flat_access, policy>(
-            d_temp, temp_bytes, lay.n, flat_access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init},
-            op_v, stream);
+            d_temp, temp_bytes, lay.n,
+            flat_access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init, nullptr}, op_v, stream);
     }
   }
-  return launch_scan<V, vop, access, policy>(d_temp, temp_bytes, lay.n * lay.count,
-                                             access{in, out, lay, op, opt.exclusive, opt.has_init, opt.init},
-                                             op_v, stream);
+  access const acc{
+      in, out, lay, op, opt.exclusive, opt.has_init, opt.init, opt.has_init ? opt.inits : nullptr};
+  return launch_scan<V, vop, access, policy>(d_temp, temp_bytes, lay.n * lay.count, acc, op_v, stream);
+}
+
+// A reduction: the inclusive scan's access with every output dropped but
+// each sequence's last, stored to totals[seq].
+template <class T, class Op, bool Segmented>
+struct reduce_access : scan_access<T, Op, Segmented> {
+  using base = scan_access<T, Op, Segmented>;
+  T* totals;
+  __device__ __forceinline__ void store(std::int64_t seq, std::int64_t i,
+                                        typename base::value_type const& v) const {
+    if (i != this->lay.n - 1) return;
+    if constexpr (Segmented)
+      totals[seq] = v.value;
+    else
+      totals[seq] = v;
+  }
+};
+
+template <class T, class Op, bool Segmented>
+cudaError_t dispatch_reduce(void* d_temp, std::size_t& temp_bytes, T const* in, T* totals, layout const& lay,
+                            Op op, cudaStream_t stream) {
+  using access = reduce_access<T, Op, Segmented>;
+  using V = typename access::value_type;
+  using vop = std::conditional_t<Segmented, segmented_op<Op>, Op>;
+  vop const op_v = [&] {
+    if constexpr (Segmented)
+      return vop{op};
+    else
+      return op;
+  }();
+  access const acc{{in, nullptr, lay, op, false, false, T{}, nullptr}, totals};
+  return launch_scan<V, vop, access, scan_policy<V>>(d_temp, temp_bytes, lay.n * lay.count, acc, op_v,
+                                                     stream);
 }
 
 }  // namespace recur::kernels
@@ -172,6 +212,17 @@ cudaError_t scan(void* d_temp, std::size_t& temp_bytes, T const* in, T* out, lay
   if (lay.count > 1)
     return kernels::dispatch_scan<T, Op, true>(d_temp, temp_bytes, in, out, lay, op, opt, stream);
   return kernels::dispatch_scan<T, Op, false>(d_temp, temp_bytes, in, out, lay, op, opt, stream);
+}
+
+// totals: device memory of lay.count values; a sequence of n == 0 leaves
+// its total unwritten. Errors as scan's.
+template <class T, class Op>
+cudaError_t reduce(void* d_temp, std::size_t& temp_bytes, T const* in, T* totals, layout const& lay, Op op,
+                   cudaStream_t stream = 0) {
+  if (lay.n < 0 || lay.count < 0) return cudaErrorInvalidValue;
+  if (lay.count > 1)
+    return kernels::dispatch_reduce<T, Op, true>(d_temp, temp_bytes, in, totals, lay, op, stream);
+  return kernels::dispatch_reduce<T, Op, false>(d_temp, temp_bytes, in, totals, lay, op, stream);
 }
 
 }  // namespace recur::device
