@@ -73,8 +73,14 @@ struct partition_split {
   tridiag_problem<T> const& p;
   ref::bondeli_cut const& cut;
   std::int64_t blocks, nrhs;
+  // The running values of a block's right-hand sides are locals for up to
+  // 4 of them; beyond, in take_rhs and dprev, `pitch` apart, 64 bytes more
+  // than they take, so that the threads writing them on every row write no
+  // shared cache line (adjacent, they made nrhs = 2 four times slower than
+  // nrhs = 1 on two threads, bench_dist --facility tridiag --executor host).
+  std::int64_t pitch;
   T *cp, *sp;  // n values each (split_scratch): c'_j and s_j of every interior row
-  // Per block b (right-hand side r at b * nrhs + r):
+  // Per block b (right-hand side r at b * nrhs + r; take_rhs and dprev at b * pitch + r):
   std::vector<T> own_sub, own_diag, own_rhs;  // interface row l_b after its own block
   std::vector<T> take_diag, take_sup;  // what block b takes from row l_(b-1): sum g s_j, and g at its end
   std::vector<compensated_sum<T>> take_rhs;  // sum g d'_j
@@ -89,6 +95,7 @@ struct partition_split {
         cut(c),
         blocks(c.count),
         nrhs(q.nrhs),
+        pitch(q.nrhs + 64 / static_cast<std::int64_t>(sizeof(T))),
         cp(split_scratch<T>(2 * static_cast<std::size_t>(q.lay.n))),
         sp(cp + q.lay.n),
         own_sub(static_cast<std::size_t>(c.count)),
@@ -96,8 +103,8 @@ struct partition_split {
         own_rhs(static_cast<std::size_t>(c.count * q.nrhs)),
         take_diag(own_sub.size()),
         take_sup(own_sub.size()),
-        take_rhs(own_rhs.size()),
-        dprev(own_rhs.size()),
+        take_rhs(static_cast<std::size_t>(c.count * pitch)),
+        dprev(take_rhs.size()),
         bad(own_sub.size()),
         red_c(own_sub.size()),
         red_d(own_rhs.size()),
@@ -110,10 +117,24 @@ struct partition_split {
     return cut.first(b) + cut.size(b) - (b + 1 < blocks ? 2 : 1);
   }
 
-  void reduce(std::int64_t k, int b) { nrhs == 1 ? reduce_rows<true>(k, b) : reduce_rows<false>(k, b); }
+  void reduce(std::int64_t k, int b) {
+    switch (nrhs) {
+      case 1:
+        return reduce_rows<1>(k, b);
+      case 2:
+        return reduce_rows<2>(k, b);
+      case 3:
+        return reduce_rows<3>(k, b);
+      case 4:
+        return reduce_rows<4>(k, b);
+      default:
+        return reduce_rows<0>(k, b);
+    }
+  }
 
-  // Single: one right-hand side, its running values in locals.
-  template <bool Single>
+  // R > 0: R right-hand sides, their running values in locals; R = 0: any
+  // number, in dprev and take_rhs.
+  template <int R>
   void reduce_rows(std::int64_t k, int b) {
     std::int64_t const n = p.lay.n, f = cut.first(b), m = interior_end(b) - f + 1;
     std::int64_t const s = p.lay.element_stride, rs = p.rhs_stride, o = at(f, k);
@@ -121,11 +142,11 @@ struct partition_split {
     T* const x = p.x + o;
     T* const cpb = cp + f;
     T* const spb = sp + f;
-    std::int64_t const nr = Single ? 1 : nrhs;
-    T dp_one = 0;
-    compensated_sum<T> acc_one;
-    T* const dp = Single ? &dp_one : dprev.data() + b * nrhs;
-    compensated_sum<T>* const acc = Single ? &acc_one : take_rhs.data() + b * nrhs;
+    std::int64_t const nr = R > 0 ? R : nrhs;
+    T dp_local[R > 0 ? R : 1] = {};
+    compensated_sum<T> acc_local[R > 0 ? R : 1] = {};
+    T* const dp = R > 0 ? dp_local : dprev.data() + b * pitch;
+    compensated_sum<T>* const acc = R > 0 ? acc_local : take_rhs.data() + b * pitch;
     std::fill(dp, dp + nr, T(0));
     std::fill(acc, acc + nr, compensated_sum<T>{});
     compensated_sum<T> take;
@@ -156,7 +177,7 @@ struct partition_split {
     gm[b] = growth;
     take_diag[b] = take.value();
     take_sup[b] = b + 1 < blocks ? g : T(0);
-    if (Single) take_rhs[b] = acc_one;
+    if (R > 0) std::copy(acc_local, acc_local + R, take_rhs.data() + b * pitch);
     if (b + 1 < blocks) {
       std::int64_t const l = m * s;  // the interface row, after the interior
       T const al = a[l];
@@ -179,7 +200,7 @@ struct partition_split {
       if (!ref::usable_pivot(piv)) return ref::row_number(interior_end(i) + 1);
       red_c[i] = take_sup[i + 1] / piv;
       for (std::int64_t r = 0; r < nrhs; ++r) {
-        T const rhs = own_rhs[i * nrhs + r] - take_rhs[(i + 1) * nrhs + r].value();
+        T const rhs = own_rhs[i * nrhs + r] - take_rhs[(i + 1) * pitch + r].value();
         red_d[i * nrhs + r] = (rhs - (i > 0 ? sub * red_d[(i - 1) * nrhs + r] : T(0))) / piv;
       }
       if (check)
