@@ -251,7 +251,8 @@ void check_cuda_arrays(void const* s, void const* t, void const* w, layout const
 
 template <class Executor, linrec_value T>
 void linrec_split_summary(Executor const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
-                          linrec_options<T> const& opt, ops::affine<compute_t<T>>* out, T* init) {
+                          linrec_options<T> const& opt, ops::affine<compute_t<T>>* out, T* init,
+                          linrec_chunk_maps<compute_t<T>>* kept) {
   if constexpr (std::is_same_v<Executor, host>) check_threads(fn, ex);
   auto const p = checked(s, t, w, lay, opt);
   if constexpr (std::is_same_v<Executor, cuda>)
@@ -266,12 +267,13 @@ void linrec_split_summary(Executor const& ex, operand<T> s, operand<T> t, T* w, 
   if (init)
     for (std::int64_t k = 0; k < lay.count; ++k) init[k] = p.init_of(k);
   if constexpr (std::is_same_v<Executor, host>)
-    if (lay.n > 0) linrec_summary_cpu(p, out, ex.threads);
+    if (lay.n > 0) linrec_summary_cpu(p, out, ex.threads, kept);
 }
 
 template <class Executor, linrec_value T>
 void linrec_split_finish(Executor const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
-                         linrec_options<T> const& opt, T const* in, T const* final) {
+                         linrec_options<T> const& opt, T const* in, T const* final,
+                         linrec_chunk_maps<compute_t<T>> const* kept) {
   auto p = checked(s, t, w, lay, opt);
   if (lay.count == 0) return;
   if constexpr (std::is_same_v<Executor, cuda>) {
@@ -280,17 +282,19 @@ void linrec_split_finish(Executor const& ex, operand<T> s, operand<T> t, T* w, l
     T* const final_state = p.final_state;
     p.init = in;
     p.final_state = nullptr;
-    if (lay.n > 0) linrec_cpu(p, ex.threads);
+    if (lay.n > 0) linrec_cpu(p, ex.threads, kept);
     if (final_state && final)
       for (std::int64_t k = 0; k < lay.count; ++k) final_state[k] = final[k];
   }
 }
 
-#define RECUR_LINREC_SPLIT(E, T)                                                                      \
-  template void linrec_split_summary<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,       \
-                                           linrec_options<T> const&, ops::affine<compute_t<T>>*, T*); \
-  template void linrec_split_finish<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,        \
-                                          linrec_options<T> const&, T const*, T const*);
+#define RECUR_LINREC_SPLIT(E, T)                                                                     \
+  template void linrec_split_summary<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,      \
+                                           linrec_options<T> const&, ops::affine<compute_t<T>>*, T*, \
+                                           linrec_chunk_maps<compute_t<T>>*);                        \
+  template void linrec_split_finish<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,       \
+                                          linrec_options<T> const&, T const*, T const*,              \
+                                          linrec_chunk_maps<compute_t<T>> const*);
 RECUR_LINREC_SPLIT(host, float)
 RECUR_LINREC_SPLIT(host, double)
 RECUR_LINREC_SPLIT(host, bfloat16)

@@ -9,11 +9,26 @@
 #include <recur/storage.hpp>
 #include <recur/types.hpp>
 
+#include <vector>
+
 namespace recur::detail {
 
-// lib/cpu/linrec_cpu.cpp: threads is host.threads (0: OpenMP's maximum).
+// The chunk maps of a host summary (the P-scheme's pre-computation over
+// each sequence, `chunks` maps a sequence; 1: none, the sequences ran
+// whole), kept for the run of the same steps that follows it (a split
+// call's finish), which then reads each long sequence once more, not twice.
+template <class V>
+struct linrec_chunk_maps {
+  int chunks = 1;
+  std::vector<ops::affine<V>> maps;
+};
+
+// lib/cpu/linrec_cpu.cpp: threads is host.threads (0: OpenMP's maximum);
+// `kept`, where given, the chunk maps of linrec_summary_cpu on the same
+// problem and threads.
 template <class T>
-void linrec_cpu(linrec_problem<T> const& p, int threads);
+void linrec_cpu(linrec_problem<T> const& p, int threads,
+                linrec_chunk_maps<compute_t<T>> const* kept = nullptr);
 
 // Defined in lib/cuda/ (or as a not_compiled stub when CUDA is off).
 template <class T>
@@ -24,9 +39,11 @@ void linrec_cuda(linrec_problem<T> const& p, CUstream_st* stream, linrec_variant
 // initial state (p.init's values, or p.init_value) to init[k] on the host
 // where init is not null, and synchronises the stream.
 template <class T>
-void linrec_summary_cpu(linrec_problem<T> const& p, ops::affine<compute_t<T>>* out, int threads);
+void linrec_summary_cpu(linrec_problem<T> const& p, ops::affine<compute_t<T>>* out, int threads,
+                        linrec_chunk_maps<compute_t<T>>* keep = nullptr);
 template <class T>
-void linrec_summary_cuda(linrec_problem<T> const& p, CUstream_st* stream, ops::affine<compute_t<T>>* out, T* init);
+void linrec_summary_cuda(linrec_problem<T> const& p, CUstream_st* stream, ops::affine<compute_t<T>>* out,
+                         T* init);
 
 // The summary into a[k] and b[k] (device memory, T), enqueued; n > 0.
 template <class T>

@@ -17,21 +17,30 @@
 // both are given (the slice's own last state is not written). With
 // recur::cuda it returns once in and final may be reused, without waiting
 // for the work.
+//
+// kept (host; ignored with recur::cuda, may be null): the summary stores
+// the chunk maps of the sequences it cut into chunks over the threads, and
+// the finish on the same slice and threads runs from them, so that such a
+// slice is read twice in all (the one-device call's P-scheme reads it
+// twice too), not three times.
 
 #include <recur/executor.hpp>
 #include <recur/layout/layout.hpp>
 #include <recur/ops/affine.hpp>
 #include <recur/storage.hpp>
 #include <recur/types.hpp>
+#include "linrec_backends.hpp"
 
 namespace recur::detail {
 
 template <class Executor, linrec_value T>
 void linrec_split_summary(Executor const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
-                          linrec_options<T> const& opt, ops::affine<compute_t<T>>* out, T* init);
+                          linrec_options<T> const& opt, ops::affine<compute_t<T>>* out, T* init,
+                          linrec_chunk_maps<compute_t<T>>* kept = nullptr);
 
 template <class Executor, linrec_value T>
 void linrec_split_finish(Executor const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
-                         linrec_options<T> const& opt, T const* in, T const* final);
+                         linrec_options<T> const& opt, T const* in, T const* final,
+                         linrec_chunk_maps<compute_t<T>> const* kept = nullptr);
 
 }  // namespace recur::detail

@@ -36,11 +36,9 @@ void check_scan(char const* fn, scan_arguments const& a) {
 
 scan_plan host_scan_plan(host const& ex, layout const& lay) {
   int const max_threads = available_threads(ex.threads);
-  // Chunking costs two passes where a sequence run whole costs one, so it
-  // pays for more than 2 chunks (pscheme_costs{1, 1}).
-  int const chunks = pscheme_chunks(lay.n, max_threads);
-  if (lay.count >= max_threads || chunks <= 2)
-    return {thread_count(max_threads, lay.count, lay.n * lay.count), 1};
+  // Chunking adds a reduction pass as long as the scan's (reduce_ratio 1).
+  int const chunks = pscheme_chunk_count(lay.n, lay.count, ex.threads, pscheme_costs{1, 1});
+  if (chunks == 1) return {thread_count(max_threads, lay.count, lay.n * lay.count), 1};
   std::int64_t const pieces = lay.count * chunks;
   return {static_cast<int>(std::min<std::int64_t>(max_threads, pieces)), chunks};
 }

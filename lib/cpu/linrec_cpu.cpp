@@ -127,21 +127,28 @@ void lane_blocks(E const& e, int threads) {
   }
 }
 
+// Chunks whenever pscheme_chunks gives more than one: its cost model
+// already counts linrec's two passes (reduce_ratio 0).
+constexpr pscheme_costs linrec_costs{1, 0};
+
+// Interleaved batches of 16 or more sequences run in lane blocks.
+inline bool lanes_apply(layout const& lay) { return lay.batch_stride == 1 && lay.count >= 16 && lay.n > 1; }
+
 template <class E>
-void run_elements(E const& e, int threads) {
+void run_elements(E const& e, int threads, typename linrec_policy<E>::map const* given = nullptr) {
   layout const& lay = e.lay();
-  if (lay.batch_stride == 1 && lay.count >= 16 && lay.n > 1)
-    return lane_blocks(e, available_threads(threads));
-  // Chunks whenever pscheme_chunks gives more than one: its cost model
-  // already counts linrec's two passes (reduce_ratio 0).
-  pscheme(linrec_policy<E>{e}, lay.n, lay.count, threads, pscheme_costs{1, 0});
+  if (lanes_apply(lay)) return lane_blocks(e, available_threads(threads));
+  pscheme(linrec_policy<E>{e}, lay.n, lay.count, threads, linrec_costs, given);
 }
 
 }  // namespace
 
 template <class T>
-void linrec_cpu(linrec_problem<T> const& p, int threads) {
-  run_elements(linrec_elements<T>{p}, threads);
+void linrec_cpu(linrec_problem<T> const& p, int threads, linrec_chunk_maps<compute_t<T>> const* kept) {
+  bool const use = kept && kept->chunks > 1 &&
+                   kept->chunks == pscheme_chunk_count(p.lay.n, p.lay.count, threads, linrec_costs) &&
+                   !lanes_apply(p.lay);
+  run_elements(linrec_elements<T>{p}, threads, use ? kept->maps.data() : nullptr);
 }
 
 template <class T>
@@ -151,11 +158,13 @@ void linrec_adjoint_cpu(linrec_adjoint_problem<T> const& p, int threads) {
 
 // The summary: each sequence's maps composed (the pre-computation of the
 // P-scheme alone, over whole sequences). Interleaved batches compose blocks
-// of adjacent sequences row by row, as lane_blocks runs them; a batch of
-// fewer sequences than threads cuts each sequence into chunks composed in
-// parallel and folded in order, the chunks fixed by n and the thread budget.
+// of adjacent sequences row by row, as lane_blocks runs them; a batch the
+// P-scheme chunks (fewer sequences than threads) is cut into linrec_cpu's
+// chunks, composed in parallel and folded in order, the chunk maps kept
+// where `keep` is given.
 template <class T>
-void linrec_summary_cpu(linrec_problem<T> const& p, ops::affine<compute_t<T>>* out, int threads) {
+void linrec_summary_cpu(linrec_problem<T> const& p, ops::affine<compute_t<T>>* out, int threads,
+                        linrec_chunk_maps<compute_t<T>>* keep) {
   using V = compute_t<T>;
   using map = ops::affine<V>;
   linrec_elements<T> const e{p};
@@ -163,7 +172,8 @@ void linrec_summary_cpu(linrec_problem<T> const& p, ops::affine<compute_t<T>>* o
   ops::compose_resetting const op;
   std::int64_t const n = p.lay.n, count = p.lay.count;
   int const max_threads = available_threads(threads);
-  if (p.lay.batch_stride == 1 && count >= 16 && n > 1) {
+  if (keep) *keep = {};
+  if (lanes_apply(p.lay)) {
     constexpr std::int64_t lanes = 256;
     std::int64_t const blocks = (count + lanes - 1) / lanes;
     int const nt = static_cast<int>(std::min<std::int64_t>(max_threads, blocks));
@@ -178,31 +188,38 @@ void linrec_summary_cpu(linrec_problem<T> const& p, ops::affine<compute_t<T>>* o
     }
     return;
   }
-  int const chunks = static_cast<int>(std::clamp<std::int64_t>(n >> 14, 1, max_threads));
-  if (count >= max_threads || chunks == 1) {
+  int const chunks = pscheme_chunk_count(n, count, threads, linrec_costs);
+  if (chunks == 1) {
     int const nt = thread_count(max_threads, count, n * count);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (std::int64_t k = 0; k < count; ++k) out[k] = pol.reduce(k, 0, n);
     return;
   }
-  std::vector<map> part(static_cast<std::size_t>(chunks));
+  // pscheme()'s chunks: chunk c covers n c / chunks .. n (c + 1) / chunks.
+  std::vector<map> part(static_cast<std::size_t>(chunks * count));
   for (std::int64_t k = 0; k < count; ++k) {
+    map* const pk = part.data() + k * chunks;
 #pragma omp parallel for schedule(static) num_threads(chunks)
-    for (int c = 0; c < chunks; ++c) part[c] = pol.reduce(k, n * c / chunks, n * (c + 1) / chunks);
-    map m = part[0];
-    for (int c = 1; c < chunks; ++c) m = op(m, part[c]);
+    for (int c = 0; c < chunks; ++c) pk[c] = pol.reduce(k, n * c / chunks, n * (c + 1) / chunks);
+    map m = pk[0];
+    for (int c = 1; c < chunks; ++c) m = op(m, pk[c]);
     out[k] = m;
   }
+  if (keep) *keep = {chunks, std::move(part)};
 }
 
-template void linrec_cpu<float>(linrec_problem<float> const&, int);
-template void linrec_cpu<double>(linrec_problem<double> const&, int);
-template void linrec_cpu<bfloat16>(linrec_problem<bfloat16> const&, int);
-template void linrec_cpu<float16>(linrec_problem<float16> const&, int);
-template void linrec_summary_cpu<float>(linrec_problem<float> const&, ops::affine<float>*, int);
-template void linrec_summary_cpu<double>(linrec_problem<double> const&, ops::affine<double>*, int);
-template void linrec_summary_cpu<bfloat16>(linrec_problem<bfloat16> const&, ops::affine<float>*, int);
-template void linrec_summary_cpu<float16>(linrec_problem<float16> const&, ops::affine<float>*, int);
+template void linrec_cpu<float>(linrec_problem<float> const&, int, linrec_chunk_maps<float> const*);
+template void linrec_cpu<double>(linrec_problem<double> const&, int, linrec_chunk_maps<double> const*);
+template void linrec_cpu<bfloat16>(linrec_problem<bfloat16> const&, int, linrec_chunk_maps<float> const*);
+template void linrec_cpu<float16>(linrec_problem<float16> const&, int, linrec_chunk_maps<float> const*);
+template void linrec_summary_cpu<float>(linrec_problem<float> const&, ops::affine<float>*, int,
+                                        linrec_chunk_maps<float>*);
+template void linrec_summary_cpu<double>(linrec_problem<double> const&, ops::affine<double>*, int,
+                                         linrec_chunk_maps<double>*);
+template void linrec_summary_cpu<bfloat16>(linrec_problem<bfloat16> const&, ops::affine<float>*, int,
+                                           linrec_chunk_maps<float>*);
+template void linrec_summary_cpu<float16>(linrec_problem<float16> const&, ops::affine<float>*, int,
+                                          linrec_chunk_maps<float>*);
 template void linrec_adjoint_cpu<float>(linrec_adjoint_problem<float> const&, int);
 template void linrec_adjoint_cpu<double>(linrec_adjoint_problem<double> const&, int);
 template void linrec_adjoint_cpu<bfloat16>(linrec_adjoint_problem<bfloat16> const&, int);

@@ -72,16 +72,28 @@ struct pscheme_costs {
   int reduce_ratio;
 };
 
-// Sequences k = 0 .. count-1 of n steps each, by `pol`.
+// The chunks pscheme() cuts each sequence into: P > 1, or 1 where the
+// sequences run whole (as many sequences as threads, or too short to pay).
+inline int pscheme_chunk_count(std::int64_t n, std::int64_t count, int requested_threads, pscheme_costs c) {
+  int const max_threads = available_threads(requested_threads);
+  int const chunks = pscheme_chunks(n, max_threads);
+  return count >= max_threads || chunks <= 1 + c.reduce_ratio ? 1 : chunks;
+}
+
+// Sequences k = 0 .. count-1 of n steps each, by `pol`. Where `given` is
+// not null and the sequences are chunked, it holds the pre-computation's
+// maps (chunk b of sequence k at k P + b, P = pscheme_chunk_count), made
+// earlier over the same steps (a split call's summary): only the
+// propagation and the determination run.
 template <class Policy>
-void pscheme(Policy const& pol, std::int64_t n, std::int64_t count, int requested_threads, pscheme_costs c) {
+void pscheme(Policy const& pol, std::int64_t n, std::int64_t count, int requested_threads, pscheme_costs c,
+             typename Policy::map const* given = nullptr) {
   using state = typename Policy::state;
   using map = typename Policy::map;
   int const max_threads = available_threads(requested_threads);
-  int const chunks = pscheme_chunks(n, max_threads);
-  int const P = chunks > 1 + c.reduce_ratio ? chunks : 1;
+  int const P = pscheme_chunk_count(n, count, requested_threads, c);
 
-  if (count >= max_threads || P == 1) {
+  if (P == 1) {
     int const nt = thread_count(max_threads, count, n * count * c.weight);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (std::int64_t k = 0; k < count; ++k) pol.finish(k, pol.run(k, 0, n, pol.init(k)));
@@ -104,7 +116,8 @@ void pscheme(Policy const& pol, std::int64_t n, std::int64_t count, int requeste
 #endif
       // Pre-computation. The chunks are fixed by P; if the runtime grants
       // fewer threads than asked, each thread takes several.
-      for (int b = q; b < P; b += nq) chunk[b] = pol.reduce(k, bounds(b), bounds(b + 1));
+      for (int b = q; b < P; b += nq)
+        chunk[b] = given ? given[k * P + b] : pol.reduce(k, bounds(b), bounds(b + 1));
 #pragma omp barrier
 #pragma omp single
       {  // Propagation: sequential over the chunk maps, in value space.

@@ -52,6 +52,7 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
   std::int64_t const count = lay.count > 0 ? lay.count : 0;
   std::vector<map> mine, all;
   std::vector<T> init;
+  recur::detail::linrec_chunk_maps<V> kept;  // the host's chunk maps, from the summary to the finish
   auto facts = detail::batch_facts<T, Executor>(lay.count);
   facts.set(3, static_cast<std::int64_t>(opt.dir), "opt.dir");
   facts.set(4, static_cast<std::int64_t>(opt.variant), "opt.variant");
@@ -65,7 +66,7 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
     all.resize(static_cast<std::size_t>(count) * static_cast<std::size_t>(me.size));
     init.resize(entering ? static_cast<std::size_t>(count) : 0);
     recur::detail::linrec_split_summary(ex, s, t, w, lay, local, mine.data(),
-                                        entering ? init.data() : nullptr);
+                                        entering ? init.data() : nullptr, &kept);
   });
   if (count == 0) return;
   if (entering)  // the initial state folded in: (0, state after this slice)
@@ -85,7 +86,7 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
     }
     final[k] = to_storage<T>(x);
   }
-  recur::detail::linrec_split_finish(ex, s, t, w, lay, local, in.data(), final.data());
+  recur::detail::linrec_split_finish(ex, s, t, w, lay, local, in.data(), final.data(), &kept);
 }
 
 }  // namespace
