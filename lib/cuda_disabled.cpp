@@ -46,7 +46,14 @@ template <class T>
 void linrec_summary_cuda_store(linrec_problem<T> const&, CUstream_st*, T*, T*) {
   no_cuda();
 }
+template <class T>
+void linrec_cuda_exchanged(linrec_problem<T>, CUstream_st*, linrec_variant, split_ranks const&,
+                           linrec_exchange const&) {
+  no_cuda();
+}
 #define RECUR_LINREC_SPLIT(T)                                                                              \
+  template void linrec_cuda_exchanged<T>(linrec_problem<T>, CUstream_st*, linrec_variant,                  \
+                                         split_ranks const&, linrec_exchange const&);                      \
   template void linrec_summary_cuda<T>(linrec_problem<T> const&, CUstream_st*, ops::affine<compute_t<T>>*, \
                                        T*);                                                                \
   template void linrec_cuda_from_host<T>(linrec_problem<T>, CUstream_st*, linrec_variant, T const*,        \

@@ -288,6 +288,34 @@ void linrec_split_finish(Executor const& ex, operand<T> s, operand<T> t, T* w, l
   }
 }
 
+template <linrec_value T>
+void linrec_split_check(cuda const&, operand<T> s, operand<T> t, T* w, layout const& lay,
+                        linrec_options<T> const& opt) {
+  checked(s, t, w, lay, opt);
+  check_cuda_arrays(s.data, t.data, w, lay, opt.init, opt.final_state);
+}
+
+template <linrec_value T>
+void linrec_split_exchanged(cuda const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
+                            linrec_options<T> const& opt, split_ranks const& ranks,
+                            linrec_exchange const& exchange) {
+  auto const p = checked(s, t, w, lay, opt);
+  check_cuda_arrays(s.data, t.data, w, lay, opt.init, opt.final_state);
+  if (lay.count > 0) linrec_cuda_exchanged(p, ex.stream, opt.variant, ranks, exchange);
+}
+
+#define RECUR_LINREC_EXCHANGED(T)                                                                 \
+  template void linrec_split_check<T>(cuda const&, operand<T>, operand<T>, T*, layout const&,     \
+                                      linrec_options<T> const&);                                  \
+  template void linrec_split_exchanged<T>(cuda const&, operand<T>, operand<T>, T*, layout const&, \
+                                          linrec_options<T> const&, split_ranks const&,           \
+                                          linrec_exchange const&);
+RECUR_LINREC_EXCHANGED(float)
+RECUR_LINREC_EXCHANGED(double)
+RECUR_LINREC_EXCHANGED(bfloat16)
+RECUR_LINREC_EXCHANGED(float16)
+#undef RECUR_LINREC_EXCHANGED
+
 #define RECUR_LINREC_SPLIT(E, T)                                                                     \
   template void linrec_split_summary<E, T>(E const&, operand<T>, operand<T>, T*, layout const&,      \
                                            linrec_options<T> const&, ops::affine<compute_t<T>>*, T*, \

@@ -49,6 +49,27 @@ void linrec_summary_cuda(linrec_problem<T> const& p, CUstream_st* stream, ops::a
 template <class T>
 void linrec_summary_cuda_store(linrec_problem<T> const& p, CUstream_st* stream, T* a, T* b);
 
+// The NCCL path of a linrec split across ranks (lib/dist/linrec_dist.cpp),
+// all on the stream, nothing waited for: the summary's maps of this rank
+// (compute_t<T>, in device memory; the entering rank's folded with p.init,
+// or p.init_value, into constant maps), exchange.run(ctx, mine, all, bytes,
+// stream) enqueuing their all-gather (all: size x count maps, rank r's at
+// r count), each sequence's incoming and final state folded on the device
+// in the call's rank order, then the recurrence from the incoming states,
+// the final state written to p.final_state (device memory, where given).
+// exchange.run throws where it cannot enqueue.
+struct split_ranks {
+  int rank = 0, size = 1;
+  bool reverse = false;  // the recurrence enters at the last rank
+};
+struct linrec_exchange {
+  void* ctx;
+  void (*run)(void* ctx, void const* mine, void* all, std::size_t bytes, CUstream_st* stream);
+};
+template <class T>
+void linrec_cuda_exchanged(linrec_problem<T> p, CUstream_st* stream, linrec_variant variant,
+                           split_ranks const& ranks, linrec_exchange const& exchange);
+
 // linrec_cuda from initial states held on the host (p.init is ignored): each
 // sequence's in[k], and final[k] written to p.final_state where both are
 // given. Returns once the host arrays may be reused, without waiting for

@@ -43,4 +43,16 @@ void linrec_split_finish(Executor const& ex, operand<T> s, operand<T> t, T* w, l
                          linrec_options<T> const& opt, T const* in, T const* final,
                          linrec_chunk_maps<compute_t<T>> const* kept = nullptr);
 
+// The NCCL path (recur::cuda): linrec_split_check makes
+// linrec_split_summary's checks alone (nothing enqueued, nothing waited
+// for); linrec_split_exchanged then runs linrec_cuda_exchanged
+// (linrec_backends.hpp) on the same arguments.
+template <linrec_value T>
+void linrec_split_check(cuda const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
+                        linrec_options<T> const& opt);
+template <linrec_value T>
+void linrec_split_exchanged(cuda const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
+                            linrec_options<T> const& opt, split_ranks const& ranks,
+                            linrec_exchange const& exchange);
+
 }  // namespace recur::detail

@@ -45,7 +45,12 @@
 //
 // With recur::cuda the slices are device memory; the summaries cross
 // through the host (the stream is synchronised once, before the exchange),
-// and the call returns with the slice's run enqueued on the stream. MPI
+// and the call returns with the slice's run enqueued on the stream. Where
+// comm.nccl is given, the summaries stay on the device: the summary, one
+// ncclAllGather of the maps (2 x count values of compute_t<T> a rank), the
+// fold (one thread a sequence) and the run are all enqueued, and the call
+// returns without waiting; a CUDA error after the agreement is thrown on
+// its rank alone or surfaces on the stream. MPI
 // needs no CUDA awareness. Batches split along the batch axis need no
 // communication at all: each rank calls recur::linrec on its sequences.
 //
@@ -63,15 +68,31 @@
 #include <recur/layout/layout.hpp>
 #include <recur/types.hpp>
 
+struct ncclComm;  // NCCL's communicator (nccl.h: typedef struct ncclComm* ncclComm_t)
+
 namespace recur::dist {
 
 // The processes a call spans, in rank order along the split axis. recur
 // never creates, duplicates or frees it: the caller owns it, and every rank
 // of it must make the same calls in the same order (as with any MPI
 // collective).
+//
+// nccl (optional): NCCL's communicator (ncclComm_t) over the same processes
+// in the same rank order, one GPU each. Where it is given, recur::cuda calls
+// that have an NCCL path (recur::dist::linrec) keep their summaries in
+// device memory and all-gather them with ncclAllGather on the call's
+// stream: nothing waits on the stream (the ranks' agreement on their
+// arguments still passes through MPI, host to host, before anything is
+// enqueued). recur::host calls, and calls without an NCCL path, use MPI.
+// Needs a build with RECUR_ENABLE_NCCL (nccl_compiled()); elsewhere a call
+// given one throws invalid_argument on every rank.
 struct communicator {
   MPI_Comm comm = MPI_COMM_NULL;
+  ncclComm* nccl = nullptr;
 };
+
+// Whether this build has recur::dist's NCCL path.
+bool nccl_compiled() noexcept;
 
 // recur::linrec split along its length (include/recur/linrec.hpp for the
 // recurrence, operands and options). Defined for T = float, double,

@@ -25,6 +25,10 @@
 #include "../linrec_split.hpp"
 #include "agree.hpp"
 
+#if RECUR_HAS_NCCL
+#include <nccl.h>
+#endif
+
 namespace recur::dist {
 namespace {
 
@@ -35,6 +39,34 @@ constexpr char const* fn = "recur::dist::linrec";
 template <class V>
 V apply(ops::affine<V> const& m, V x) {
   return ops::compose_resetting{}(ops::affine<V>{V(0), x}, m).b;
+}
+
+#if RECUR_HAS_NCCL
+// The NCCL path's exchange: the maps all-gathered on the stream.
+void nccl_all_gather(void* ctx, void const* mine, void* all, std::size_t bytes, CUstream_st* stream) {
+  ncclResult_t const r = ncclAllGather(mine, all, bytes, ncclUint8, static_cast<ncclComm_t>(ctx), stream);
+  if (r != ncclSuccess) throw error(fmt::format("{}: ncclAllGather: {}", fn, ncclGetErrorString(r)));
+}
+#endif
+
+// The NCCL path (comm.nccl with recur::cuda): the checks, the agreement,
+// then everything enqueued (linrec_cuda_exchanged).
+template <class T>
+void run_nccl(communicator const& c, cuda const& ex, operand<T> s, operand<T> t, T* w, layout const& lay,
+              linrec_options<T> const& opt, detail::rank_of const& me, detail::call_facts const& facts) {
+  detail::agree_after(fn, c.comm, me, facts, [&] {
+    if (!nccl_compiled())
+      throw invalid_argument(
+          fmt::format("{}: comm.nccl is given, but this build has no NCCL path "
+                      "(configure with RECUR_ENABLE_NCCL=ON)",
+                      fn));
+    recur::detail::linrec_split_check(ex, s, t, w, lay, opt);
+  });
+#if RECUR_HAS_NCCL
+  recur::detail::split_ranks const ranks{me.rank, me.size, opt.dir == direction::reverse};
+  recur::detail::linrec_split_exchanged(ex, s, t, w, lay, opt, ranks,
+                                        recur::detail::linrec_exchange{c.nccl, nccl_all_gather});
+#endif
 }
 
 template <class Executor, class T>
@@ -56,6 +88,10 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
   auto facts = detail::batch_facts<T, Executor>(lay.count);
   facts.set(3, static_cast<std::int64_t>(opt.dir), "opt.dir");
   facts.set(4, static_cast<std::int64_t>(opt.variant), "opt.variant");
+  bool const nccl = std::is_same_v<Executor, cuda> && c.nccl != nullptr;
+  facts.set(5, nccl ? 1 : 0, "whether comm.nccl is given (recur::cuda)");
+  if constexpr (std::is_same_v<Executor, cuda>)
+    if (nccl) return run_nccl<T>(c, ex, s, t, w, lay, opt, me, facts);
   // Everything that can fail on one rank alone (the checks, the buffers,
   // the summary) runs before the agreement.
   detail::agree_after(fn, c.comm, me, facts, [&] {
@@ -90,6 +126,8 @@ void run(communicator const& c, Executor const& ex, operand<T> s, operand<T> t, 
 }
 
 }  // namespace
+
+bool nccl_compiled() noexcept { return RECUR_HAS_NCCL != 0; }
 
 template <linrec_value T>
 void linrec(communicator const& comm, host const& ex, operand<std::type_identity_t<T>> s,
