@@ -14,7 +14,14 @@
 //                                                       (MPI_COMM_SELF): the split's own cost
 //   dist_copy_<type>/ranks:P/n:N                        each rank copying its slice
 //                                                       (the copy ceiling a rank)
-// (each name followed by /count:C where --count is above 1).
+//   dist_allgather/ranks:P/bytes:B                      MPI_Allgather of B bytes a rank (8 B,
+//                                                       4 KiB, 64 KiB, 1 MiB): the cost model's
+//   dist_collectives/ranks:P/bytes:A+S                  the split call's two all-gathers (the
+//                                                       agreement's A bytes, the summaries' S),
+//                                                       with the model's prediction (model_us,
+//                                                       model_error_pct)
+// (each name followed by /count:C where --count is above 1; the P-rank
+// entries by /nccl with --nccl 1: linrec through NCCL, one GPU a rank).
 //
 // Each time is the median over --reps of the slowest rank's time (a barrier
 // before each repetition, after warm-up; CUDA events on the GPU, the
@@ -49,6 +56,10 @@
 #include <recur/linrec.hpp>
 #include <recur/tridiag.hpp>
 
+#if RECUR_HAS_NCCL
+#include <nccl.h>
+#endif
+
 namespace {
 
 struct options {
@@ -59,6 +70,8 @@ struct options {
   bool f64 = false;
   int reps = 20;
   std::string out;
+  bool nccl = false;              // --nccl 1: linrec's split calls through NCCL (cuda, one GPU a rank)
+  ncclComm* nccl_comm = nullptr;  // made in main
 };
 
 void check(cudaError_t e, char const* what) {
@@ -133,7 +146,49 @@ struct entry {
   double seconds;
   double pct_of_copy;
   double efficiency;
+  std::vector<std::pair<std::string, double>> counters = {};
 };
+
+// The collectives' cost model: an MPI_Allgather of b bytes a rank costs
+// alpha + beta b, alpha and beta (latency and inverse bandwidth over the P
+// ranks) taken piecewise from all-gathers measured in the same run at 8 B,
+// 4 KiB, 64 KiB and 1 MiB (the segment around b: MPI switches protocols
+// between them). A split call's collectives are the agreement's all-gather
+// (`agreement` bytes a rank) and the summaries' (`summary` bytes a rank):
+// the model's sum is checked against the two measured back to back
+// (counters model_us, model_error_pct).
+std::vector<entry> collective_model(std::int64_t agreement, std::int64_t summary, int size, int reps) {
+  std::int64_t const sizes[] = {8, 4096, 65536, std::int64_t(1) << 20};
+  std::vector<char> send(static_cast<std::size_t>(std::max<std::int64_t>({summary, agreement, sizes[3]})));
+  std::vector<char> recv(send.size() * static_cast<std::size_t>(size));
+  auto gather = [&](std::int64_t b) {
+    MPI_Allgather(send.data(), int(b), MPI_BYTE, recv.data(), int(b), MPI_BYTE, MPI_COMM_WORLD);
+  };
+  auto name = [&](std::int64_t b) { return fmt::format("dist_allgather/ranks:{}/bytes:{}", size, b); };
+  std::vector<entry> out;
+  double t[4];
+  for (int i = 0; i < 4; ++i) {
+    t[i] = median_time(MPI_COMM_WORLD, false, nullptr, reps, [&] { gather(sizes[i]); });
+    out.push_back({name(sizes[i]), t[i], 0, 1});
+  }
+  auto model = [&](std::int64_t b) {
+    int const i = b < sizes[1] ? 0 : b < sizes[2] ? 1 : 2;
+    double const beta = (t[i + 1] - t[i]) / double(sizes[i + 1] - sizes[i]);
+    return t[i] + beta * double(b - sizes[i]);
+  };
+  double const measured = median_time(MPI_COMM_WORLD, false, nullptr, reps, [&] {
+    gather(agreement);
+    gather(summary);
+  });
+  double const predicted = model(agreement) + model(summary);
+  out.push_back(
+      {fmt::format("dist_collectives/ranks:{}/bytes:{}+{}", size, agreement, summary),
+       measured,
+       0,
+       1,
+       {{"model_us", predicted * 1e6}, {"model_error_pct", 100.0 * (measured - predicted) / predicted}}});
+  return out;
+}
 
 template <class T>
 std::vector<entry> run(options const& o, int rank, int size) {
@@ -158,7 +213,7 @@ std::vector<entry> run(options const& o, int rank, int size) {
     // comm null: the one-device call.
     auto call = [&](MPI_Comm comm, std::int64_t n) {
       recur::layout const lay = recur::layout::contiguous(n, o.count);
-      recur::dist::communicator const c{comm};
+      recur::dist::communicator const c{comm, comm == MPI_COMM_WORLD ? o.nccl_comm : nullptr};
       auto on = [&](auto const& ex) {
         if (lfilter && comm != MPI_COMM_NULL)
           recur::dist::lfilter<T>(c, ex, fb, fa, s.p, w.p, lay);
@@ -207,8 +262,9 @@ std::vector<entry> run(options const& o, int rank, int size) {
     double const pct = 100.0 * words * sizeof(T) * double(total) / tp / (size * copy_bw);
     double const eff = weak ? t1 / tp : t1 / (size * tp);
     char const* mode = weak ? "weak" : "strong";
-    out.push_back(
-        {fmt::format("dist_{}_{}_{}/ranks:{}/n:{}{}", facility, type, mode, size, o.n, batch), tp, pct, eff});
+    out.push_back({fmt::format("dist_{}_{}_{}/ranks:{}/n:{}{}{}", facility, type, mode, size, o.n, batch,
+                               o.nccl_comm ? "/nccl" : ""),
+                   tp, pct, eff});
     double const pct1 = 100.0 * words * sizeof(T) * double(n_one * o.count) / t1 / copy_bw;
     out.push_back(
         {fmt::format("dist_{}_{}_{}/ranks:1/n:{}{}", facility, type, mode, n_one, batch), t1, pct1, 1.0});
@@ -217,6 +273,14 @@ std::vector<entry> run(options const& o, int rank, int size) {
                      100.0 * words * sizeof(T) * double(n_one * o.count) / ts / copy_bw, t1 / ts});
   }
   if (o.gpu) cudaStreamDestroy(stream);
+  // The summaries a rank all-gathers: linrec's maps (2 values of T's
+  // compute type a sequence), the filter's (1 + 2 count values of the fold
+  // type), the tridiagonal rows (1 + 11 count doubles for nrhs = 1).
+  std::int64_t const summary = tridiag   ? 8 * (1 + 11 * o.count)
+                               : lfilter ? 2 * sizeof(T) * (1 + 2 * o.count)
+                                         : 2 * sizeof(T) * o.count;
+  for (auto& e : collective_model(recur::dist::agreement_bytes, summary, size, std::max(o.reps, 50)))
+    out.push_back(std::move(e));
   return out;
 }
 
@@ -244,6 +308,8 @@ int main(int argc, char** argv) {
       o.reps = std::stoi(v);
     else if (k == "--out")
       o.out = v;
+    else if (k == "--nccl")
+      o.nccl = v == "1";
   }
   if (o.facility != "linrec" && o.facility != "tridiag" && o.facility != "lfilter") {
     if (rank == 0)
@@ -257,18 +323,38 @@ int main(int argc, char** argv) {
     check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
     check(cudaSetDevice(rank % devices), "cudaSetDevice");
   }
+  if (o.nccl) {  // one GPU a rank: NCCL refuses ranks that share one
+#if RECUR_HAS_NCCL
+    ncclUniqueId id;
+    if (rank == 0) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    ncclComm_t c = nullptr;
+    if (!o.gpu || ncclCommInitRank(&c, size, id, rank) != ncclSuccess) {
+      std::fprintf(stderr, "bench_dist: --nccl 1 needs --executor cuda and one GPU a rank\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    o.nccl_comm = c;
+#else
+    if (rank == 0) std::fprintf(stderr, "bench_dist: --nccl 1: this build has no NCCL path\n");
+    MPI_Finalize();
+    return 2;
+#endif
+  }
   auto const entries = o.f64 ? run<double>(o, rank, size) : run<float>(o, rank, size);
   if (rank == 0) {
     std::string json = fmt::format(
         "{{\n  \"context\": {{\"executable\": \"bench_dist\", \"ranks\": {}, \"executor\": \"{}\"}},\n  "
         "\"benchmarks\": [\n",
         size, o.gpu ? "cuda" : "host");
-    for (std::size_t i = 0; i < entries.size(); ++i)
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      std::string extra;
+      for (auto const& [k, v] : entries[i].counters) extra += fmt::format(", \"{}\": {:.4f}", k, v);
       json += fmt::format(
           "    {{\"name\": \"{}\", \"real_time\": {:.3f}, \"time_unit\": \"us\", \"pct_of_copy\": {:.2f}, "
-          "\"efficiency\": {:.4f}}}{}\n",
-          entries[i].name, entries[i].seconds * 1e6, entries[i].pct_of_copy, entries[i].efficiency,
+          "\"efficiency\": {:.4f}{}}}{}\n",
+          entries[i].name, entries[i].seconds * 1e6, entries[i].pct_of_copy, entries[i].efficiency, extra,
           i + 1 < entries.size() ? "," : "");
+    }
     json += "  ]\n}\n";
     if (o.out.empty()) {
       std::fputs(json.c_str(), stdout);
@@ -277,6 +363,9 @@ int main(int argc, char** argv) {
       std::fclose(f);
     }
   }
+#if RECUR_HAS_NCCL
+  if (o.nccl_comm) ncclCommDestroy(o.nccl_comm);
+#endif
   MPI_Finalize();
   return 0;
 }

@@ -94,6 +94,11 @@ struct communicator {
 // Whether this build has recur::dist's NCCL path.
 bool nccl_compiled() noexcept;
 
+// The bytes a rank sends in the agreement that starts every split call
+// (one MPI_Allgather before the summaries'): for cost models
+// (doc/distributed.md).
+inline constexpr std::int64_t agreement_bytes = 536;
+
 // recur::linrec split along its length (include/recur/linrec.hpp for the
 // recurrence, operands and options). Defined for T = float, double,
 // bfloat16 and float16, with recur::host or recur::cuda.

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <recur/dist.hpp>
 #include <recur/error.hpp>
 #include <recur/executor.hpp>
 #include <recur/storage.hpp>
@@ -103,6 +104,8 @@ struct agreement_record {
   call_facts facts;
   char message[400];
 };
+
+static_assert(sizeof(agreement_record) == recur::dist::agreement_bytes, "dist.hpp's agreement_bytes");
 
 // All-gathers this rank's record and throws where the call cannot go on.
 void agree(char const* fn, MPI_Comm comm, rank_of const& me, agreement_record const& mine);
