@@ -159,14 +159,10 @@ void check_lti(facility<T, E> const& f, lti_case const& c, M& mem) {
   f.one(x.data(), ref.data(), global, c.init ? init.data() : nullptr, f.final ? ref_final.data() : nullptr,
         c.dir);
 
-  auto const len = lengths(c.how, c.n, me.size);
-  std::int64_t first = 0;
-  for (int r = 0; r < me.rank; ++r) first += len[r];
-  std::int64_t const n = len[me.rank];
-  layout const lay = c.interleaved ? layout::interleaved(n, c.count) : layout::contiguous(n, c.count);
-  std::vector<T> lx(n * c.count);
-  for (std::int64_t k = 0; k < c.count; ++k)
-    for (std::int64_t i = 0; i < n; ++i) lx[lay.offset(i, k)] = x[global.offset(first + i, k)];
+  auto const slice = recur_test::slice_of(c.how, c.n, c.count, c.interleaved);
+  std::int64_t const first = slice.first, n = slice.lay.n;
+  layout const lay = slice.lay;
+  std::vector<T> const lx = recur_test::take(slice, x, global);
   auto dx = mem.upload(lx), dinit = mem.upload(init);
   auto dy = c.in_place ? dx : mem.upload(std::vector<T>(lx.size(), T(77)));
   auto dfinal = mem.upload(std::vector<T>(init.size(), T(77)));

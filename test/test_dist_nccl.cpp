@@ -30,7 +30,6 @@ namespace {
 using recur::direction;
 using recur::layout;
 using recur_test::dist_cuda;
-using recur_test::lengths;
 using recur_test::split;
 using recur_test::world;
 
@@ -61,17 +60,10 @@ void check(std::int64_t n, std::int64_t count, split how, direction dir, bool in
                               init_array ? init.data() : nullptr, T(0.25), ref_final.data(),
                               dir == direction::reverse);
 
-  auto const len = lengths(how, n, me.size);
-  std::int64_t first = 0;
-  for (int r = 0; r < me.rank; ++r) first += len[r];
-  std::int64_t const nr = len[me.rank];
-  layout const lay = layout::contiguous(nr, count);
-  std::vector<T> ls(nr * count), lt(nr * count);
-  for (std::int64_t k = 0; k < count; ++k)
-    for (std::int64_t i = 0; i < nr; ++i) {
-      ls[lay.offset(i, k)] = s[global.offset(first + i, k)];
-      lt[lay.offset(i, k)] = t[global.offset(first + i, k)];
-    }
+  auto const slice = recur_test::slice_of(how, n, count, false);
+  std::int64_t const first = slice.first, nr = slice.lay.n;
+  layout const lay = slice.lay;
+  std::vector<T> const ls = recur_test::take(slice, s, global), lt = recur_test::take(slice, t, global);
   auto ds = mem.upload(ls), dt = mem.upload(lt), dinit = mem.upload(init);
   // The NCCL path, then the MPI path, each into its own w and final state.
   std::vector<T> w[2], fin[2];

@@ -21,6 +21,7 @@
 #include <boost/test/unit_test.hpp>
 #include <recur/config.hpp>
 #include <recur/dist_scan.hpp>
+#include <recur/error.hpp>
 
 #include "common/dist_split.hpp"
 #include "common/either_memory.hpp"
@@ -31,7 +32,6 @@ using recur::layout;
 using recur::scan_options;
 using recur_test::dist_host;
 using recur_test::expect_same_error;
-using recur_test::lengths;
 using recur_test::split;
 using recur_test::world;
 
@@ -93,14 +93,10 @@ void check(scan_case const& c, Op op, M& mem) {
   if (!c.per_sequence) std::fill(init.begin(), init.end(), init[0]);
   auto const want = reference(in, global, op, c.exclusive, init, c.has_init);
 
-  auto const len = lengths(c.how, c.n, me.size);
-  std::int64_t first = 0;
-  for (int r = 0; r < me.rank; ++r) first += len[r];
-  std::int64_t const n = len[me.rank];
-  layout const lay = c.interleaved ? layout::interleaved(n, c.count) : layout::contiguous(n, c.count);
-  std::vector<T> mine(n * c.count);
-  for (std::int64_t k = 0; k < c.count; ++k)
-    for (std::int64_t i = 0; i < n; ++i) mine[lay.offset(i, k)] = in[global.offset(first + i, k)];
+  auto const slice = recur_test::slice_of(c.how, c.n, c.count, c.interleaved);
+  std::int64_t const first = slice.first, n = slice.lay.n;
+  layout const lay = slice.lay;
+  std::vector<T> const mine = recur_test::take(slice, in, global);
   auto din = mem.upload(mine), dinit = mem.upload(init);
   auto dout = c.in_place ? din : mem.upload(std::vector<T>(mine.size()));
   scan_options<T> opt{c.exclusive, c.has_init, init[0], c.per_sequence ? mem.cptr(dinit) : nullptr};

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <boost/test/unit_test.hpp>
+#include <recur/layout/layout.hpp>
 
 namespace recur_test {
 
@@ -42,6 +43,33 @@ inline std::vector<std::int64_t> lengths(split how, std::int64_t n, int ranks) {
     for (int r = lo; r < hi; ++r) len[r] = n * (r - lo + 1) / (hi - lo) - n * (r - lo) / (hi - lo);
   }
   return len;
+}
+
+// This rank's slice of count sequences of n elements cut `how`: its first
+// element, and its layout (n_r elements a sequence, contiguous or
+// interleaved).
+struct rank_slice {
+  std::int64_t first = 0;
+  recur::layout lay;
+};
+inline rank_slice slice_of(split how, std::int64_t n, std::int64_t count, bool interleaved) {
+  world const me;
+  auto const len = lengths(how, n, me.size);
+  rank_slice s;
+  for (int r = 0; r < me.rank; ++r) s.first += len[r];
+  std::int64_t const nr = len[me.rank];
+  s.lay = interleaved ? recur::layout::interleaved(nr, count) : recur::layout::contiguous(nr, count);
+  return s;
+}
+
+// The slice's values of the global sequences v (in layout `global`), in the
+// slice's layout.
+template <class T>
+std::vector<T> take(rank_slice const& s, std::vector<T> const& v, recur::layout const& global) {
+  std::vector<T> out(static_cast<std::size_t>(s.lay.n * s.lay.count));
+  for (std::int64_t k = 0; k < s.lay.count; ++k)
+    for (std::int64_t i = 0; i < s.lay.n; ++i) out[s.lay.offset(i, k)] = v[global.offset(s.first + i, k)];
+  return out;
 }
 
 inline char const* name(split how) {
