@@ -11,9 +11,10 @@
 // may hold different lengths, including zero. The result is the one-device
 // scan of the concatenated sequences (include/recur/scan.hpp): inclusive or
 // exclusive, with an initial value (opt.init, or opt.inits per sequence),
-// in place allowed. opt.init and opt.inits are read on rank 0 and ignored
-// elsewhere; the other options, the count, the value type and the operator
-// type must agree on every rank.
+// in place allowed. The initial values (opt.init, or the values at
+// opt.inits) are read on rank 0 alone; every rank passes the same options
+// otherwise (exclusive, has_init, inits given or not: where given, in the
+// executor's memory on every rank), count, value type and operator type.
 //
 // Reduce, exchange, scan: each rank reduces its slice of each sequence to
 // one value (one read; recur::device::reduce on the GPU), the ranks agree
