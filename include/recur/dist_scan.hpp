@@ -180,6 +180,13 @@ void scan(communicator const& comm, cuda const& ex, T const* in, T* out, layout 
     recur::detail::check_scan(fn, args);
     bool const has = lay.n > 0 && count > 0;
     std::vector<T> totals(static_cast<std::size_t>(count)), inits;
+    if (rank == 0 && opt.has_init && opt.inits) {  // read on the call's stream, after the caller's work
+      inits.resize(static_cast<std::size_t>(count));
+      detail::cuda_ok(
+          fn,
+          cudaMemcpyAsync(inits.data(), opt.inits, inits.size() * sizeof(T), cudaMemcpyDeviceToHost, stream),
+          "reading opt.inits");
+    }
     if (has) {  // device::reduce into scratch, then to the host
       std::size_t temp_bytes = 0;
       detail::cuda_ok(fn, device::reduce<T>(nullptr, temp_bytes, in, nullptr, lay, op, stream), "sizing");
@@ -192,16 +199,10 @@ void scan(communicator const& comm, cuda const& ex, T const* in, T* out, layout 
         e = cudaMemcpyAsync(totals.data(), d_totals, totals.size() * sizeof(T), cudaMemcpyDeviceToHost,
                             stream);
       cudaError_t const f = cudaFreeAsync(temp, stream);
-      if (e == cudaSuccess) e = f;
-      if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-      detail::cuda_ok(fn, e, "the slice's reduction");
+      detail::cuda_ok(fn, e == cudaSuccess ? f : e, "the slice's reduction");
     }
-    if (rank == 0 && opt.has_init && opt.inits) {
-      inits.resize(static_cast<std::size_t>(count));
-      detail::cuda_ok(fn,
-                      cudaMemcpy(inits.data(), opt.inits, inits.size() * sizeof(T), cudaMemcpyDeviceToHost),
-                      "reading opt.inits");
-    }
+    detail::cuda_ok(fn, cudaStreamSynchronize(stream),
+                    "cudaStreamSynchronize");  // totals and inits on the host
     bool const present = rank == 0 ? detail::fold_initial(opt, inits.empty() ? nullptr : inits.data(), count,
                                                           has, op, totals.data())
                                    : has;
